@@ -1,0 +1,161 @@
+package pagerank
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Precision names the floating-point type an implementation iterates in.
+type Precision string
+
+const (
+	Float64 Precision = "float64"
+	Float32 Precision = "float32"
+)
+
+// Stage is one measured stage of one iteration (a kernel, a library call, a
+// copy row). Ms is the median time of one execution of the stage in
+// milliseconds; Bytes is the number of bytes the stage moves through device
+// (or main) memory once, counted from its loads and stores, not guessed.
+// GBps = Bytes / (Ms * 1e6). XDRAM is GBps over the GB/s of the 128 MiB
+// device-to-device copy row measured in the same process (the course's
+// "x DRAM" column); 0 when no copy row exists (CPU).
+type Stage struct {
+	Name    string  `json:"name"`
+	Ms      float64 `json:"ms"`
+	Bytes   int64   `json:"bytes"`
+	GBps    float64 `json:"gbps"`
+	XDRAM   float64 `json:"x_dram"`
+	Formula string  `json:"formula,omitempty"` // how Bytes was counted, e.g. "4n + 4n + 4n"
+}
+
+// Timing summarises repeated timed runs of a fixed number of iterations
+// (the course's protocol: 50 iterations, no convergence test, 3 warm-ups,
+// then 10 timed runs). All times in milliseconds.
+type Timing struct {
+	Iterations int       `json:"iterations"` // iterations per timed run
+	Warmups    int       `json:"warmups"`
+	RunsMs     []float64 `json:"runs_ms"` // one entry per timed run
+	MeanMs     float64   `json:"mean_ms"`
+	MedianMs   float64   `json:"median_ms"`
+	StdMs      float64   `json:"std_ms"`
+	CV         float64   `json:"cv"`      // coefficient of variation StdMs/MeanMs (fraction, not percent)
+	Clock      string    `json:"clock"`   // "cuda-events" or "wall" (Go's monotonic clock)
+}
+
+// NewTiming computes mean, median, sample standard deviation and CV of runs
+// (milliseconds) with gonum/stat.
+func NewTiming(iterations, warmups int, runs []float64, clock string) Timing {
+	t := Timing{Iterations: iterations, Warmups: warmups, RunsMs: append([]float64(nil), runs...), Clock: clock}
+	if len(runs) == 0 {
+		return t
+	}
+	t.MeanMs = stat.Mean(runs, nil)
+	sorted := append([]float64(nil), runs...)
+	sort.Float64s(sorted)
+	t.MedianMs = stat.Quantile(0.5, stat.Empirical, sorted, nil)
+	if len(sorted)%2 == 0 { // stat.Empirical picks the lower middle; use the midpoint
+		t.MedianMs = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	if len(runs) > 1 {
+		t.StdMs = stat.StdDev(runs, nil)
+	}
+	if t.MeanMs > 0 {
+		t.CV = t.StdMs / t.MeanMs
+	}
+	return t
+}
+
+// MsPerIteration is the median time of one iteration in milliseconds.
+func (t Timing) MsPerIteration() float64 {
+	if t.Iterations == 0 {
+		return math.NaN()
+	}
+	return t.MedianMs / float64(t.Iterations)
+}
+
+// Result is what every implementation (CPU or GPU) returns for one run on
+// one graph. Ranks has length n (the graph's node count), in the graph's
+// dense node order, always widened to float64 for comparison.
+type Result struct {
+	Implementation string    `json:"implementation"` // registry name, e.g. "t0-oracle"
+	Case           string    `json:"case"`           // graph name, e.g. "tiny" or "aan"
+	Precision      Precision `json:"precision"`
+	N              int       `json:"n"`
+	NNZ            int       `json:"nnz"`
+	Mode           Mode      `json:"mode"`
+	Ranks          []float64 `json:"ranks,omitempty"`
+	Iterations     int       `json:"iterations"` // iterations actually run
+	Converged      bool      `json:"converged"`  // tolerance mode only: residual fell under Tolerance
+	Residuals      []float64 `json:"residuals"`  // L1 residual ||x_{k+1} - x_k||_1 after each iteration
+	Sums           []float64 `json:"sums"`       // sum of ranks after each iteration
+	// Stages holds per-stage timings and bytes (GPU implementations); empty on the CPU.
+	Stages []Stage `json:"stages,omitempty"`
+	// BytesPerIteration is the bytes one iteration moves, summed from its stages'
+	// load/store counts (0 when the implementation does not count bytes).
+	BytesPerIteration int64 `json:"bytes_per_iteration"`
+	// BytesFormula documents BytesPerIteration in terms of n and nnz.
+	BytesFormula string `json:"bytes_formula,omitempty"`
+	// LaunchesPerIteration and HostSyncsPerIteration count kernel launches (or
+	// graph/library calls) and host-device synchronisations per iteration in
+	// the timed loop (0 on the CPU).
+	LaunchesPerIteration  float64 `json:"launches_per_iteration"`
+	HostSyncsPerIteration float64 `json:"host_syncs_per_iteration"`
+	Timing                *Timing `json:"timing,omitempty"`
+	// Err is set when the run failed; Skipped is set (with the reason) when the
+	// implementation could not run here (e.g. no GPU). Ranks are empty then.
+	Err     string `json:"error,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// OK reports whether the result holds ranks (neither failed nor skipped).
+func (r *Result) OK() bool { return r != nil && r.Err == "" && r.Skipped == "" && len(r.Ranks) > 0 }
+
+// FinalSum is the sum of ranks after the last iteration (NaN if none).
+func (r *Result) FinalSum() float64 {
+	if len(r.Sums) == 0 {
+		return math.NaN()
+	}
+	return r.Sums[len(r.Sums)-1]
+}
+
+// FinalResidual is the L1 residual of the last iteration (NaN if none).
+func (r *Result) FinalResidual() float64 {
+	if len(r.Residuals) == 0 {
+		return math.NaN()
+	}
+	return r.Residuals[len(r.Residuals)-1]
+}
+
+// Implementation is one PageRank implementation (CPU or GPU). Run computes
+// PageRank of g with p and returns a Result; a returned error means the run
+// failed (the caller records it in the Result and carries on with the others).
+type Implementation interface {
+	// Name is the short registry name used in flags, CSV and JSON ("t1-multicore-f32").
+	Name() string
+	// Label is the human-readable name used in reports ("multi-core CPU, float32").
+	Label() string
+	Precision() Precision
+	Run(g *Graph, p Params) (*Result, error)
+}
+
+// Benchmarker is implemented by implementations that time themselves (GPU
+// implementations use CUDA events around warmed kernels). Others are timed
+// by the runner with Go's monotonic clock around Run in fixed-iteration mode.
+type Benchmarker interface {
+	Benchmark(g *Graph, p Params, warmups, runs int) (*Result, error)
+}
+
+// Unavailable is implemented by implementations that may not be able to run on
+// this machine (GPU ones). Reason returns "" when the implementation can run,
+// otherwise why not (no library, no driver, no device).
+type Unavailable interface {
+	Reason() string
+}
+
+func (r *Result) String() string {
+	return fmt.Sprintf("%s on %s: %d iterations, residual %.3g, sum %.9f", r.Implementation, r.Case, r.Iterations, r.FinalResidual(), r.FinalSum())
+}
