@@ -1,0 +1,155 @@
+package pagerank
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// ParseError is a bad line in an input file: the file, the 1-based line
+// number and the problem.
+type ParseError struct {
+	File    string
+	Line    int
+	Problem string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem)
+}
+
+// EdgeList is a parsed edge list with string node ids mapped to dense
+// indices in order of first appearance.
+type EdgeList struct {
+	IDs      []string // dense index -> id
+	Src, Dst []int32  // one entry per edge line (self-loops and duplicates included)
+}
+
+// maxNodes is the largest node count an int32-indexed Graph can hold.
+const maxNodes = math.MaxInt32 - 1
+
+// ParseEdgeList reads an edge list from r. name is used in error messages
+// (normally the file path).
+//
+// Accepted line forms: "CITING , CITED" (the ACL Anthology Network form),
+// "A,B", and whitespace- or tab-separated "A B" (SNAP style). Blank lines and
+// lines starting with '#' or '%' are ignored, as is a UTF-8 byte-order mark at
+// the start, CR before LF, and leading/trailing whitespace. Every other line
+// must have exactly two non-empty ids of valid UTF-8. Errors are *ParseError
+// values naming the file, line and problem.
+func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
+	el := &EdgeList{}
+	index := make(map[string]int32)
+	intern := func(id string) (int32, error) {
+		if v, ok := index[id]; ok {
+			return v, nil
+		}
+		if len(el.IDs) >= maxNodes {
+			return 0, fmt.Errorf("more than %d distinct node ids (int32 index limit)", maxNodes)
+		}
+		v := int32(len(el.IDs))
+		index[id] = v
+		el.IDs = append(el.IDs, id)
+		return v, nil
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if !utf8.Valid(b) {
+			return nil, &ParseError{name, line, "line is not valid UTF-8"}
+		}
+		s := strings.TrimSpace(string(b))
+		if s == "" || s[0] == '#' || s[0] == '%' {
+			continue
+		}
+		var fields []string
+		if strings.Contains(s, ",") {
+			fields = strings.Split(s, ",")
+			for i := range fields {
+				fields[i] = strings.TrimSpace(fields[i])
+			}
+		} else {
+			fields = strings.Fields(s)
+		}
+		if len(fields) != 2 {
+			return nil, &ParseError{name, line, fmt.Sprintf("want 2 fields (CITING , CITED), got %d in %q", len(fields), clip(s))}
+		}
+		if fields[0] == "" || fields[1] == "" {
+			return nil, &ParseError{name, line, fmt.Sprintf("empty node id in %q", clip(s))}
+		}
+		if len(el.Src) >= math.MaxInt32 {
+			return nil, &ParseError{name, line, fmt.Sprintf("more than %d edges (int32 index limit)", math.MaxInt32)}
+		}
+		u, err := intern(fields[0])
+		if err == nil {
+			var v int32
+			v, err = intern(fields[1])
+			el.Src = append(el.Src, u)
+			el.Dst = append(el.Dst, v)
+		}
+		if err != nil {
+			return nil, &ParseError{name, line, err.Error()}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &ParseError{name, line + 1, "line longer than 16 MiB"}
+		}
+		return nil, fmt.Errorf("%s: read after line %d: %w", name, line, err)
+	}
+	if len(el.Src) == 0 {
+		return nil, fmt.Errorf("%s: no edges (the file is empty or holds only comments)", name)
+	}
+	return el, nil
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// LoadEdgeList reads the edge-list file at path (see ParseEdgeList for the
+// format) and builds its Graph: the node set is every id that appears in the
+// file; self-loops and duplicate edges are dropped and counted.
+func LoadEdgeList(path, name string) (*Graph, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	el, err := ParseEdgeList(f, path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := NewGraph(name, len(el.IDs), el.Src, el.Dst, el.IDs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// openRegular opens path for reading and rejects directories with a clear error.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err // *PathError names the file and says "no such file or directory"
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, want a file", path)
+	}
+	return os.Open(path)
+}
