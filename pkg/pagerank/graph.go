@@ -24,9 +24,9 @@ type Graph struct {
 	InRowPtr  []int32 // in-edge CSR row pointer, length n+1
 	InColIdx  []int32 // in-edge CSR column index (citing node), length nnz, sorted within each row
 
-	OutDegree    []int32   // out-degree of each node, length n
-	InvOutDegree []float64 // 1/outdeg, 0 for dangling nodes, length n
-	Dangling     []uint8   // 1 where outdeg == 0 (dangling node), length n (one byte each, as uploaded)
+	OutDegree     []int32   // out-degree of each node, length n
+	InvOutDegree  []float64 // 1/outdeg, 0 for dangling nodes, length n
+	Dangling      []uint8   // 1 where outdeg == 0 (dangling node), length n (one byte each, as uploaded)
 	DanglingCount int
 
 	// Dropped while building.

@@ -126,14 +126,15 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 	tr := &tsvReader{sc: bufio.NewScanner(r), name: name}
 	tr.sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	var rows []paperRow
-	if err := gocsv.UnmarshalCSV(tr, &rows); err != nil {
+	err := gocsv.UnmarshalCSV(tr, &rows)
+	if len(tr.lines) == 0 && (err == nil || err.Error() == "empty csv file given") {
+		return nil, fmt.Errorf("%s: empty file, want a header line \"id\\tyear\\ttitle...\"", name)
+	}
+	if err != nil {
 		if _, ok := err.(*ParseError); ok {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(tr.lines) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a header line \"id\\tyear\\ttitle...\"", name)
 	}
 	p := &Papers{ByID: make(map[string]Paper, len(rows))}
 	for i, row := range rows {

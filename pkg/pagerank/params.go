@@ -20,11 +20,11 @@ const DefaultDamping = 0.85
 
 // Course protocol constants (the GPU course capstone prlab reproduces).
 const (
-	CorrectnessIterations = 100  // fixed iterations for correctness on both sides
-	TimingIterations      = 50   // iterations per timed run, no convergence test
-	TimingWarmups         = 3    // warm-up runs before timing
-	TimingRuns            = 10   // timed runs
-	FloatTolerance        = 1e-6 // L1 residual tolerance for float32 convergence runs
+	CorrectnessIterations = 100   // fixed iterations for correctness on both sides
+	TimingIterations      = 50    // iterations per timed run, no convergence test
+	TimingWarmups         = 3     // warm-up runs before timing
+	TimingRuns            = 10    // timed runs
+	FloatTolerance        = 1e-6  // L1 residual tolerance for float32 convergence runs
 	OracleTolerance       = 1e-12 // L1 residual tolerance for the float64 oracle's converged run
 	MaxIterationsCap      = 10000 // upper bound accepted for Params.Iterations
 )

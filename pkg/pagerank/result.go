@@ -42,8 +42,8 @@ type Timing struct {
 	MeanMs     float64   `json:"mean_ms"`
 	MedianMs   float64   `json:"median_ms"`
 	StdMs      float64   `json:"std_ms"`
-	CV         float64   `json:"cv"`      // coefficient of variation StdMs/MeanMs (fraction, not percent)
-	Clock      string    `json:"clock"`   // "cuda-events" or "wall" (Go's monotonic clock)
+	CV         float64   `json:"cv"`    // coefficient of variation StdMs/MeanMs (fraction, not percent)
+	Clock      string    `json:"clock"` // "cuda-events" or "wall" (Go's monotonic clock)
 }
 
 // NewTiming computes mean, median, sample standard deviation and CV of runs
