@@ -2,7 +2,6 @@ package reference
 
 import (
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -41,38 +40,15 @@ func run(t testing.TB, impl pagerank.Implementation, g *pagerank.Graph, p pagera
 	return res
 }
 
-// rmatGraph builds a directed R-MAT graph (Chakrabarti, Zhan & Faloutsos,
-// "R-MAT: A recursive model for graph mining", SDM 2004) with 2^scale nodes
-// and edgeFactor*2^scale generated edges, Graph500 quadrant probabilities
-// a=0.57, b=0.19, c=0.19, d=0.05, node ids scrambled by a random permutation
-// so that high-degree nodes are not clustered at small indices. Self-loops
-// and duplicates are dropped by NewGraph; low-probability nodes end up with
-// no out-edge, i.e. dangling.
-func rmatGraph(t testing.TB, name string, scale, edgeFactor int, seed uint64) *pagerank.Graph {
+// rmatGraph builds the lead's R-MAT graph (pagerank.RMAT: Graph500
+// quadrant probabilities, scrambled node ids) with 2^scale nodes and
+// edgeFactor*2^scale generated edges; self-loops and duplicates are dropped,
+// and low-probability nodes end up with no out-edge, i.e. dangling.
+func rmatGraph(t testing.TB, scale, edgeFactor int, seed uint64) *pagerank.Graph {
 	t.Helper()
-	n := 1 << scale
-	m := edgeFactor * n
-	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
-	perm := rng.Perm(n)
-	src, dst := make([]int32, m), make([]int32, m)
-	for i := 0; i < m; i++ {
-		u, v := 0, 0
-		for bit := 0; bit < scale; bit++ {
-			r := rng.Float64()
-			switch {
-			case r < 0.57:
-			case r < 0.76:
-				v |= 1 << bit
-			case r < 0.95:
-				u |= 1 << bit
-			default:
-				u |= 1 << bit
-				v |= 1 << bit
-			}
-		}
-		src[i], dst[i] = int32(perm[u]), int32(perm[v])
-	}
-	g, err := pagerank.NewGraph(name, n, src, dst, nil)
+	p := pagerank.Graph500RMAT(scale, seed)
+	p.EdgeFactor = edgeFactor
+	g, err := pagerank.RMAT(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,3 +192,6 @@ func sum(x []float64) float64 {
 	}
 	return s
 }
+
+// statAAN reports whether the real graph's edge list is there.
+func statAAN() (os.FileInfo, error) { return os.Stat(aanPath()) }

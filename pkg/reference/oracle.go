@@ -56,8 +56,8 @@ type sequential struct {
 	redistribute bool
 }
 
-func (s *sequential) Name() string                   { return s.name }
-func (s *sequential) Label() string                  { return s.label }
+func (s *sequential) Name() string                  { return s.name }
+func (s *sequential) Label() string                 { return s.label }
 func (s *sequential) Precision() pagerank.Precision { return pagerank.Float64 }
 
 // Run computes PageRank of g with p; see Oracle.

@@ -68,7 +68,7 @@ func TestOracleFixedPointMatchesGaussianElimination(t *testing.T) {
 		{synthetic(t, "tiny"), tinyEdges}, // raw course edge list, not the CSR under test
 	}
 	for _, scale := range []int{6, 8} { // 64 and 256 nodes, with dangling nodes
-		g := rmatGraph(t, "rmat", scale, 4, uint64(scale))
+		g := rmatGraph(t, scale, 4, uint64(scale))
 		if g.DanglingCount == 0 {
 			t.Fatalf("rmat scale %d has no dangling node; the test needs some", scale)
 		}
