@@ -2,7 +2,6 @@ package pagerank
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -62,14 +61,14 @@ func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error
 	if n <= 0 {
 		return nil, fmt.Errorf("graph %q: node count %d must be positive", name, n)
 	}
-	if n > math.MaxInt32-1 {
-		return nil, fmt.Errorf("graph %q: %d nodes exceeds the int32 index limit %d", name, n, math.MaxInt32-1)
+	if n > maxNodes {
+		return nil, fmt.Errorf("graph %q: %d nodes exceeds the int32 index limit %d", name, n, maxNodes)
 	}
 	if len(src) != len(dst) {
 		return nil, fmt.Errorf("graph %q: %d sources but %d destinations", name, len(src), len(dst))
 	}
-	if len(src) > math.MaxInt32 {
-		return nil, fmt.Errorf("graph %q: %d edges exceeds the int32 index limit %d", name, len(src), math.MaxInt32)
+	if len(src) > maxEdges {
+		return nil, fmt.Errorf("graph %q: %d edges exceeds the int32 index limit %d", name, len(src), maxEdges)
 	}
 	if ids != nil && len(ids) != n {
 		return nil, fmt.Errorf("graph %q: %d ids for %d nodes", name, len(ids), n)

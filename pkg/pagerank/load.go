@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -31,8 +32,14 @@ type EdgeList struct {
 	Src, Dst []int32  // one entry per edge line (self-loops and duplicates included)
 }
 
-// maxNodes is the largest node count an int32-indexed Graph can hold.
-const maxNodes = math.MaxInt32 - 1
+// maxNodes and maxEdges are the largest node and edge counts an
+// int32-indexed Graph can hold (the row pointer has n+1 int32 entries and
+// holds values up to nnz). They are variables only so that tests can lower
+// them and exercise the limit checks without allocating 2^31 of anything.
+var (
+	maxNodes = math.MaxInt32 - 1
+	maxEdges = math.MaxInt32
+)
 
 // ParseEdgeList reads an edge list from r. name is used in error messages
 // (normally the file path).
@@ -41,7 +48,9 @@ const maxNodes = math.MaxInt32 - 1
 // "A,B", and whitespace- or tab-separated "A B" (SNAP style). Blank lines and
 // lines starting with '#' or '%' are ignored, as is a UTF-8 byte-order mark at
 // the start, CR before LF, and leading/trailing whitespace. Every other line
-// must have exactly two non-empty ids of valid UTF-8. Errors are *ParseError
+// must have exactly two non-empty ids of valid UTF-8 with no whitespace or
+// control character inside (so a mixed "A B , C" is an error, not the id
+// "A B"). Errors are *ParseError
 // values naming the file, line and problem.
 func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 	el := &EdgeList{}
@@ -89,8 +98,13 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 		if fields[0] == "" || fields[1] == "" {
 			return nil, &ParseError{name, line, fmt.Sprintf("empty node id in %q", clip(s))}
 		}
-		if len(el.Src) >= math.MaxInt32 {
-			return nil, &ParseError{name, line, fmt.Sprintf("more than %d edges (int32 index limit)", math.MaxInt32)}
+		for _, id := range fields {
+			if r, bad := badIDRune(id); bad {
+				return nil, &ParseError{name, line, fmt.Sprintf("node id %q contains %U (whitespace or a control character; separate the two ids with one of \" , \", \",\", tabs or spaces, not a mix)", clip(id), r)}
+			}
+		}
+		if len(el.Src) >= maxEdges {
+			return nil, &ParseError{name, line, fmt.Sprintf("more than %d edges (int32 index limit)", maxEdges)}
 		}
 		u, err := intern(fields[0])
 		if err == nil {
@@ -113,6 +127,20 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 		return nil, fmt.Errorf("%s: no edges (the file is empty or holds only comments)", name)
 	}
 	return el, nil
+}
+
+// badIDRune reports the first rune of id that has no place in a node id:
+// whitespace (a mixed separator such as "A B , C"), a control character
+// (NUL, ^Z, a lone CR) or a byte-order mark that is not at the start of the
+// file (two files concatenated). Such ids would otherwise silently become
+// distinct nodes.
+func badIDRune(id string) (rune, bool) {
+	for _, r := range id {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\ufeff' {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 func clip(s string) string {

@@ -3,6 +3,7 @@ package pagerank
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -37,8 +38,12 @@ func (p *Papers) Lookup(id string) (Paper, bool) {
 }
 
 // Coverage counts how many of g's nodes have metadata, and how many metadata
-// rows name ids that are not in g (allowed; reported).
+// rows name ids that are not in g (allowed; reported). A nil *Papers (no
+// metadata file) covers nothing.
 func (p *Papers) Coverage(g *Graph) (inGraph, notInGraph int) {
+	if p == nil {
+		return 0, 0
+	}
 	seen := make(map[string]bool, g.N)
 	for v := 0; v < g.N; v++ {
 		id := g.ID(v)
@@ -68,11 +73,12 @@ type paperRow struct {
 // quoting (titles in papers.tsv contain bare double quotes). It tracks line
 // numbers so errors can name them.
 type tsvReader struct {
-	sc    *bufio.Scanner
-	name  string
-	line  int
-	lines []int // line number of each record returned
-	width int
+	sc     *bufio.Scanner
+	name   string
+	line   int
+	lines  []int // line number of each record returned
+	width  int
+	header []string // first record
 }
 
 func (t *tsvReader) Read() ([]string, error) {
@@ -92,6 +98,7 @@ func (t *tsvReader) Read() ([]string, error) {
 		rec := strings.Split(string(b), "\t")
 		if t.width == 0 {
 			t.width = len(rec)
+			t.header = rec
 		} else if len(rec) != t.width {
 			return nil, &ParseError{t.name, t.line, fmt.Sprintf("want %d tab-separated fields like the header, got %d", t.width, len(rec))}
 		}
@@ -99,6 +106,9 @@ func (t *tsvReader) Read() ([]string, error) {
 		return rec, nil
 	}
 	if err := t.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &ParseError{t.name, t.line + 1, "line longer than 4 MiB"}
+		}
 		return nil, fmt.Errorf("%s: read after line %d: %w", t.name, t.line, err)
 	}
 	return nil, io.EOF
@@ -119,9 +129,10 @@ func (t *tsvReader) ReadAll() ([][]string, error) {
 }
 
 // ParsePapers reads a metadata TSV with a header naming at least the columns
-// id, year and title (title_source optional) through gocsv. Errors name the
-// file and line: a missing column, a row with the wrong field count, an empty
-// id, a year that is not an integer, a duplicate id.
+// id, year and title (title_source optional) through gocsv. Ids are trimmed
+// of surrounding whitespace. Errors name the file and line: a missing or
+// twice-named header column, a row with the wrong field count, an empty id, a
+// year that is not an integer, a duplicate id.
 func ParsePapers(r io.Reader, name string) (*Papers, error) {
 	tr := &tsvReader{sc: bufio.NewScanner(r), name: name}
 	tr.sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
@@ -136,9 +147,13 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := checkPapersHeader(tr.header, name, tr.lines[0]); err != nil {
+		return nil, err
+	}
 	p := &Papers{ByID: make(map[string]Paper, len(rows))}
 	for i, row := range rows {
 		line := tr.lines[i+1]
+		row.ID = strings.TrimSpace(row.ID) // "X \t1990" names node X, as in the edge list
 		if row.ID == "" {
 			return nil, &ParseError{name, line, "empty id (is there an \"id\" column in the header?)"}
 		}
@@ -157,6 +172,25 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 	}
 	p.Rows = len(rows)
 	return p, nil
+}
+
+// checkPapersHeader rejects a header without the columns id, year and title
+// or with a column named twice (gocsv would silently take the last one).
+func checkPapersHeader(header []string, name string, line int) error {
+	seen := make(map[string]bool, len(header))
+	for _, h := range header {
+		h = strings.TrimSpace(h)
+		if seen[h] && h != "" {
+			return &ParseError{name, line, fmt.Sprintf("header names column %q twice", clip(h))}
+		}
+		seen[h] = true
+	}
+	for _, want := range []string{"id", "year", "title"} {
+		if !seen[want] {
+			return &ParseError{name, line, fmt.Sprintf("header has no %q column: want tab-separated columns id, year, title (title_source optional), got %q", want, clip(strings.Join(header, "\t")))}
+		}
+	}
+	return nil
 }
 
 // LoadPapers reads the metadata TSV at path (see ParsePapers).
