@@ -1,0 +1,87 @@
+package report
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// CollectEnvironment describes this machine and checkout: the date (UTC,
+// RFC 3339), the git commit of the working directory (with "+dirty" when
+// tracked files are modified; "unknown" outside git), Go version, OS and
+// kernel release, CPU model and logical cores, and the size and SHA-256 of
+// each dataset file. A dataset file that cannot be read is an error naming it.
+func CollectEnvironment(now time.Time, datasets []string) (Environment, error) {
+	env := Environment{
+		Date:       now.UTC().Format(time.RFC3339),
+		Commit:     gitCommit(),
+		GoVersion:  runtime.Version(),
+		OS:         runtime.GOOS + "/" + runtime.GOARCH,
+		CPUModel:   cpuModel(),
+		CPUCores:   runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		env.OS += ", kernel " + strings.TrimSpace(string(b))
+	}
+	for _, p := range datasets {
+		c, err := FileChecksum(p)
+		if err != nil {
+			return env, err
+		}
+		env.Datasets = append(env.Datasets, c)
+	}
+	return env, nil
+}
+
+// FileChecksum returns the size in bytes and SHA-256 of the file at path.
+func FileChecksum(path string) (Checksum, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Checksum{}, fmt.Errorf("dataset checksum: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return Checksum{}, fmt.Errorf("dataset checksum: %s: %w", path, err)
+	}
+	return Checksum{File: filepath.ToSlash(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+func gitCommit() string {
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		c += "+dirty"
+	}
+	return c
+}
+
+// cpuModel reads the first "model name" of /proc/cpuinfo (Linux), else GOARCH.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}

@@ -1,0 +1,318 @@
+// Package report is prlab's results model and its three outputs: results.json
+// (every Result and every derived table, enough to re-render the page without
+// recomputing), results.csv (one row per case × implementation, plus
+// convergence, timing, stage and tier rows; written and read with gocsv), and
+// index.html (html/template + go-echarts, with Apache ECharts embedded so the
+// page draws offline).
+//
+// The report never knows which implementation it draws: every row comes from
+// a pagerank.Result or from a table that pkg/study derived from Results.
+// Files are written atomically (temporary file in the same directory, fsync,
+// rename), so a failed or interrupted run never leaves a half-written report
+// and never destroys the previous one.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Schema identifies the layout of results.json; ReadJSON rejects any other value.
+const Schema = "prlab/results/v1"
+
+// Implementation kinds.
+const (
+	KindCPU      = "cpu"      // CPU implementation (pkg/reference)
+	KindGPU      = "gpu"      // CUDA implementation (pkg/cudabind)
+	KindExercise = "exercise" // deliberately wrong variant (the course's exercise)
+)
+
+// Row statuses. A row is "pass" or "fail" when the implementation ran and was
+// validated, "failed" when it returned an error or panicked, and "skipped"
+// when it could not run on this machine (e.g. no GPU); Reason says why.
+const (
+	StatusPass    = "pass"
+	StatusFail    = "fail"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// Run is one complete study: the environment, the protocol, every Result and
+// the tables derived from them. It is what results.json holds, and all the
+// HTML report needs.
+type Run struct {
+	Schema          string            `json:"schema"`
+	Name            string            `json:"name"` // run name, normally the report directory's base name
+	Env             Environment       `json:"environment"`
+	Protocol        Protocol          `json:"protocol"`
+	Graph           GraphSummary      `json:"graph"` // the real graph
+	Cases           []CaseSummary     `json:"cases"` // every case run, synthetic and real
+	Implementations []Impl            `json:"implementations"`
+	Correctness     []Check           `json:"correctness"` // case × implementation, fixed iterations
+	Convergence     []Convergence     `json:"convergence"` // real graph, tolerance mode, per implementation
+	Top             []TopRow          `json:"top"`         // top papers by the converged oracle's ranks
+	Timings         []TimingRow       `json:"timings"`     // real graph, per implementation
+	GPU             *GPUContext       `json:"gpu,omitempty"`
+	GPUSkipped      string            `json:"gpu_skipped,omitempty"` // why GPU rows were skipped, when they were
+	CopyRows        []pagerank.Stage  `json:"copy_rows,omitempty"`   // device-to-device copy rows (128 MiB; one iteration's bytes)
+	Tiers           []TierRow         `json:"tiers,omitempty"`
+	Notes           []string          `json:"notes,omitempty"` // run-level problems (e.g. oracle failures)
+	Results         []pagerank.Result `json:"results"`         // every Result the study produced
+}
+
+// Environment is the context printed with every number.
+type Environment struct {
+	Date       string     `json:"date"`   // RFC 3339, UTC
+	Commit     string     `json:"commit"` // git commit of the working tree ("+dirty" when modified), or "unknown"
+	GoVersion  string     `json:"go_version"`
+	OS         string     `json:"os"` // GOOS/GOARCH and kernel release
+	CPUModel   string     `json:"cpu_model"`
+	CPUCores   int        `json:"cpu_cores"` // logical CPUs (runtime.NumCPU)
+	GOMAXPROCS int        `json:"gomaxprocs"`
+	Datasets   []Checksum `json:"datasets"`
+}
+
+// Checksum is one input file and its SHA-256.
+type Checksum struct {
+	File   string `json:"file"`
+	Bytes  int64  `json:"bytes"`
+	SHA256 string `json:"sha256"` // 64 lowercase hex digits
+}
+
+// Protocol is the measurement protocol the run used (course defaults in
+// pagerank: 100 fixed iterations, 50 timed iterations, 3 warm-ups, 10 runs,
+// tolerances 1e-6 float and 1e-12 for the float64 oracle).
+type Protocol struct {
+	Damping          float64 `json:"damping"`
+	Iterations       int     `json:"iterations"` // fixed iterations for correctness
+	TimingIterations int     `json:"timing_iterations"`
+	Warmups          int     `json:"warmups"`
+	Runs             int     `json:"runs"`
+	FloatTolerance   float64 `json:"float_tolerance"`  // L1 residual, float32 implementations
+	OracleTolerance  float64 `json:"oracle_tolerance"` // L1 residual, float64 implementations and the oracle
+	MaxIterations    int     `json:"max_iterations"`   // cap in tolerance mode
+	Oracle           string  `json:"oracle"`           // implementation every Result is validated against
+	SpearmanTopK     int     `json:"spearman_top_k"`   // 100
+	SpearmanGate     float64 `json:"spearman_gate"`    // 0.999
+}
+
+// GraphSummary is the real graph's load summary (the course's load line).
+type GraphSummary struct {
+	Name       string `json:"name"`
+	Path       string `json:"path"`
+	Nodes      int    `json:"nodes"`
+	Edges      int    `json:"edges"` // after dropping self-loops and duplicates
+	SelfLoops  int    `json:"self_loops"`
+	Duplicates int    `json:"duplicates"`
+	Dangling   int    `json:"dangling"`
+	Line       string `json:"line"` // "loaded N nodes and M edges (dropped ...); D dangling"
+	// Metadata coverage: graph nodes with a metadata row, and metadata rows
+	// for ids that are not in the graph (allowed, counted).
+	MetadataPath       string `json:"metadata_path,omitempty"`
+	WithMetadata       int    `json:"with_metadata"`
+	MetadataNotInGraph int    `json:"metadata_not_in_graph"`
+}
+
+// CaseSummary names one case and its shape.
+type CaseSummary struct {
+	Name     string `json:"name"`
+	N        int    `json:"n"`
+	NNZ      int    `json:"nnz"`
+	Dangling int    `json:"dangling"`
+	Real     bool   `json:"real"`
+}
+
+// Impl is one registered implementation and whether it could run here.
+type Impl struct {
+	Name      string             `json:"name"`
+	Label     string             `json:"label"`
+	Kind      string             `json:"kind"` // KindCPU, KindGPU or KindExercise
+	Precision pagerank.Precision `json:"precision"`
+	Available bool               `json:"available"`
+	Reason    string             `json:"reason,omitempty"` // why not available
+}
+
+// Check is one case × implementation correctness row: Iterations fixed
+// iterations validated against the oracle's Result for the same iterations.
+// SumMinus1 is sum(ranks) − 1, allowed |SumMinus1| <= SumAllowed =
+// 4·FLT_EPSILON·sqrt(n); Spearman is rho over the oracle's top 100 (gate
+// 0.999); ErrOverTol is the largest per-element error as a multiple of the
+// tolerance documented by pagerank.Validate. Numbers are NaN (null in JSON,
+// empty in CSV) when the row did not run.
+type Check struct {
+	Case           string             `json:"case"`
+	Implementation string             `json:"implementation"`
+	Label          string             `json:"label"`
+	Kind           string             `json:"kind"`
+	Precision      pagerank.Precision `json:"precision"`
+	N              int                `json:"n"`
+	NNZ            int                `json:"nnz"`
+	Iterations     int                `json:"iterations"`
+	Status         string             `json:"status"`
+	Reason         string             `json:"reason,omitempty"`
+	ErrOverTol     F                  `json:"err_over_tol"`
+	MaxRelErr      F                  `json:"max_rel_err"`
+	SumMinus1      F                  `json:"sum_minus_1"`
+	SumAllowed     F                  `json:"sum_allowed"`
+	Spearman       F                  `json:"spearman"`
+	SumPass        bool               `json:"sum_pass"`
+	SpearmanPass   bool               `json:"spearman_pass"`
+	ErrPass        bool               `json:"err_pass"`
+}
+
+// Convergence is one implementation's tolerance-mode run on the real graph:
+// iterations until the L1 residual fell under Tolerance, and the converged
+// ranks validated against the oracle's converged ranks.
+type Convergence struct {
+	Implementation string             `json:"implementation"`
+	Label          string             `json:"label"`
+	Kind           string             `json:"kind"`
+	Precision      pagerank.Precision `json:"precision"`
+	Tolerance      float64            `json:"tolerance"`
+	Iterations     int                `json:"iterations"`
+	Converged      bool               `json:"converged"`
+	FinalResidual  F                  `json:"final_residual"`
+	SumMinus1      F                  `json:"sum_minus_1"`
+	SumAllowed     F                  `json:"sum_allowed"`
+	Spearman       F                  `json:"spearman"`
+	Status         string             `json:"status"`
+	Reason         string             `json:"reason,omitempty"`
+}
+
+// TopRow is one row of the top-k table (the course prints 20): a highly
+// ranked paper should have a high in-degree; a top list of high out-degree
+// papers means the graph was transposed the wrong way.
+type TopRow struct {
+	Rank      int     `json:"rank"` // 1-based
+	Score     float64 `json:"score"`
+	InDegree  int     `json:"in_degree"`
+	OutDegree int     `json:"out_degree"`
+	ID        string  `json:"id"`
+	Year      int     `json:"year"` // 0 when unknown
+	Title     string  `json:"title"`
+	Known     bool    `json:"known"` // the id has a metadata row
+}
+
+// TimingRow is one implementation's timing on the real graph: Timing.Runs
+// runs of Timing.Iterations iterations after Timing.Warmups warm-ups, by CUDA
+// events around warmed kernels (GPU) or Go's monotonic wall clock (CPU).
+// GBps = BytesPerIteration·iterations / median time; XDRAM is GBps over the
+// 128 MiB device-to-device copy row (GPU only; NaN otherwise).
+type TimingRow struct {
+	Implementation        string             `json:"implementation"`
+	Label                 string             `json:"label"`
+	Kind                  string             `json:"kind"`
+	Precision             pagerank.Precision `json:"precision"`
+	Case                  string             `json:"case"`
+	Status                string             `json:"status"` // pass (timed), failed or skipped
+	Reason                string             `json:"reason,omitempty"`
+	Timing                pagerank.Timing    `json:"timing"`
+	BytesPerIteration     int64              `json:"bytes_per_iteration"`
+	BytesFormula          string             `json:"bytes_formula,omitempty"`
+	GBps                  F                  `json:"gbps"`
+	XDRAM                 F                  `json:"x_dram"`
+	LaunchesPerIteration  float64            `json:"launches_per_iteration"`
+	HostSyncsPerIteration float64            `json:"host_syncs_per_iteration"`
+	Stages                []pagerank.Stage   `json:"stages,omitempty"`
+}
+
+// GPUContext is the GPU and toolkit every GPU number was measured on.
+type GPUContext struct {
+	Name               string `json:"name"`
+	ComputeCapability  string `json:"compute_capability"` // "major.minor", e.g. "9.0"
+	SMs                int    `json:"sms"`
+	L2Bytes            int64  `json:"l2_bytes"`
+	MaxThreadsPerBlock int    `json:"max_threads_per_block"`
+	GlobalMemBytes     int64  `json:"global_mem_bytes,omitempty"`
+	Driver             string `json:"driver"`
+	Runtime            string `json:"runtime"`
+	CCCL               string `json:"cccl,omitempty"`
+	Library            string `json:"library,omitempty"` // path of the CUDA library that was loaded
+}
+
+// TierRow grades one GPU implementation with the course's tier table (see
+// Thresholds): pass = all six cases (and the real graph) correct; bronze =
+// pass and faster than the thread-per-row implementation on the timed case;
+// silver = bronze, write budgets met, and end-to-end effective bandwidth at
+// least Silver × the DRAM copy row; gold = silver at Gold × with CV < 5 %.
+type TierRow struct {
+	Implementation string `json:"implementation"`
+	Label          string `json:"label"`
+	Tier           string `json:"tier"` // "none", "pass", "bronze", "silver" or "gold"
+	AllCorrect     bool   `json:"all_correct"`
+	BeatsBaseline  bool   `json:"beats_baseline"`
+	Baseline       string `json:"baseline"`     // implementation the bronze line compares against
+	WriteBudget    string `json:"write_budget"` // "met", "not met" or "not checked"
+	Fraction       F      `json:"fraction"`     // end-to-end GB/s over the DRAM copy row's GB/s
+	CV             F      `json:"cv"`           // of the timed runs, fraction
+	Silver         F      `json:"silver"`       // threshold fraction for this compute capability
+	Gold           F      `json:"gold"`
+	Calibrated     bool   `json:"calibrated"` // the course measured a passing result for this column
+	Column         string `json:"column"`     // the course column used, e.g. "9.0, 10.0"
+	Why            string `json:"why"`        // the first requirement the next tier misses
+}
+
+// F is a float64 that encodes NaN and ±Inf as JSON null and as an empty CSV
+// cell (encoding/json cannot write them), and decodes null/empty back to NaN.
+type F float64
+
+// NaN is the "no value" F.
+var NaN = F(math.NaN())
+
+// Valid reports whether f holds a finite number.
+func (f F) Valid() bool { return !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) }
+
+// MarshalJSON writes null for a non-finite value.
+func (f F) MarshalJSON() ([]byte, error) {
+	if !f.Valid() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+// UnmarshalJSON reads a number, or null as NaN.
+func (f *F) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = NaN
+		return nil
+	}
+	var x float64
+	if err := json.Unmarshal(b, &x); err != nil {
+		return fmt.Errorf("want a number or null, got %s", clip(string(b)))
+	}
+	*f = F(x)
+	return nil
+}
+
+// MarshalCSV writes an empty cell for a non-finite value (gocsv TypeMarshaller).
+func (f F) MarshalCSV() (string, error) {
+	if !f.Valid() {
+		return "", nil
+	}
+	return strconv.FormatFloat(float64(f), 'g', -1, 64), nil
+}
+
+// UnmarshalCSV reads a number, or an empty cell as NaN (gocsv TypeUnmarshaller).
+func (f *F) UnmarshalCSV(s string) error {
+	if s == "" {
+		*f = NaN
+		return nil
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("want a number or an empty cell, got %q", clip(s))
+	}
+	*f = F(x)
+	return nil
+}
+
+func clip(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}

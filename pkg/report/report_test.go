@@ -1,0 +1,380 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+func TestThresholdsForCourseTable(t *testing.T) {
+	cases := []struct {
+		cc           string
+		silver, gold float64
+		calibrated   bool
+	}{
+		{"7.5", 0.22, 0.38, true},
+		{"8.0", 0.20, 0.35, false},
+		{"8.9", 0.20, 0.35, false},
+		{"12.0", 0.20, 0.35, false},
+		{"9.0", 0.15, 0.28, false},
+		{"10.0", 0.15, 0.28, false},
+	}
+	for _, c := range cases {
+		th, ok := ThresholdsFor(c.cc)
+		if !ok || th.Silver != c.silver || th.Gold != c.gold || th.Calibrated != c.calibrated {
+			t.Errorf("ThresholdsFor(%s) = %+v, %v; want %v/%v calibrated=%v", c.cc, th, ok, c.silver, c.gold, c.calibrated)
+		}
+	}
+	if _, ok := ThresholdsFor("8.6"); ok {
+		t.Error("8.6 has no column in the course table, want ok=false")
+	}
+}
+
+func TestComputeTiers(t *testing.T) {
+	run := fixtureRun(true)
+	got := map[string]TierRow{}
+	for _, r := range run.Tiers {
+		got[r.Implementation] = r
+	}
+	want := map[string]string{
+		"gpu-thread-per-row": TierPass,   // the baseline cannot beat itself
+		"gpu-warp-per-row":   TierGold,   // 0.30 x DRAM >= 0.28, CV 1 %
+		"gpu-jittery":        TierSilver, // 0.30 x DRAM but CV 8 %
+		"gpu-thrust-cub":     TierBronze, // faster than the baseline, write budget not checked
+		"gpu-broken":         TierNone,   // fails tiny
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d tier rows, want %d (GPU implementations only): %+v", len(got), len(want), run.Tiers)
+	}
+	for name, tier := range want {
+		if got[name].Tier != tier {
+			t.Errorf("%s: tier %q, want %q (why: %s)", name, got[name].Tier, tier, got[name].Why)
+		}
+	}
+	if f := float64(got["gpu-warp-per-row"].Fraction); math.Abs(f-0.30) > 1e-9 {
+		t.Errorf("warp per row fraction %v, want 0.30 (1200 GB/s over 4000 GB/s)", f)
+	}
+	if cv := float64(got["gpu-jittery"].CV); math.Abs(cv-0.08) > 1e-9 {
+		t.Errorf("jittery CV %v, want 0.08", cv)
+	}
+	if w := got["gpu-jittery"].Why; !strings.Contains(w, "CV under 5%") {
+		t.Errorf("jittery why %q should name the CV requirement", w)
+	}
+	if w := got["gpu-thrust-cub"].Why; !strings.Contains(w, "not checked") {
+		t.Errorf("thrust why %q should name the write budget", w)
+	}
+	if w := got["gpu-broken"].Why; !strings.Contains(w, "tiny is failed") {
+		t.Errorf("broken why %q should name the failing case", w)
+	}
+	r := got["gpu-warp-per-row"]
+	if r.Calibrated || r.Column != "9.0, 10.0" || float64(r.Silver) != 0.15 || float64(r.Gold) != 0.28 {
+		t.Errorf("warp per row column %+v, want uncalibrated 9.0, 10.0 at 0.15/0.28", r)
+	}
+
+	// A compute capability without a column stops at bronze and says so.
+	run.GPU.ComputeCapability = "8.6"
+	for _, r := range ComputeTiers(run, TierInput{Baseline: "gpu-thread-per-row", WriteBudget: map[string]string{"gpu-warp-per-row": "met"}}) {
+		if r.Implementation == "gpu-warp-per-row" && (r.Tier != TierBronze || !strings.Contains(r.Why, "no column")) {
+			t.Errorf("cc 8.6: %+v, want bronze with a 'no column' reason", r)
+		}
+	}
+	// Without a GPU context there are no tiers.
+	if rows := ComputeTiers(fixtureRun(false), TierInput{}); rows != nil {
+		t.Errorf("no GPU: %d tier rows, want none", len(rows))
+	}
+}
+
+func TestWriteReadRoundTripAndRerender(t *testing.T) {
+	for _, withGPU := range []bool{false, true} {
+		dir := t.TempDir()
+		run := fixtureRun(withGPU)
+		if err := Write(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, ",") != "index.html,results.csv,results.json" {
+			t.Fatalf("report dir holds %v, want exactly index.html, results.csv, results.json (no temporary files)", names)
+		}
+		back, err := ReadJSON(filepath.Join(dir, JSONFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j1, _ := EncodeJSON(run)
+		j2, _ := EncodeJSON(back)
+		if !bytes.Equal(j1, j2) {
+			t.Fatal("results.json does not round-trip")
+		}
+		// Re-rendering from results.json gives the same page, byte for byte.
+		page, _ := os.ReadFile(filepath.Join(dir, HTMLFile))
+		again, err := RenderHTML(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(page, again) {
+			t.Fatal("index.html re-rendered from results.json differs from the original")
+		}
+		rows, err := ReadCSV(filepath.Join(dir, CSVFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[string]int{}
+		for _, r := range rows {
+			count[r.Section]++
+		}
+		wantStages := 0
+		for _, tm := range run.Timings {
+			wantStages += len(tm.Stages)
+		}
+		wantStages += len(run.CopyRows)
+		if count[SectionCorrectness] != len(run.Correctness) || count[SectionConvergence] != len(run.Convergence) ||
+			count[SectionTiming] != len(run.Timings) || count[SectionStage] != wantStages || count[SectionTier] != len(run.Tiers) {
+			t.Errorf("csv sections %v; want correctness %d, convergence %d, timing %d, stage %d, tier %d", count,
+				len(run.Correctness), len(run.Convergence), len(run.Timings), wantStages, len(run.Tiers))
+		}
+		// Spot-check one failing exercise row: numbers survive, NaN cells are empty.
+		for _, r := range rows {
+			if r.Section == SectionCorrectness && r.Implementation == "t0-nodangling" && r.Case == "tiny" {
+				if r.Status != StatusFail || float64(r.SumMinus1) != -0.12 || float64(r.ErrOverTol) != 4000 {
+					t.Errorf("exercise tiny row %+v", r)
+				}
+			}
+			if r.Section == SectionCorrectness && r.Status == StatusFailed && r.Spearman.Valid() {
+				t.Errorf("failed row has a Spearman value %v, want empty", r.Spearman)
+			}
+		}
+	}
+}
+
+func TestHTMLSections(t *testing.T) {
+	page, err := RenderHTML(fixtureRun(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	// The embedded chart library itself mentions tags in strings; check the page around it.
+	outside := strings.Replace(s, echartsJS, "", 1)
+	if len(outside) == len(s) {
+		t.Fatal("page does not embed the chart library")
+	}
+	for _, want := range []string{
+		"loaded 16589 nodes and 94931 edges (dropped 42 self-loops, 0 duplicates); 1525 dangling",
+		`id="correctness-table"`, `id="convergence-table"`, `id="top-table"`, `id="timing-table"`,
+		"J93-2004", "Penn Treebank", "(no metadata for this id)",
+		`id="` + ChartConvergence + `"`, `"type":"log"`,
+		"GPU rows skipped: CUDA library libprlab_cuda.so not found",
+		"ad409b91a9f3c7e185ec380f5f08251949d61fc0cbe9a9845d13695f28b5880b",
+		"exercise variant t0-nodangling",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(s, `id="stage-table"`) || strings.Contains(s, ChartXDRAM) {
+		t.Error("page without GPU results shows GPU tables")
+	}
+	// Offline: no external script, stylesheet, image or font reference.
+	for _, bad := range []string{"<script src", "<link ", "<img ", "@import", "go-echarts-assets", "cdn."} {
+		if strings.Contains(outside, bad) {
+			t.Errorf("page contains %q: it must work offline", bad)
+		}
+	}
+	// The exercise variant fails by design and must not spoil the verdict.
+	if !strings.Contains(s, "every case passed") {
+		t.Error("verdict is not 'every case passed' although only the exercise variant fails")
+	}
+
+	gpage, err := RenderHTML(fixtureRun(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(gpage)
+	for _, want := range []string{
+		`id="stage-table"`, `id="end-to-end-table"`, `id="tier-table"`, `id="` + ChartXDRAM + `"`,
+		"NVIDIA H200, compute capability 9.0", "copy, 128 MiB (DRAM)",
+		"warp per row takes 0.03x thread per row&#39;s time and moves 1.00x its bytes",
+		"9.0, 10.0 (uncalibrated)", `<span class="gold">gold</span>`, "host syncs/iter",
+		"1 problem(s):", "gpu-broken on tiny: failed",
+	} {
+		if !strings.Contains(g, want) {
+			t.Errorf("GPU page lacks %q", want)
+		}
+	}
+	if strings.Contains(g, "GPU rows skipped") {
+		t.Error("GPU page says GPU rows were skipped")
+	}
+}
+
+func TestSanitizeNonFiniteResult(t *testing.T) {
+	run := fixtureRun(false)
+	run.Results = append(run.Results, pagerank.Result{Implementation: "t1-multicore-f32", Case: "star", Iterations: 3,
+		Residuals: []float64{0.5, math.NaN(), math.Inf(1)}, Sums: []float64{1, 1, math.NaN()}})
+	b, err := EncodeJSON(run)
+	if err != nil {
+		t.Fatalf("a NaN residual must not make results.json unwritable: %v", err)
+	}
+	back, err := DecodeJSON(b, "results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := back.Results[len(back.Results)-1]
+	if len(r.Residuals) != 1 || len(r.Sums) != 2 || !strings.Contains(r.Err, "residual became non-finite at index 1") {
+		t.Errorf("sanitized result %+v", r)
+	}
+}
+
+func TestReadJSONRejectsBadInput(t *testing.T) {
+	good, err := EncodeJSON(fixtureRun(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(old, new string) []byte {
+		if !bytes.Contains(good, []byte(old)) {
+			t.Fatalf("fixture JSON lacks %q", old)
+		}
+		return bytes.Replace(good, []byte(old), []byte(new), 1)
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "results.json: empty file"},
+		{"whitespace", []byte(" \n\t"), "results.json: empty file"},
+		{"truncated", good[:len(good)/2], "results.json"},
+		{"syntax", []byte("{\n \"schema\": \"prlab/results/v1\",\n \"name\": x\n}"), "results.json:3:"},
+		{"array", []byte("[1,2]"), "results.json:1:"},
+		{"no schema", []byte(`{"name":"x"}`), "schema: missing"},
+		{"other schema", replace(`"schema": "prlab/results/v1"`, `"schema": "prlab/results/v0"`), `schema: "prlab/results/v0" is not supported`},
+		{"wrong type", replace(`"n": 6,`, `"n": "six",`), "results.json:49:14: cases.n: want int, got JSON string"},
+		{"unknown field", replace(`"name": "fixture",`, `"name": "fixture", "extra": 1,`), `unknown field "extra"`},
+		{"bad status", replace(`"status": "pass"`, `"status": "maybe"`), `correctness[0].status: "maybe" is not one of pass, fail, failed, skipped`},
+		{"unknown implementation", replace(`"implementation": "t0-oracle"`, `"implementation": "t9-nope"`), `"t9-nope" is not in implementations`},
+		{"bad checksum", replace(`ad409b91a9f3c7e185ec380f5f08251949d61fc0cbe9a9845d13695f28b5880b`, `XYZ`), `environment.datasets[0].sha256: "XYZ"`},
+		{"bad kind", replace(`"kind": "cpu"`, `"kind": "tpu"`), `implementations[0].kind: "tpu"`},
+		{"trailing data", append(append([]byte{}, good...), []byte("{}")...), "after top-level value"},
+		{"non-UTF-8", replace(`"fixture"`, "\"fix\xffture\""), "results.json:3:14: not valid UTF-8"},
+		{"BOM", append([]byte("\xef\xbb\xbf"), good...), ""},
+	}
+	for _, c := range cases {
+		_, err := DecodeJSON(c.data, "results.json")
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := ReadJSON(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+	if _, err := ReadJSON(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReadCSVRejectsBadInput(t *testing.T) {
+	good, err := EncodeCSV(fixtureRun(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(bytes.NewReader(good)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := strings.Join(records[0], ",")
+	cols := records[0]
+	col := func(name string) int {
+		for i, c := range cols {
+			if c == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %q", name)
+		return -1
+	}
+	// setCell replaces one cell of data line k (1-based line k+1 in the file).
+	setCell := func(k int, name, value string) string {
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		for i, rec := range records {
+			rec = append([]string{}, rec...)
+			if i == k {
+				rec[col(name)] = value
+			}
+			w.Write(rec)
+		}
+		w.Flush()
+		return buf.String()
+	}
+	cases := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "results.csv: empty file"},
+		{"header only", header + "\n", ""}, // valid: no rows
+		{"missing column", strings.Replace(string(good), ",spearman,", ",rho,", 1), `results.csv:1: header: missing column "spearman"`},
+		{"bad number", setCell(3, "spearman", "abc"), `results.csv:4: column spearman: want a number or an empty cell, got "abc"`},
+		{"bad int", setCell(2, "n", "6.5"), `results.csv:3: column n: want an integer, got "6.5"`},
+		{"bad section", setCell(1, "section", "misc"), `results.csv:2: column section: "misc" is not one of`},
+		{"bad status", setCell(1, "status", "ok"), `results.csv:2: column status: "ok"`},
+		{"no implementation", setCell(5, "implementation", ""), `results.csv:6: column implementation: empty`},
+		{"short line", header + "\ncorrectness,tiny\n", "results.csv:2"},
+	}
+	for _, c := range cases {
+		_, err := DecodeCSV([]byte(c.data), "results.csv")
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: unexpected error %v", c.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestWriteFilesAtomicKeepsPreviousOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, fixtureRun(false)); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, f := range []string{HTMLFile, CSVFile, JSONFile} {
+		before[f], _ = os.ReadFile(filepath.Join(dir, f))
+	}
+	// One target's directory does not exist: its temporary file cannot be
+	// created, so no file of the batch may be replaced.
+	err := WriteFilesAtomic(map[string][]byte{
+		filepath.Join(dir, HTMLFile):            []byte("new page"),
+		filepath.Join(dir, CSVFile):             []byte("new csv"),
+		filepath.Join(dir, "missing", JSONFile): []byte("{}"),
+	})
+	if err == nil {
+		t.Fatal("want an error for a missing directory")
+	}
+	for f, b := range before {
+		now, _ := os.ReadFile(filepath.Join(dir, f))
+		if !bytes.Equal(now, b) {
+			t.Errorf("%s changed after a failed write", f)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,197 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tier names, lowest to highest.
+const (
+	TierNone   = "none"
+	TierPass   = "pass"
+	TierBronze = "bronze"
+	TierSilver = "silver"
+	TierGold   = "gold"
+)
+
+// GoldMaxCV is the gold tier's bound on the coefficient of variation of the
+// timed runs (course: "coefficient of variation under 5 percent").
+const GoldMaxCV = 0.05
+
+// SyntheticCaseCount is the number of synthetic correctness cases the pass
+// tier requires (course: tiny, single, nodangling, dangling, star, chain).
+const SyntheticCaseCount = 6
+
+// Thresholds is one column of the course's tier table: the fraction of the
+// 128 MiB device-to-device copy row's GB/s an implementation's end-to-end
+// effective bandwidth must reach for silver and for gold.
+type Thresholds struct {
+	Column     string  // the course column, e.g. "8.0, 8.9, 12.0"
+	Silver     float64 // fraction of the DRAM copy row
+	Gold       float64
+	Calibrated bool // the course measured a passing result for this column
+}
+
+// ThresholdsFor returns the course's tier thresholds for a compute capability
+// ("major.minor"). Source: the course capstone "PageRank on a real graph in
+// CUDA", tier table: 7.5 → 0.22/0.38 (calibrated on a Tesla T4: 95.7 GB/s
+// against a 244.8 GB/s copy row, 0.391); 8.0, 8.9, 12.0 → 0.20/0.35; 9.0,
+// 10.0 → 0.15/0.28. Only the 7.5 column is calibrated; the course leaves the
+// others uncalibrated until those cards run. ok is false for a compute
+// capability the table has no column for (e.g. 8.6).
+func ThresholdsFor(cc string) (t Thresholds, ok bool) {
+	switch strings.TrimSpace(cc) {
+	case "7.5":
+		return Thresholds{"7.5", 0.22, 0.38, true}, true
+	case "8.0", "8.9", "12.0":
+		return Thresholds{"8.0, 8.9, 12.0", 0.20, 0.35, false}, true
+	case "9.0", "10.0":
+		return Thresholds{"9.0, 10.0", 0.15, 0.28, false}, true
+	}
+	return Thresholds{}, false
+}
+
+// TierInput is what ComputeTiers needs beyond the Run: the implementation
+// the bronze line compares against (the course's thread-per-row version) and,
+// per implementation, whether its reduction stages met their write budget
+// (at most gridDim.x + 1 floats written; "met", "not met", or absent for
+// "not checked").
+type TierInput struct {
+	Baseline    string
+	WriteBudget map[string]string
+}
+
+// ComputeTiers grades every GPU implementation of run with the course's tier
+// table for run.GPU's compute capability. It returns nil when the run has no
+// GPU context. An implementation's tier is the highest whose requirements
+// all hold; Why names the first requirement of the next tier it misses.
+func ComputeTiers(run *Run, in TierInput) []TierRow {
+	if run.GPU == nil {
+		return nil
+	}
+	th, haveColumn := ThresholdsFor(run.GPU.ComputeCapability)
+	dram := DRAMCopyRow(run)
+	synthetic := map[string]bool{}
+	for _, c := range run.Cases {
+		if !c.Real {
+			synthetic[c.Name] = true
+		}
+	}
+	timing := map[string]TimingRow{}
+	for _, t := range run.Timings {
+		timing[t.Implementation] = t
+	}
+	base, haveBase := timing[in.Baseline]
+
+	var rows []TierRow
+	for _, im := range run.Implementations {
+		if im.Kind != KindGPU {
+			continue
+		}
+		r := TierRow{Implementation: im.Name, Label: im.Label, Tier: TierNone, Baseline: in.Baseline,
+			WriteBudget: "not checked", Fraction: NaN, CV: NaN, Silver: NaN, Gold: NaN}
+		if wb, ok := in.WriteBudget[im.Name]; ok && wb != "" {
+			r.WriteBudget = wb
+		}
+		if haveColumn {
+			r.Silver, r.Gold, r.Calibrated, r.Column = F(th.Silver), F(th.Gold), th.Calibrated, th.Column
+		}
+		// pass: every synthetic case ran and passed, and so did every other case run.
+		passed, ran, bad := 0, 0, ""
+		for _, c := range run.Correctness {
+			if c.Implementation != im.Name {
+				continue
+			}
+			ran++
+			if c.Status == StatusPass {
+				if synthetic[c.Case] {
+					passed++
+				}
+			} else if bad == "" {
+				bad = fmt.Sprintf("%s is %s", c.Case, c.Status)
+			}
+		}
+		switch {
+		case !im.Available:
+			r.Why = "not run: " + im.Reason
+		case bad != "":
+			r.Why = "pass needs every case correct; " + bad
+		case len(synthetic) < SyntheticCaseCount || passed < SyntheticCaseCount:
+			r.Why = fmt.Sprintf("pass needs all %d synthetic cases; %d passed in this run", SyntheticCaseCount, passed)
+		default:
+			r.AllCorrect = true
+		}
+		t, timed := timing[im.Name]
+		if timed && t.Status == StatusPass {
+			r.CV = F(t.Timing.CV)
+			if dram > 0 && t.GBps.Valid() {
+				r.Fraction = F(float64(t.GBps) / dram)
+			}
+			if haveBase && base.Status == StatusPass && im.Name != in.Baseline {
+				r.BeatsBaseline = t.Timing.MedianMs < base.Timing.MedianMs
+			}
+		}
+		if !r.AllCorrect {
+			rows = append(rows, r)
+			continue
+		}
+		r.Tier = TierPass
+		switch {
+		case !timed || t.Status != StatusPass:
+			r.Why = "bronze needs a timed run"
+		case im.Name == in.Baseline:
+			r.Why = "bronze compares against this implementation (the thread-per-row baseline)"
+		case !haveBase || base.Status != StatusPass:
+			r.Why = fmt.Sprintf("bronze needs the baseline %q timed", in.Baseline)
+		case !r.BeatsBaseline:
+			r.Why = fmt.Sprintf("bronze needs a median under %s's %.4f ms", in.Baseline, base.Timing.MedianMs)
+		default:
+			r.Tier = TierBronze
+		}
+		if r.Tier != TierBronze {
+			rows = append(rows, r)
+			continue
+		}
+		switch {
+		case !haveColumn:
+			r.Why = fmt.Sprintf("the course's tier table has no column for compute capability %s", run.GPU.ComputeCapability)
+		case r.WriteBudget != "met":
+			r.Why = "silver needs the reduction write budget (gridDim.x + 1 floats) met; it is " + r.WriteBudget
+		case !r.Fraction.Valid():
+			r.Why = "silver needs a DRAM copy row and the bytes one iteration moves"
+		case float64(r.Fraction) < th.Silver:
+			r.Why = fmt.Sprintf("silver needs %.2f x DRAM; measured %.3f", th.Silver, float64(r.Fraction))
+		default:
+			r.Tier = TierSilver
+		}
+		if r.Tier != TierSilver {
+			rows = append(rows, r)
+			continue
+		}
+		switch {
+		case float64(r.Fraction) < th.Gold:
+			r.Why = fmt.Sprintf("gold needs %.2f x DRAM; measured %.3f", th.Gold, float64(r.Fraction))
+		case !(float64(r.CV) < GoldMaxCV):
+			r.Why = fmt.Sprintf("gold needs CV under %.0f%%; measured %.1f%%", GoldMaxCV*100, float64(r.CV)*100)
+		default:
+			r.Tier = TierGold
+			r.Why = ""
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// DRAMCopyRow returns the GB/s of the run's 128 MiB device-to-device copy row
+// (the row whose name mentions "128 MiB", else the first copy row), or 0.
+func DRAMCopyRow(run *Run) float64 {
+	for _, s := range run.CopyRows {
+		if strings.Contains(s.Name, "128 MiB") {
+			return s.GBps
+		}
+	}
+	if len(run.CopyRows) > 0 {
+		return run.CopyRows[0].GBps
+	}
+	return 0
+}
