@@ -392,6 +392,7 @@ func TestPapersAcceptedForms(t *testing.T) {
 		"columns reordered":     "title_source\ttitle\tyear\tid\naan\tA \"quoted\", title\t1990\tX\nnone\t\t\tY\n",
 		"extra columns ignored": "id\tyear\ttitle\ttitle_source\tin_citation_graph\nX\t1990\tA \"quoted\", title\taan\t1\nY\t\t\tnone\t0\n",
 		"header with spaces":    " id \tyear\ttitle\ttitle_source \n" + rows,
+		"trailing whitespace":   hdr + "X\t1990 \tA \"quoted\", title  \taan  \r\r\nY \t\t \tnone\r\r\r\n",
 	} {
 		p, err := ParsePapers(strings.NewReader(in), "papers.tsv")
 		if err != nil {

@@ -96,6 +96,9 @@ func (t *tsvReader) Read() ([]string, error) {
 			return nil, &ParseError{t.name, t.line, "line is not valid UTF-8"}
 		}
 		rec := strings.Split(string(b), "\t")
+		for i := range rec { // trailing whitespace, a stray CR, spaces around an id
+			rec[i] = strings.TrimSpace(rec[i])
+		}
 		if t.width == 0 {
 			t.width = len(rec)
 			t.header = rec
@@ -129,8 +132,9 @@ func (t *tsvReader) ReadAll() ([][]string, error) {
 }
 
 // ParsePapers reads a metadata TSV with a header naming at least the columns
-// id, year and title (title_source optional) through gocsv. Ids are trimmed
-// of surrounding whitespace. Errors name the file and line: a missing or
+// id, year and title (title_source optional) through gocsv. Every field is
+// trimmed of surrounding whitespace (so "X \t1990" names node X, as in the
+// edge list). Errors name the file and line: a missing or
 // twice-named header column, a row with the wrong field count, an empty id, a
 // year that is not an integer, a duplicate id.
 func ParsePapers(r io.Reader, name string) (*Papers, error) {
@@ -153,7 +157,6 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 	p := &Papers{ByID: make(map[string]Paper, len(rows))}
 	for i, row := range rows {
 		line := tr.lines[i+1]
-		row.ID = strings.TrimSpace(row.ID) // "X \t1990" names node X, as in the edge list
 		if row.ID == "" {
 			return nil, &ParseError{name, line, "empty id (is there an \"id\" column in the header?)"}
 		}
