@@ -43,6 +43,9 @@ func TestBadEdgeListInputs(t *testing.T) {
 		{"Ctrl-Z at the end (DOS EOF)", "A B\n\x1a\n", 2, "got 1"},
 		{"old Mac CR-only line ends", "A B\rB C\r", 1, "got 4"},
 		{"comment after the edge", "A B # cites\n", 1, "got 4"},
+		{"comment glued to the edge", "A B\nB #note\n", 2, `node id "#note" starts with a comment character`},
+		{"percent id after comma", "A , %x\n", 1, `node id "%x" starts with a comment character`},
+		{"fuzz crasher: id #", "0 #", 1, `node id "#" starts with a comment character`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

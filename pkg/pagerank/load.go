@@ -50,7 +50,8 @@ var (
 // the start, CR before LF, and leading/trailing whitespace. Every other line
 // must have exactly two non-empty ids of valid UTF-8 with no whitespace or
 // control character inside (so a mixed "A B , C" is an error, not the id
-// "A B"). Errors are *ParseError
+// "A B") that do not start with '#' or '%' (so "A #note" is an error, not an
+// edge to "#note"). Errors are *ParseError
 // values naming the file, line and problem.
 func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 	el := &EdgeList{}
@@ -99,6 +100,9 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 			return nil, &ParseError{name, line, fmt.Sprintf("empty node id in %q", clip(s))}
 		}
 		for _, id := range fields {
+			if id != "" && (id[0] == '#' || id[0] == '%') { // "A #cites" would make "#cites" a node that can never cite
+				return nil, &ParseError{name, line, fmt.Sprintf("node id %q starts with a comment character (comments must start their line)", clip(id))}
+			}
 			if r, bad := badIDRune(id); bad {
 				return nil, &ParseError{name, line, fmt.Sprintf("node id %q contains %U (whitespace or a control character; separate the two ids with one of \" , \", \",\", tabs or spaces, not a mix)", clip(id), r)}
 			}

@@ -1,0 +1,122 @@
+package report
+
+// Native fuzz targets for the results readers that `prlab render` relies on
+// (issue 7). Seed corpora live in testdata/fuzz/<target>/ and run as ordinary
+// tests with `go test`; fuzz one target at a time with, e.g.,
+//
+//	go test ./pkg/report -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime 3m
+//
+// Any crasher found is committed there and stays a regression test.
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gocarina/gocsv"
+)
+
+// fileLine matches an error that names the file, and optionally line[:col].
+var fileLine = regexp.MustCompile(`^(results\.json|results\.csv)(:\d+(:\d+)?)?: `)
+
+func checkReadErr(t *testing.T, err error, name string) {
+	t.Helper()
+	msg := err.Error()
+	if !strings.HasPrefix(msg, name+":") || !fileLine.MatchString(msg) {
+		t.Fatalf("error %q does not start with %s[:line[:col]]: ", msg, name)
+	}
+	if !utf8.ValidString(msg) {
+		t.Fatalf("error message is not valid UTF-8: %q", msg)
+	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	for _, gpu := range []bool{false, true} {
+		b, err := EncodeJSON(fixtureRun(gpu))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"schema":"prlab/results/v1","name":"x","environment":{"date":"d"}}`))
+	f.Add([]byte(`{"schema":"prlab/results/v1"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, err := DecodeJSON(data, "results.json")
+		if err != nil {
+			checkReadErr(t, err, "results.json")
+			return
+		}
+		if err := run.Validate(); err != nil {
+			t.Fatalf("DecodeJSON accepted a run that fails Validate: %v", err)
+		}
+		// prlab render: what was read must render and write back, and read
+		// back to the same JSON.
+		if _, err := RenderHTML(run); err != nil {
+			t.Fatalf("accepted run does not render: %v", err)
+		}
+		b1, err := EncodeJSON(run)
+		if err != nil {
+			t.Fatalf("accepted run does not encode: %v", err)
+		}
+		run2, err := DecodeJSON(b1, "results.json")
+		if err != nil {
+			t.Fatalf("re-encoded run does not read back: %v", err)
+		}
+		b2, err := EncodeJSON(run2)
+		if err != nil || !bytes.Equal(b1, b2) {
+			t.Fatalf("JSON round trip differs (%v)", err)
+		}
+		if _, err := EncodeCSV(run); err != nil {
+			t.Fatalf("accepted run does not encode as CSV: %v", err)
+		}
+	})
+}
+
+func FuzzDecodeCSV(f *testing.F) {
+	for _, gpu := range []bool{false, true} {
+		b, err := EncodeCSV(fixtureRun(gpu))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(strings.Join(csvHeader(), ",") + "\n"))
+	f.Add([]byte(strings.Join(csvHeader(), ",") + "\ncorrectness,tiny\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rows, err := DecodeCSV(data, "results.csv")
+		if err != nil {
+			checkReadErr(t, err, "results.csv")
+			return
+		}
+		// Rows read back must write and read back unchanged.
+		var buf bytes.Buffer
+		buf.WriteString(strings.Join(csvHeader(), ",") + "\n")
+		if len(rows) > 0 {
+			buf.Reset()
+			if err := gocsv.Marshal(rows, &buf); err != nil {
+				t.Fatalf("accepted rows do not encode: %v", err)
+			}
+		}
+		rows2, err := DecodeCSV(buf.Bytes(), "results.csv")
+		if err != nil {
+			t.Fatalf("re-encoded rows do not read back: %v\n%s", err, buf.Bytes())
+		}
+		if len(rows2) != len(rows) {
+			t.Fatalf("%d rows, %d after the round trip", len(rows), len(rows2))
+		}
+		var buf2 bytes.Buffer
+		buf2.WriteString(strings.Join(csvHeader(), ",") + "\n")
+		if len(rows2) > 0 {
+			buf2.Reset()
+			gocsv.Marshal(rows2, &buf2)
+		}
+		if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
+			t.Fatalf("CSV round trip differs:\n%s\n%s", buf.Bytes(), buf2.Bytes())
+		}
+	})
+}
