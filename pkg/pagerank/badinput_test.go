@@ -7,6 +7,7 @@ package pagerank
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -448,5 +449,30 @@ func TestPapersCoverage(t *testing.T) {
 	}
 	if in, notIn := none.Coverage(g); in != 0 || notIn != 0 {
 		t.Fatalf("nil Papers coverage %d %d", in, notIn)
+	}
+}
+
+// TestValidateNonFiniteRanks: a Result holding NaN or ±Inf ranks, or ranks
+// whose sum overflows, cannot be graded: Validate reports it as a problem
+// (the row is "failed"), never as numbers a report cannot hold.
+func TestValidateNonFiniteRanks(t *testing.T) {
+	g, _ := SyntheticCase("tiny")
+	oracle := &Result{Ranks: []float64{0.2, 0.2, 0.2, 0.2, 0.1, 0.1}}
+	cases := []struct {
+		ranks []float64
+		want  string
+	}{
+		{[]float64{0.2, math.NaN(), 0.2, 0.2, 0.1, 0.1}, "rank of node 1 is NaN: non-finite ranks"},
+		{[]float64{0.2, 0.2, 0.2, 0.2, 0.1, math.Inf(-1)}, "rank of node 5 is -Inf: non-finite ranks"},
+		{[]float64{math.MaxFloat64, math.MaxFloat64, 0, 0, 0, 0}, "sum of ranks is +Inf: non-finite"},
+	}
+	for _, c := range cases {
+		v := Validate(g, &Result{Ranks: c.ranks}, oracle)
+		if v.Problem != c.want || v.Pass || !math.IsNaN(v.SumMinus1) || !math.IsNaN(v.ErrOverTol) {
+			t.Errorf("%v: problem %q pass %v sum-1 %v err/tol %v, want %q", c.ranks, v.Problem, v.Pass, v.SumMinus1, v.ErrOverTol, c.want)
+		}
+	}
+	if v := Validate(g, &Result{Ranks: oracle.Ranks}, oracle); v.Problem != "" || !v.Pass {
+		t.Errorf("finite ranks: %+v", v)
 	}
 }

@@ -66,6 +66,21 @@ func Validate(g *Graph, res, oracle *Result) Validation {
 		v.Problem = "no oracle result to compare with"
 	case len(res.Ranks) != g.N || len(oracle.Ranks) != g.N:
 		v.Problem = fmt.Sprintf("rank vectors have length %d and %d, want n=%d", len(res.Ranks), len(oracle.Ranks), g.N)
+	default:
+		// A rank that is NaN or ±Inf (or a sum that overflows) means the run
+		// failed; there are no numbers to grade (and none that results.json
+		// could hold).
+		sum := 0.0
+		for i, x := range res.Ranks {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				v.Problem = fmt.Sprintf("rank of node %d is %v: non-finite ranks", i, x)
+				break
+			}
+			sum += x
+		}
+		if v.Problem == "" && math.IsInf(sum, 0) {
+			v.Problem = fmt.Sprintf("sum of ranks is %v: non-finite", sum)
+		}
 	}
 	if v.Problem != "" {
 		v.SumMinus1, v.Spearman, v.MaxRelErr, v.ErrOverTol = math.NaN(), math.NaN(), math.NaN(), math.NaN()
