@@ -1,0 +1,559 @@
+// api.cu — the extern "C" API of libprlab_cuda.so (see prlab_cuda.h): device
+// info, graph upload, the iteration of every implementation, correctness
+// runs, CUDA-event timing of whole runs, of single stages and of copy rows.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <vector>
+
+#include "common.cuh"
+
+#define PRLAB_STR2(...) #__VA_ARGS__
+#define PRLAB_STR(...) PRLAB_STR2(__VA_ARGS__)
+
+namespace prlab {
+
+static int checkHandle(void *h, Err &e) {
+  if (h == nullptr) return fail(e, PRLAB_ERR_ARG, "graph handle is NULL");
+  Ctx &c = *static_cast<Ctx *>(h);
+  PR_CUDA(e, cudaSetDevice(c.device), "cudaSetDevice(%d)", c.device);
+  return PRLAB_OK;
+}
+
+static int checkImpl(int impl, Err &e) {
+  if (impl < 0 || impl >= PRLAB_IMPL_COUNT)
+    return fail(e, PRLAB_ERR_ARG, "implementation %d out of range [0, %d)", impl, PRLAB_IMPL_COUNT);
+  return PRLAB_OK;
+}
+
+static int checkDamping(float d, Err &e) {
+  if (!(d > 0.0f && d < 1.0f))
+    return fail(e, PRLAB_ERR_ARG, "damping factor %g out of range (0, 1)", static_cast<double>(d));
+  return PRLAB_OK;
+}
+
+static bool isThrust(int impl) {
+  return impl == PRLAB_IMPL_THRUST_CUB || impl == PRLAB_IMPL_THRUST_CUB_NOSYNC;
+}
+
+// Creates the library state an implementation needs (outside any timed region).
+static int prepareImpl(Ctx &c, int impl, Err &e) {
+  if (isThrust(impl)) return thrustCubInit(c, e);
+  if (impl == PRLAB_IMPL_CUSPARSE) return cusparseInit(c, e);
+  return PRLAB_OK;
+}
+
+// One PageRank iteration of implementation impl: xbuf[in] -> xbuf[1-in].
+// Launch sequence per implementation (the timed loop's work):
+//   naive:          memset D, D by one atomicAdd per thread, fused pull + combine
+//   thread per row: scale, scalar SpMV, dangling tree (2 passes), combine
+//   warp per row:   scale, warp SpMV, dangling shuffle (2 passes), combine
+//   Thrust + CUB:   transform, gather, segmented reduce, transform, reduce, transform
+//   cuSPARSE:       cusparseSpMV (P x), dangling shuffle (2 passes), combine
+// No host synchronization except inside thrust::device algorithms.
+static int iterate(Ctx &c, int impl, int in, float d, Err &e) {
+  const float *x = c.xbuf[in];
+  float *xn = c.xbuf[1 - in];
+  switch (impl) {
+  case PRLAB_IMPL_NAIVE:
+    PR_TRY(stageDangling(c, PRLAB_REDUCE_ATOMIC, x, e));
+    return stageNaivePullCombine(c, x, xn, d, e);
+  case PRLAB_IMPL_THREAD_PER_ROW:
+    PR_TRY(stageScale(c, x, e));
+    PR_TRY(stageSpmvScalar(c, e));
+    PR_TRY(stageDangling(c, PRLAB_REDUCE_TREE, x, e));
+    return stageCombine(c, xn, d, e);
+  case PRLAB_IMPL_WARP_PER_ROW:
+    PR_TRY(stageScale(c, x, e));
+    PR_TRY(stageSpmvWarp(c, e));
+    PR_TRY(stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e));
+    return stageCombine(c, xn, d, e);
+  case PRLAB_IMPL_THRUST_CUB:
+  case PRLAB_IMPL_THRUST_CUB_NOSYNC: {
+    const bool nosync = impl == PRLAB_IMPL_THRUST_CUB_NOSYNC;
+    PR_TRY(thrustScale(c, x, nosync, e));
+    PR_TRY(thrustSpmvGatherCub(c, nosync, e));
+    PR_TRY(thrustDangling(c, x, nosync, e));
+    return thrustCombine(c, xn, d, nosync, e);
+  }
+  case PRLAB_IMPL_CUSPARSE:
+    PR_TRY(cusparseSpmv(c, in, e));
+    PR_TRY(stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e));
+    return stageCombine(c, xn, d, e);
+  }
+  return fail(e, PRLAB_ERR_ARG, "implementation %d out of range", impl);
+}
+
+// The implementation's own L1 residual of iteration xbuf[in] -> xbuf[1-in], into *out.
+static int residual(Ctx &c, int impl, int in, float *out, Err &e) {
+  const float *x = c.xbuf[in];
+  const float *xn = c.xbuf[1 - in];
+  switch (impl) {
+  case PRLAB_IMPL_NAIVE:
+    return stageResidual(c, PRLAB_REDUCE_ATOMIC, x, xn, out, e);
+  case PRLAB_IMPL_THREAD_PER_ROW:
+    return stageResidual(c, PRLAB_REDUCE_TREE, x, xn, out, e);
+  case PRLAB_IMPL_THRUST_CUB:
+  case PRLAB_IMPL_THRUST_CUB_NOSYNC:
+    return thrustResidual(c, x, xn, out, impl == PRLAB_IMPL_THRUST_CUB_NOSYNC, e);
+  default: // warp per row, cuSPARSE
+    return stageResidual(c, PRLAB_REDUCE_SHUFFLE, x, xn, out, e);
+  }
+}
+
+static void destroy(Ctx *c) {
+  if (c == nullptr) return;
+  cudaSetDevice(c->device);
+  libraryFree(*c);
+  void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
+                  c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
+                  c->partials, c->scalars, c->residHist, c->sumHist};
+  for (void *p : bufs)
+    if (p) cudaFree(p);
+  if (c->ev0) cudaEventDestroy(c->ev0);
+  if (c->ev1) cudaEventDestroy(c->ev1);
+  delete c;
+}
+
+static int create(int device, int n, int nnz, const int *rowPtr, const int *colIdx,
+                  const float *invOut, const unsigned char *dangling, int maxIter, void **handle,
+                  Err &e) {
+  if (handle == nullptr) return fail(e, PRLAB_ERR_ARG, "handle output pointer is NULL");
+  *handle = nullptr;
+  if (n < 1) return fail(e, PRLAB_ERR_ARG, "node count n = %d must be >= 1", n);
+  if (nnz < 0) return fail(e, PRLAB_ERR_ARG, "edge count nnz = %d must be >= 0", nnz);
+  if (maxIter < 1) return fail(e, PRLAB_ERR_ARG, "max_iterations = %d must be >= 1", maxIter);
+  if (!rowPtr || (nnz > 0 && !colIdx) || !invOut || !dangling)
+    return fail(e, PRLAB_ERR_ARG, "a graph array is NULL");
+  if (rowPtr[0] != 0 || rowPtr[n] != nnz)
+    return fail(e, PRLAB_ERR_ARG, "row pointer must start at 0 and end at nnz = %d (got %d .. %d)",
+                nnz, rowPtr[0], rowPtr[n]);
+  for (int v = 0; v < n; ++v)
+    if (rowPtr[v + 1] < rowPtr[v])
+      return fail(e, PRLAB_ERR_ARG, "row pointer decreases at row %d (%d > %d)", v, rowPtr[v],
+                  rowPtr[v + 1]);
+  for (int k = 0; k < nnz; ++k)
+    if (colIdx[k] < 0 || colIdx[k] >= n)
+      return fail(e, PRLAB_ERR_ARG, "column index %d at position %d outside [0, %d)", colIdx[k], k,
+                  n);
+
+  int count = 0;
+  PR_CUDA(e, cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (device < 0 || device >= count)
+    return fail(e, PRLAB_ERR_ARG, "device %d out of range [0, %d)", device, count);
+  PR_CUDA(e, cudaSetDevice(device), "cudaSetDevice(%d)", device);
+
+  Ctx *c = new (std::nothrow) Ctx();
+  if (c == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the context failed");
+  c->device = device;
+  c->n = n;
+  c->nnz = nnz;
+  c->maxIter = maxIter;
+  const size_t N = static_cast<size_t>(n), NNZ = static_cast<size_t>(nnz);
+  int rc = PRLAB_OK;
+  auto alloc = [&](void *pp, size_t bytes, const char *name) {
+    if (rc == PRLAB_OK) rc = devAlloc(static_cast<void **>(pp), bytes, name, e);
+  };
+  alloc(&c->rowPtr, 4 * (N + 1), "d_rowPtr");
+  alloc(&c->colIdx, 4 * NNZ, "d_colIdx");
+  alloc(&c->invOut, 4 * N, "d_invOut");
+  alloc(&c->dangling, N, "d_dangling");
+  alloc(&c->xbuf[0], 4 * N, "d_x0");
+  alloc(&c->xbuf[1], 4 * N, "d_x1");
+  alloc(&c->contrib, 4 * N, "d_contrib");
+  alloc(&c->y, 4 * N, "d_y");
+  alloc(&c->gathered, 4 * NNZ, "d_gathered");
+  alloc(&c->diff, 4 * N, "d_diff");
+  alloc(&c->partials, 4 * static_cast<size_t>(kPartialsCapacity), "d_partials");
+  alloc(&c->scalars, 4 * 4, "d_scalars");
+  alloc(&c->residHist, 4 * static_cast<size_t>(maxIter), "d_residuals");
+  alloc(&c->sumHist, 8 * static_cast<size_t>(maxIter), "d_sums");
+  if (rc != PRLAB_OK) {
+    destroy(c);
+    return rc;
+  }
+  auto up = [&](void *dst, const void *src, size_t bytes, const char *name) -> int {
+    if (bytes == 0) return PRLAB_OK;
+    PR_CUDA(e, cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+            "cudaMemcpy(%s, %zu bytes, host to device)", name, bytes);
+    return PRLAB_OK;
+  };
+  if ((rc = up(c->rowPtr, rowPtr, 4 * (N + 1), "d_rowPtr")) != PRLAB_OK ||
+      (rc = up(c->colIdx, colIdx, 4 * NNZ, "d_colIdx")) != PRLAB_OK ||
+      (rc = up(c->invOut, invOut, 4 * N, "d_invOut")) != PRLAB_OK ||
+      (rc = up(c->dangling, dangling, N, "d_dangling")) != PRLAB_OK) {
+    destroy(c);
+    return rc;
+  }
+  cudaError_t st = cudaMemset(c->scalars, 0, 16);
+  if (st == cudaSuccess) st = cudaEventCreate(&c->ev0);
+  if (st == cudaSuccess) st = cudaEventCreate(&c->ev1);
+  if (st != cudaSuccess) {
+    rc = cudaFail(e, st, "cudaMemset/cudaEventCreate (context setup)");
+    destroy(c);
+    return rc;
+  }
+  *handle = c;
+  return PRLAB_OK;
+}
+
+static int run(Ctx &c, int impl, float d, int iterations, float tol, float *ranks,
+               float *residuals, double *sums, int *done, int *converged, Err &e) {
+  PR_TRY(checkImpl(impl, e));
+  PR_TRY(checkDamping(d, e));
+  if (iterations < 1 || iterations > c.maxIter)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)",
+                iterations, c.maxIter);
+  if (!ranks || !residuals || !sums || !done || !converged)
+    return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  PR_TRY(prepareImpl(c, impl, e));
+  PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
+  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)),
+          "cudaMemsetAsync(d_residuals)");
+  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)),
+          "cudaMemsetAsync(d_sums)");
+  int in = 0, k = 0;
+  *converged = 0;
+  while (k < iterations) {
+    PR_TRY(iterate(c, impl, in, d, e));
+    PR_TRY(residual(c, impl, in, c.residHist + k, e));
+    PR_TRY(instrumentSum(c.xbuf[1 - in], c.n, c.sumHist + k, e));
+    in = 1 - in;
+    ++k;
+    if (tol > 0.0f) { // the host decides whether to stop: one 4-byte copy
+      float r = 0.0f;
+      PR_CUDA(e, cudaMemcpy(&r, c.residHist + k - 1, 4, cudaMemcpyDeviceToHost),
+              "cudaMemcpy(residual %d, 4 bytes, device to host)", k);
+      if (r < tol) {
+        *converged = 1;
+        break;
+      }
+    }
+  }
+  *done = k;
+  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
+  PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[in], 4 * N, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * N);
+  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(residuals, %zu bytes, device to host)", 4 * K);
+  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(sums, %zu bytes, device to host)", 8 * K);
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d iterations)", k);
+  return PRLAB_OK;
+}
+
+static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs,
+                     float *runsMs, float *ranks, Err &e) {
+  PR_TRY(checkImpl(impl, e));
+  PR_TRY(checkDamping(d, e));
+  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1",
+                iterations, warmups, runs);
+  PR_TRY(prepareImpl(c, impl, e));
+  int in = 0;
+  for (int r = 0; r < warmups + runs; ++r) {
+    PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e)); // outside the events
+    in = 0;
+    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
+    for (int k = 0; k < iterations; ++k) {
+      PR_TRY(iterate(c, impl, in, d, e));
+      in = 1 - in;
+    }
+    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
+    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
+    float ms = 0.0f;
+    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(run %d)", r);
+    if (r >= warmups) runsMs[r - warmups] = ms;
+  }
+  if (ranks)
+    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[in], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
+            "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
+  return PRLAB_OK;
+}
+
+// One execution of a stage on prepared buffers: x = xbuf[0], x' = xbuf[1].
+static int stage(Ctx &c, int s, float d, Err &e) {
+  const float *x = c.xbuf[0];
+  float *xn = c.xbuf[1];
+  switch (s) {
+  case PRLAB_STAGE_SCALE: return stageScale(c, x, e);
+  case PRLAB_STAGE_SPMV_SCALAR: return stageSpmvScalar(c, e);
+  case PRLAB_STAGE_SPMV_WARP: return stageSpmvWarp(c, e);
+  case PRLAB_STAGE_SPMV_GATHER_CUB: return thrustSpmvGatherCub(c, false, e);
+  case PRLAB_STAGE_SPMV_CUSPARSE: return cusparseSpmv(c, 0, e);
+  case PRLAB_STAGE_NAIVE_PULL_COMBINE: return stageNaivePullCombine(c, x, xn, d, e);
+  case PRLAB_STAGE_DANGLING_ATOMIC: return stageDangling(c, PRLAB_REDUCE_ATOMIC, x, e);
+  case PRLAB_STAGE_DANGLING_TREE: return stageDangling(c, PRLAB_REDUCE_TREE, x, e);
+  case PRLAB_STAGE_DANGLING_SHUFFLE: return stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e);
+  case PRLAB_STAGE_DANGLING_THRUST_CUB: return thrustDangling(c, x, false, e);
+  case PRLAB_STAGE_RESIDUAL_ATOMIC: return stageResidual(c, PRLAB_REDUCE_ATOMIC, x, xn, c.scalars + 1, e);
+  case PRLAB_STAGE_RESIDUAL_TREE: return stageResidual(c, PRLAB_REDUCE_TREE, x, xn, c.scalars + 1, e);
+  case PRLAB_STAGE_RESIDUAL_SHUFFLE: return stageResidual(c, PRLAB_REDUCE_SHUFFLE, x, xn, c.scalars + 1, e);
+  case PRLAB_STAGE_RESIDUAL_THRUST_CUB: return thrustResidual(c, x, xn, c.scalars + 1, false, e);
+  case PRLAB_STAGE_COMBINE: return stageCombine(c, xn, d, e);
+  case PRLAB_STAGE_SCALE_THRUST: return thrustScale(c, x, false, e);
+  case PRLAB_STAGE_COMBINE_THRUST: return thrustCombine(c, xn, d, false, e);
+  }
+  return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
+}
+
+static float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5f * (v[m - 1] + v[m]);
+}
+
+static int timeStage(Ctx &c, int s, float d, int warmups, int repeats, float *med, Err &e) {
+  if (s < 0 || s >= PRLAB_STAGE_COUNT)
+    return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
+  PR_TRY(checkDamping(d, e));
+  if (warmups < 0 || repeats < 1 || !med)
+    return fail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
+  // Library state for the library stages, then one full iteration so that
+  // contrib, y, the gathered values and D hold the values of a real iteration.
+  if (s == PRLAB_STAGE_SPMV_GATHER_CUB || s == PRLAB_STAGE_DANGLING_THRUST_CUB ||
+      s == PRLAB_STAGE_RESIDUAL_THRUST_CUB || s == PRLAB_STAGE_SCALE_THRUST ||
+      s == PRLAB_STAGE_COMBINE_THRUST)
+    PR_TRY(thrustCubInit(c, e));
+  if (s == PRLAB_STAGE_SPMV_CUSPARSE) PR_TRY(cusparseInit(c, e));
+  PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
+  PR_TRY(iterate(c, PRLAB_IMPL_WARP_PER_ROW, 0, d, e));
+  std::vector<float> times;
+  for (int r = 0; r < warmups + repeats; ++r) {
+    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(stage %d start)", s);
+    PR_TRY(stage(c, s, d, e));
+    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stage %d stop)", s);
+    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stage %d)", s);
+    float ms = 0.0f;
+    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(stage %d)", s);
+    if (r >= warmups) times.push_back(ms);
+  }
+  *med = median(times);
+  return PRLAB_OK;
+}
+
+static int timeCopy(Ctx &c, long long bytesMoved, int warmups, int repeats, float *med, Err &e) {
+  if (bytesMoved < 8 || warmups < 0 || repeats < 1 || !med)
+    return fail(e, PRLAB_ERR_ARG, "copy of %lld bytes, warmups %d, repeats %d: need >= 8, >= 0, >= 1",
+                bytesMoved, warmups, repeats);
+  const size_t half = static_cast<size_t>(bytesMoved / 2);
+  void *src = nullptr, *dst = nullptr;
+  int rc = devAlloc(&src, half, "d_copySrc", e);
+  if (rc == PRLAB_OK) rc = devAlloc(&dst, half, "d_copyDst", e);
+  std::vector<float> times;
+  if (rc == PRLAB_OK) {
+    cudaError_t st = cudaMemset(src, 0x3f, half);
+    if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemset(d_copySrc, %zu bytes)", half);
+  }
+  for (int r = 0; rc == PRLAB_OK && r < warmups + repeats; ++r) {
+    cudaError_t st = cudaEventRecord(c.ev0);
+    if (st == cudaSuccess) st = cudaMemcpyAsync(dst, src, half, cudaMemcpyDeviceToDevice);
+    if (st == cudaSuccess) st = cudaEventRecord(c.ev1);
+    if (st == cudaSuccess) st = cudaEventSynchronize(c.ev1);
+    float ms = 0.0f;
+    if (st == cudaSuccess) st = cudaEventElapsedTime(&ms, c.ev0, c.ev1);
+    if (st != cudaSuccess) {
+      rc = cudaFail(e, st, "cudaMemcpyAsync(device to device, %zu bytes) timing", half);
+      break;
+    }
+    if (r >= warmups) times.push_back(ms);
+  }
+  if (src) cudaFree(src);
+  if (dst) cudaFree(dst);
+  if (rc == PRLAB_OK) *med = median(times);
+  return rc;
+}
+
+static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, const float *b,
+                          const unsigned char *mask, int threads, double *value, int *written,
+                          int *grid, Err &e) {
+  (void)c; // the context only selects the device (checkHandle); buffers are the call's own
+  if (kind < 0 || kind > 2 || which < 0 || which > 1)
+    return fail(e, PRLAB_ERR_ARG, "reduction kind %d / which %d out of range", kind, which);
+  if (n < 1 || !a || (which == 1 && !b) || (which == 0 && !mask) || !value || !written || !grid)
+    return fail(e, PRLAB_ERR_ARG, "n = %d must be >= 1 and the arrays non-NULL", n);
+  if (threads < 32 || threads > 1024 || threads % 32 != 0 ||
+      (kind == PRLAB_REDUCE_TREE && (threads & (threads - 1)) != 0))
+    return fail(e, PRLAB_ERR_ARG,
+                "threads per block %d: need a multiple of 32 in [32, 1024] (a power of two for the tree)",
+                threads);
+  const size_t N = static_cast<size_t>(n);
+  const int scratchFloats = kPartialsCapacity + 1; // partials, then the result
+  float *da = nullptr, *db = nullptr, *scratch = nullptr;
+  unsigned char *dm = nullptr;
+  int rc = devAlloc(reinterpret_cast<void **>(&da), 4 * N, "d_checkA", e);
+  if (rc == PRLAB_OK) rc = devAlloc(reinterpret_cast<void **>(&db), 4 * N, "d_checkB", e);
+  if (rc == PRLAB_OK) rc = devAlloc(reinterpret_cast<void **>(&dm), N, "d_checkMask", e);
+  if (rc == PRLAB_OK)
+    rc = devAlloc(reinterpret_cast<void **>(&scratch), 4 * scratchFloats, "d_checkScratch", e);
+  std::vector<unsigned int> host(scratchFloats);
+  cudaError_t st = cudaSuccess;
+  if (rc == PRLAB_OK) {
+    st = cudaMemcpy(da, a, 4 * N, cudaMemcpyHostToDevice);
+    if (st == cudaSuccess && which == 1) st = cudaMemcpy(db, b, 4 * N, cudaMemcpyHostToDevice);
+    if (st == cudaSuccess && which == 0) st = cudaMemcpy(dm, mask, N, cudaMemcpyHostToDevice);
+    // Poison every scratch float with 0xFFFFFFFF (a NaN no sum produces).
+    if (st == cudaSuccess) st = cudaMemset(scratch, 0xFF, 4 * scratchFloats);
+    if (st != cudaSuccess) rc = cudaFail(e, st, "check_reduction setup copies");
+  }
+  if (rc == PRLAB_OK)
+    rc = reduceWith(kind, which, n, da, db, dm, threads, scratch, scratch + kPartialsCapacity, grid,
+                    e);
+  if (rc == PRLAB_OK) {
+    st = cudaMemcpy(host.data(), scratch, 4 * scratchFloats, cudaMemcpyDeviceToHost);
+    if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemcpy(check scratch, device to host)");
+  }
+  if (rc == PRLAB_OK) {
+    int changed = 0;
+    for (unsigned int w : host)
+      if (w != 0xFFFFFFFFu) ++changed;
+    *written = changed;
+    float r;
+    std::memcpy(&r, &host[kPartialsCapacity], 4);
+    *value = r;
+  }
+  if (da) cudaFree(da);
+  if (db) cudaFree(db);
+  if (dm) cudaFree(dm);
+  if (scratch) cudaFree(scratch);
+  return rc;
+}
+
+} // namespace prlab
+
+using prlab::Ctx;
+using prlab::Err;
+
+// Every entry point runs its body through entry(): it clears the message,
+// and turns any C++ exception into PRLAB_ERR_INTERNAL with its text.
+template <class F> static int entry(char *msg, int msg_len, F body) {
+  Err e{msg, msg_len};
+  if (msg && msg_len > 0) msg[0] = '\0';
+  try {
+    return body(e);
+  } catch (const std::exception &ex) {
+    return prlab::fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception: %s", ex.what());
+  } catch (...) {
+    return prlab::fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
+  }
+}
+
+static void archList(char *buf, size_t len) {
+#if defined(__CUDA_ARCH_LIST__)
+  snprintf(buf, len, "%s", PRLAB_STR(__CUDA_ARCH_LIST__));
+#else
+  snprintf(buf, len, "unknown");
+#endif
+}
+
+extern "C" {
+
+int prlab_abi_version(void) { return PRLAB_ABI_VERSION; }
+
+int prlab_device_count(int *count, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    if (!count) return prlab::fail(e, PRLAB_ERR_ARG, "count pointer is NULL");
+    *count = 0;
+    PR_CUDA(e, cudaGetDeviceCount(count), "cudaGetDeviceCount");
+    if (*count == 0) return prlab::fail(e, PRLAB_ERR_NO_DEVICE, "cudaGetDeviceCount: 0 devices");
+    return PRLAB_OK;
+  });
+}
+
+int prlab_device_info_get(int device, prlab_device_info *out, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    if (!out) return prlab::fail(e, PRLAB_ERR_ARG, "output pointer is NULL");
+    std::memset(out, 0, sizeof(*out));
+    PR_CUDA(e, cudaGetDeviceCount(&out->device_count), "cudaGetDeviceCount");
+    if (device < 0 || device >= out->device_count)
+      return prlab::fail(e, PRLAB_ERR_ARG, "device %d out of range [0, %d)", device,
+                         out->device_count);
+    PR_CUDA(e, cudaSetDevice(device), "cudaSetDevice(%d)", device);
+    cudaDeviceProp p;
+    PR_CUDA(e, cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties(%d)", device);
+    snprintf(out->name, sizeof(out->name), "%s", p.name);
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+    out->sm_count = p.multiProcessorCount;
+    out->l2_bytes = p.l2CacheSize;
+    out->max_threads_per_block = p.maxThreadsPerBlock;
+    out->warp_size = p.warpSize;
+    out->global_mem_bytes = static_cast<long long>(p.totalGlobalMem);
+    PR_CUDA(e, cudaDriverGetVersion(&out->driver_version), "cudaDriverGetVersion");
+    PR_CUDA(e, cudaRuntimeGetVersion(&out->runtime_version), "cudaRuntimeGetVersion");
+    out->cusparse_version = prlab::cusparseVersion();
+    PR_TRY(prlab::kernelVersions(&out->kernel_binary_version, &out->kernel_ptx_version, e));
+    prlab::cclVersion(out->cccl_version, sizeof(out->cccl_version));
+    archList(out->compiled_archs, sizeof(out->compiled_archs));
+    return PRLAB_OK;
+  });
+}
+
+int prlab_graph_create(int device, int n, int nnz, const int *row_ptr, const int *col_idx,
+                       const float *inv_out, const unsigned char *dangling, int max_iterations,
+                       void **handle, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    return prlab::create(device, n, nnz, row_ptr, col_idx, inv_out, dangling, max_iterations,
+                         handle, e);
+  });
+}
+
+int prlab_graph_free(void *handle, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    (void)e;
+    prlab::destroy(static_cast<Ctx *>(handle));
+    return PRLAB_OK;
+  });
+}
+
+int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
+              float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
+              int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    return prlab::run(*static_cast<Ctx *>(handle), impl, damping, iterations, tolerance, ranks,
+                      residuals, sums, iterations_done, converged, e);
+  });
+}
+
+int prlab_benchmark(void *handle, int impl, float damping, int iterations, int warmups, int runs,
+                    float *runs_ms, float *ranks, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    return prlab::benchmark(*static_cast<Ctx *>(handle), impl, damping, iterations, warmups, runs,
+                            runs_ms, ranks, e);
+  });
+}
+
+int prlab_time_stage(void *handle, int stage, float damping, int warmups, int repeats,
+                     float *median_ms, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    return prlab::timeStage(*static_cast<Ctx *>(handle), stage, damping, warmups, repeats,
+                            median_ms, e);
+  });
+}
+
+int prlab_time_copy(void *handle, long long bytes_moved, int warmups, int repeats, float *median_ms,
+                    char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    return prlab::timeCopy(*static_cast<Ctx *>(handle), bytes_moved, warmups, repeats, median_ms,
+                           e);
+  });
+}
+
+int prlab_check_reduction(void *handle, int kind, int which, int n, const float *a, const float *b,
+                          const unsigned char *mask, int threads_per_block, double *value,
+                          int *floats_written, int *grid_blocks, char *msg, int msg_len) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    return prlab::checkReduction(*static_cast<Ctx *>(handle), kind, which, n, a, b, mask,
+                                 threads_per_block, value, floats_written, grid_blocks, e);
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,174 @@
+// common.cuh — shared by the translation units of libprlab_cuda.so: the
+// per-graph context, error reporting, launch constants, and the host-side
+// stage functions each .cu file provides to the others.
+//
+// Error convention: every function that can fail returns an int status
+// (PRLAB_OK or a PRLAB_ERR_* code) and writes a message naming the failing
+// call into an Err. Nothing here throws; library.cu catches Thrust's
+// exceptions and converts them.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "prlab_cuda.h"
+
+namespace prlab {
+
+// Launch shape shared by every hand-written kernel.
+constexpr int kThreadsPerBlock = 256;
+// Most blocks a first reduction pass launches; the second pass is one block
+// that sums their partials, so a two-pass reduction writes at most
+// kReduceBlocks + 1 floats (the course's gridDim.x + 1 budget).
+constexpr int kReduceBlocks = 256;
+// Capacity of the partials buffer (first-pass grids never exceed kReduceBlocks).
+constexpr int kPartialsCapacity = kReduceBlocks;
+
+// Err is the caller's message buffer.
+struct Err {
+  char *buf;
+  int len;
+};
+
+// fail formats a message into e and returns code.
+int fail(Err &e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+// cudaFail formats "<what>: <cudaGetErrorString> (<cudaGetErrorName>)" and
+// returns PRLAB_ERR_NO_DEVICE for a missing device/driver, else PRLAB_ERR_CUDA.
+int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+// cusparseFail formats "<what>: <cusparseGetErrorString>" and returns PRLAB_ERR_LIBRARY.
+int cusparseFail(Err &e, cusparseStatus_t st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// PR_CUDA(E, call, fmt, ...) returns from the enclosing function when call fails.
+#define PR_CUDA(E, call, ...)                                                                      \
+  do {                                                                                             \
+    cudaError_t pr_st_ = (call);                                                                   \
+    if (pr_st_ != cudaSuccess) return ::prlab::cudaFail((E), pr_st_, __VA_ARGS__);                 \
+  } while (0)
+
+// PR_LAUNCH(E, fmt, ...) checks the launch just made (cudaGetLastError).
+#define PR_LAUNCH(E, ...)                                                                          \
+  do {                                                                                             \
+    cudaError_t pr_st_ = cudaGetLastError();                                                       \
+    if (pr_st_ != cudaSuccess) return ::prlab::cudaFail((E), pr_st_, __VA_ARGS__);                 \
+  } while (0)
+
+#define PR_CUSPARSE(E, call, ...)                                                                  \
+  do {                                                                                             \
+    cusparseStatus_t pr_sp_ = (call);                                                              \
+    if (pr_sp_ != CUSPARSE_STATUS_SUCCESS) return ::prlab::cusparseFail((E), pr_sp_, __VA_ARGS__); \
+  } while (0)
+
+#define PR_TRY(call)                                                                               \
+  do {                                                                                             \
+    int pr_rc_ = (call);                                                                           \
+    if (pr_rc_ != PRLAB_OK) return pr_rc_;                                                         \
+  } while (0)
+
+// Ctx is one uploaded graph and every buffer its iterations use. All device
+// pointers; shapes in brackets.
+struct Ctx {
+  int device = 0;
+  int n = 0, nnz = 0, maxIter = 0;
+
+  // The float in-edge CSR, uploaded once.
+  int *rowPtr = nullptr;             // [n+1]
+  int *colIdx = nullptr;             // [nnz]
+  float *invOut = nullptr;           // [n]  1/outdeg, 0 for dangling nodes
+  unsigned char *dangling = nullptr; // [n]  1 where outdeg == 0
+
+  // Work buffers.
+  float *xbuf[2] = {nullptr, nullptr}; // [n] ranks, ping-pong
+  float *contrib = nullptr;            // [n] x * invOut
+  float *y = nullptr;                  // [n] SpMV result
+  float *gathered = nullptr;           // [nnz] Thrust + CUB: contrib[colIdx[e]]
+  float *diff = nullptr;               // [n] Thrust + CUB: masked x or |x' - x|
+  float *partials = nullptr;           // [kPartialsCapacity] first-pass partial sums
+  float *scalars = nullptr;            // [4] [0] dangling mass D, [1] scratch residual
+  float *residHist = nullptr;          // [maxIter] L1 residual of each iteration
+  double *sumHist = nullptr;           // [maxIter] sum of ranks after each iteration
+  cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+
+  // Thrust + CUB (library.cu), created on first use.
+  bool cubReady = false;
+  void *cubTemp = nullptr;
+  size_t cubTempBytes = 0;
+
+  // cuSPARSE (library.cu), created on first use.
+  bool spReady = false;
+  cusparseHandle_t sp = nullptr;
+  cusparseSpMatDescr_t spA = nullptr;
+  cusparseDnVecDescr_t spX[2] = {nullptr, nullptr};
+  cusparseDnVecDescr_t spY = nullptr;
+  void *spBuf = nullptr;
+  size_t spBufBytes = 0;
+  float *pVals = nullptr; // [nnz] P = A D^-1: pVals[e] = invOut[colIdx[e]]
+};
+
+// Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a
+// valid pointer; the message names the buffer and size.
+int devAlloc(void **p, size_t bytes, const char *name, Err &e);
+
+// Number of blocks of `threads` covering `items` (at least 1).
+inline int blocksFor(long long items, int threads) {
+  long long b = (items + threads - 1) / threads;
+  return b < 1 ? 1 : static_cast<int>(b);
+}
+
+// ---- stages provided by kernels.cu (hand-written kernels) ----
+// Each launches on the default stream, checks the launch, and never syncs.
+
+int fillRanks(float *x, int n, float value, Err &e);
+// contrib = x * invOut. Bytes: 4n (x) + 4n (invOut) + 4n (contrib) = 12n.
+int stageScale(Ctx &c, const float *x, Err &e);
+// y = A contrib, one thread per row. Bytes: 4(n+1) rowPtr + 4nnz colIdx + 4nnz contrib + 4n y.
+int stageSpmvScalar(Ctx &c, Err &e);
+// y = A contrib, one warp per row. Same bytes as the scalar SpMV.
+int stageSpmvWarp(Ctx &c, Err &e);
+// Naive fused pull + combine, thread per row: xn[v] = (1-d)/n + d (sum x[u] invOut[u] + D/n).
+// Bytes: 4(n+1) rowPtr + 4nnz colIdx + 4nnz x[u] + 4nnz invOut[u] + 4n xn.
+int stageNaivePullCombine(Ctx &c, const float *x, float *xn, float d, Err &e);
+// Dangling mass D -> c.scalars[0]. Bytes: 4n (x) + 1n (mask) = 5n (+ partials, O(grid)).
+int stageDangling(Ctx &c, int kind, const float *x, Err &e);
+// L1 residual ||xn - x||_1 -> *out (a device float). Bytes: 8n.
+int stageResidual(Ctx &c, int kind, const float *x, const float *xn, float *out, Err &e);
+// xn = (1-d)/n + d (y + D/n). Bytes: 4n (y) + 4n (xn) (+ the broadcast D).
+int stageCombine(Ctx &c, float *xn, float d, Err &e);
+// Instrumentation (correctness runs only): *out += sum of x in double.
+int instrumentSum(const float *x, int n, double *out, Err &e);
+// P values for cuSPARSE: pVals[e] = invOut[colIdx[e]].
+int buildPValues(Ctx &c, Err &e);
+// Two-pass (tree, shuffle) or atomic reduction of the dangling mass (which = 0)
+// or residual (which = 1) with a chosen block size, writing partials then *out.
+int reduceWith(int kind, int which, int n, const float *a, const float *b,
+               const unsigned char *mask, int threads, float *partials, float *out,
+               int *gridBlocks, Err &e);
+// SASS/PTX version of our kernels on the current device.
+int kernelVersions(int *binary, int *ptx, Err &e);
+
+// ---- stages provided by library.cu (Thrust, CUB, cuSPARSE) ----
+
+int thrustCubInit(Ctx &c, Err &e);
+// thrust::transform(x, invOut) -> contrib. Bytes 12n.
+// nosync selects thrust::cuda::par_nosync instead of thrust::device (which
+// synchronizes the stream after every transform and gather).
+int thrustScale(Ctx &c, const float *x, bool nosync, Err &e);
+// thrust::gather + cub::DeviceSegmentedReduce::Sum. Bytes 12nnz + (4nnz + 4(n+1) + 4n).
+int thrustSpmvGatherCub(Ctx &c, bool nosync, Err &e);
+// thrust::transform (masked x -> diff) + cub::DeviceReduce::Sum -> scalars[0]. Bytes 9n + 4n.
+int thrustDangling(Ctx &c, const float *x, bool nosync, Err &e);
+// thrust::transform (|xn - x| -> diff) + cub::DeviceReduce::Sum -> *out. Bytes 12n + 4n.
+int thrustResidual(Ctx &c, const float *x, const float *xn, float *out, bool nosync, Err &e);
+// thrust::transform(y) with the Combine functor -> xn. Bytes 8n.
+int thrustCombine(Ctx &c, float *xn, float d, bool nosync, Err &e);
+int cusparseInit(Ctx &c, Err &e);
+// y = P x[in] with cusparseSpMV (CSR, float, ALG1). Bytes 4(n+1) + 4nnz + 4nnz + 4nnz + 4n.
+int cusparseSpmv(Ctx &c, int in, Err &e);
+void libraryFree(Ctx &c);
+void cclVersion(char *buf, int len);
+int cusparseVersion();
+
+} // namespace prlab

@@ -1,0 +1,188 @@
+/*
+ * prlab_cuda.h — the C API of libprlab_cuda.so, the GPU half of prlab.
+ *
+ * Plain C types only: ints, floats, doubles, pointers to host arrays, and
+ * one opaque handle (void*) per uploaded graph. No CUDA type crosses this
+ * API, so the Go side (pkg/cudabind, cgo + dlopen) never includes a CUDA
+ * header and builds on machines without CUDA.
+ *
+ * Every function returns a status code (PRLAB_OK = 0 on success) and, on
+ * failure, writes a NUL-terminated message naming the failing call into the
+ * caller's buffer msg[0..msg_len), e.g.
+ *   "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)".
+ * The library never calls exit() or abort(), and no C++ exception escapes.
+ *
+ * Shapes: n nodes, nnz edges of the in-edge CSR (row v lists the nodes that
+ * cite v). Times are milliseconds, byte counts are bytes.
+ */
+#ifndef PRLAB_CUDA_H
+#define PRLAB_CUDA_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library is built with -fvisibility=hidden; only these functions are exported. */
+#if defined(__GNUC__)
+#define PRLAB_API __attribute__((visibility("default")))
+#else
+#define PRLAB_API
+#endif
+
+/* Bumped whenever a signature or a struct below changes; the Go side refuses
+ * a library whose prlab_abi_version() differs from the one it was built for. */
+#define PRLAB_ABI_VERSION 1
+
+/* Status codes. */
+#define PRLAB_OK 0
+#define PRLAB_ERR_ARG 1       /* bad argument (message says which) */
+#define PRLAB_ERR_CUDA 2      /* a CUDA runtime call or a kernel launch failed */
+#define PRLAB_ERR_NO_DEVICE 3 /* no CUDA device, or no/old driver */
+#define PRLAB_ERR_LIBRARY 4   /* cuSPARSE, CUB or Thrust reported an error */
+#define PRLAB_ERR_INTERNAL 5  /* anything else (an unexpected C++ exception) */
+
+/* Implementations (the `impl` argument). */
+#define PRLAB_IMPL_NAIVE 0          /* T2: thread per row, fused pull + combine, atomics */
+#define PRLAB_IMPL_THREAD_PER_ROW 1 /* T3: scale, scalar CSR SpMV, tree reductions, combine */
+#define PRLAB_IMPL_WARP_PER_ROW 2   /* warp per row SpMV, shuffle reductions */
+#define PRLAB_IMPL_THRUST_CUB 3     /* thrust::transform/gather + CUB, no custom kernel */
+#define PRLAB_IMPL_CUSPARSE 4       /* cusparseSpMV on P = A D^-1, shuffle reductions */
+#define PRLAB_IMPL_THRUST_CUB_NOSYNC 5 /* as THRUST_CUB with thrust::cuda::par_nosync */
+#define PRLAB_IMPL_COUNT 6
+
+/* Stages timed alone by prlab_time_stage (each is one stage of some
+ * implementation's iteration; bytes per stage are documented in
+ * pkg/cudabind/bytes.go and in the kernels). */
+#define PRLAB_STAGE_SCALE 0                 /* contrib = x * invOut (kernel) */
+#define PRLAB_STAGE_SPMV_SCALAR 1           /* y = A contrib, thread per row */
+#define PRLAB_STAGE_SPMV_WARP 2             /* y = A contrib, warp per row */
+#define PRLAB_STAGE_SPMV_GATHER_CUB 3       /* thrust::gather + cub::DeviceSegmentedReduce::Sum */
+#define PRLAB_STAGE_SPMV_CUSPARSE 4         /* cusparseSpMV, y = P x */
+#define PRLAB_STAGE_NAIVE_PULL_COMBINE 5    /* naive fused pull + combine, thread per row */
+#define PRLAB_STAGE_DANGLING_ATOMIC 6       /* memset + one atomicAdd per thread */
+#define PRLAB_STAGE_DANGLING_TREE 7         /* two-pass shared-memory tree reduction */
+#define PRLAB_STAGE_DANGLING_SHUFFLE 8      /* two-pass warp-shuffle reduction */
+#define PRLAB_STAGE_DANGLING_THRUST_CUB 9   /* thrust::transform (mask) + cub::DeviceReduce::Sum */
+#define PRLAB_STAGE_RESIDUAL_ATOMIC 10      /* memset + one atomicAdd per thread */
+#define PRLAB_STAGE_RESIDUAL_TREE 11        /* two-pass tree reduction of |x' - x| */
+#define PRLAB_STAGE_RESIDUAL_SHUFFLE 12     /* two-pass shuffle reduction of |x' - x| */
+#define PRLAB_STAGE_RESIDUAL_THRUST_CUB 13  /* thrust::transform (|x'-x|) + cub::DeviceReduce::Sum */
+#define PRLAB_STAGE_COMBINE 14              /* x' = (1-d)/n + d (y + D/n) (kernel) */
+#define PRLAB_STAGE_SCALE_THRUST 15         /* thrust::transform, x * invOut */
+#define PRLAB_STAGE_COMBINE_THRUST 16       /* thrust::transform, Combine functor */
+#define PRLAB_STAGE_COUNT 17
+
+/* Reductions checked by prlab_check_reduction. */
+#define PRLAB_REDUCE_TREE 0    /* shared-memory tree, two passes */
+#define PRLAB_REDUCE_SHUFFLE 1 /* warp shuffle, two passes */
+#define PRLAB_REDUCE_ATOMIC 2  /* one atomicAdd per thread */
+
+/* GPU context. Strings are NUL-terminated. */
+typedef struct prlab_device_info {
+  char name[256];
+  int cc_major, cc_minor;     /* compute capability */
+  int sm_count;               /* multiprocessors */
+  int l2_bytes;               /* L2 cache size, bytes */
+  int max_threads_per_block;
+  int warp_size;
+  long long global_mem_bytes; /* device memory, bytes */
+  int driver_version;         /* cudaDriverGetVersion, e.g. 13000 */
+  int runtime_version;        /* cudaRuntimeGetVersion of the runtime linked in */
+  int cusparse_version;       /* cusparseGetProperty: major*1000 + minor*100 + patch */
+  int kernel_binary_version;  /* SASS version of our kernels on this device, e.g. 90 */
+  int kernel_ptx_version;     /* PTX version they were built from, e.g. 90 */
+  int device_count;
+  char cccl_version[64];      /* e.g. "CCCL 3.0.1" or "Thrust 1.15.1 / CUB 1.15.0" */
+  char compiled_archs[128];   /* __CUDA_ARCH_LIST__ of the build, e.g. "750,800,860,890,900" */
+} prlab_device_info;
+
+/* ABI version of the loaded library (PRLAB_ABI_VERSION when it was built). */
+PRLAB_API int prlab_abi_version(void);
+
+/* Number of CUDA devices. Fails with PRLAB_ERR_NO_DEVICE when there is none
+ * or the driver is missing/too old (the message says which). */
+PRLAB_API int prlab_device_count(int *count, char *msg, int msg_len);
+
+/* Fills *out for device `device`. */
+PRLAB_API int prlab_device_info_get(int device, prlab_device_info *out, char *msg, int msg_len);
+
+/*
+ * Uploads the in-edge CSR once and allocates every work buffer.
+ *   row_ptr   [n+1] int32, row_ptr[0] = 0, row_ptr[n] = nnz
+ *   col_idx   [nnz] int32 in [0, n) (citing node of each in-edge)
+ *   inv_out   [n]   float, 1/outdeg(u), 0 for a dangling node
+ *   dangling  [n]   uint8, 1 where outdeg(u) == 0
+ * max_iterations sizes the per-iteration residual/sum history (>= any later
+ * `iterations`). *handle receives the context; free it with prlab_graph_free.
+ */
+PRLAB_API int prlab_graph_create(int device, int n, int nnz, const int *row_ptr, const int *col_idx,
+                       const float *inv_out, const unsigned char *dangling, int max_iterations,
+                       void **handle, char *msg, int msg_len);
+
+/* Frees every device buffer and library handle of the context (NULL is a no-op). */
+PRLAB_API int prlab_graph_free(void *handle, char *msg, int msg_len);
+
+/*
+ * Correctness / convergence run of implementation `impl` from x = 1/n with
+ * damping factor `damping`.
+ *   tolerance <= 0: exactly `iterations` iterations, no host copy inside the
+ *     loop (residual and sum of each iteration stay on the device until the end).
+ *   tolerance  > 0: stop after the first iteration whose L1 residual is below
+ *     tolerance (one 4-byte device-to-host copy per iteration), or at `iterations`.
+ * Outputs: ranks[n] (float), residuals[iterations] (the implementation's own
+ * float L1 residual ||x' - x||_1), sums[iterations] (sum of x' accumulated in
+ * double by an instrumentation kernel), *iterations_done, *converged.
+ * The residual and sum reductions run only here, never in prlab_benchmark.
+ */
+PRLAB_API int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
+              float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
+              int msg_len);
+
+/*
+ * Timed mode: `warmups` untimed runs, then `runs` timed runs, each resetting
+ * x = 1/n (outside the timed region) and doing `iterations` iterations with
+ * no convergence test. Each run is timed with CUDA events recorded around
+ * the iterations only; no host copy happens inside. runs_ms[runs] receives
+ * the milliseconds of each timed run; ranks[n] (may be NULL) receives the
+ * ranks after the last run.
+ */
+PRLAB_API int prlab_benchmark(void *handle, int impl, float damping, int iterations, int warmups, int runs,
+                    float *runs_ms, float *ranks, char *msg, int msg_len);
+
+/*
+ * Times one stage (PRLAB_STAGE_*) alone: inputs are prepared by one full
+ * iteration first, then `warmups` untimed and `repeats` timed executions,
+ * each between its own pair of CUDA events. *median_ms receives the median.
+ */
+PRLAB_API int prlab_time_stage(void *handle, int stage, float damping, int warmups, int repeats,
+                     float *median_ms, char *msg, int msg_len);
+
+/*
+ * Copy row: a device-to-device cudaMemcpyAsync of bytes_moved/2 bytes (so
+ * bytes_moved counts bytes read plus bytes written), timed like a stage.
+ * Buffers are allocated for the call and freed after it.
+ */
+PRLAB_API int prlab_time_copy(void *handle, long long bytes_moved, int warmups, int repeats, float *median_ms,
+                    char *msg, int msg_len);
+
+/*
+ * Checks one two-pass reduction in isolation (a test hook).
+ *   which = 0: dangling mass,  sum of a[i] where mask[i] != 0
+ *   which = 1: L1 residual,    sum of |b[i] - a[i]|
+ * a, b are host arrays of n floats, mask n uint8 (b unused for which = 0,
+ * mask unused for which = 1); n is independent of the graph's n (buffers are
+ * allocated for the call).
+ * kind is PRLAB_REDUCE_*, threads_per_block a multiple of 32 in [32, 1024]
+ * (a power of two for the tree). Every float of the reduction's scratch
+ * (partials and result) is poisoned first; *floats_written counts those that
+ * changed, *grid_blocks is the first pass's gridDim.x, *value the result.
+ */
+PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, const float *a, const float *b,
+                          const unsigned char *mask, int threads_per_block, double *value, int *floats_written,
+                          int *grid_blocks, char *msg, int msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PRLAB_CUDA_H */

@@ -1,0 +1,61 @@
+// Package cudabind runs prlab's GPU PageRank implementations through
+// libprlab_cuda.so, a CUDA shared library built from csrc/ with nvcc and
+// opened at run time (cgo + dlopen/dlsym, only dlfcn.h at build time). The
+// module therefore builds and tests on machines with no GPU and no CUDA:
+// there, Available reports why, every GPU implementation's Reason() says
+// the same, and their Run/Benchmark return errors wrapping ErrUnavailable.
+//
+// # Building the library
+//
+// On a CUDA host, from the module root:
+//
+//	make cuda-lib                    # sm_75 sm_80 sm_86 sm_89 sm_90 + compute_90 PTX
+//	make cuda-lib CUDA_ARCHS=90      # sm_90 only (fast, for an H100/H200)
+//
+// It writes build/libprlab_cuda.so. LibraryCandidates lists where the Go
+// side looks: $PRLAB_CUDA_LIB first, then build/libprlab_cuda.so under the
+// module root, the working directory and the executable's directory, then
+// the dynamic loader's path. $PRLAB_CUDA_DEVICE picks the device (default 0).
+//
+// # What the runner calls
+//
+//	ok, reason := cudabind.Available()           // reason: library not found (paths tried), dlopen error, no driver, no device
+//	dev, err := cudabind.DeviceInfo()            // GPU context: name, CC, SMs, L2 bytes, versions, CCCL
+//	impls := cudabind.Implementations()          // []pagerank.Implementation, also Benchmarker + Unavailable
+//	res, err := impl.Run(g, pagerank.Fixed(100)) // correctness: ranks, residual and sum per iteration
+//	res, err := impl.Run(g, pagerank.Converge(1e-6, 10000))
+//	res, err := impl.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(50), 3, 10)
+//	                                             // Timing (CUDA events) + Stages (ms, bytes, GB/s, x DRAM)
+//	tab, err := cudabind.MeasureStages(g, cudabind.StageOptions{})
+//	                                             // the course's stage table: copy rows + every stage
+//	_ = cudabind.Release()                       // free the uploaded graph
+//
+// Every Result carries BytesPerIteration and BytesFormula (from the
+// iteration's stage formulas, see ByteFormula), LaunchesPerIteration and
+// HostSyncsPerIteration of the timed loop.
+//
+// # Implementations (d = 0.85, x0 = 1/n, float, dangling mass on the device)
+//
+//	gpu-naive              T2: memset D; D by one atomicAdd per thread; fused pull + combine, thread per row   13n + 12nnz + 4 bytes
+//	gpu-thread-per-row     T3: scale; scalar CSR SpMV; dangling tree reduction (2 passes); combine           33n + 8nnz + 4
+//	gpu-warp-per-row       scale; warp-per-row SpMV; dangling shuffle reduction (2 passes); combine         33n + 8nnz + 4
+//	gpu-thrust-cub         thrust::transform, thrust::gather, cub::DeviceSegmentedReduce::Sum,
+//	                       thrust::transform (mask), cub::DeviceReduce::Sum, thrust::transform               41n + 16nnz + 4
+//	gpu-thrust-cub-nosync  the same with thrust::cuda::par_nosync (0 host syncs instead of 4)               41n + 16nnz + 4
+//	gpu-cusparse           cusparseSpMV on P = A D^-1 (values invOut[col]); dangling shuffle; combine       21n + 12nnz + 4
+//
+// The hand-written iteration's 33n + 8nnz + 4 and the library's 41n + 16nnz + 4
+// reproduce the course's 3,437,470 and 6,173,886 bytes for n = 28042,
+// nnz = 314010 (see bytes_test.go). The dangling mass D stays on the device:
+// the combine kernel (or functor) reads it through a device pointer, so the
+// timed loop has no host copy (HostSyncsPerIteration = 0, except Thrust's own
+// stream synchronisations under thrust::device).
+//
+// # Measurement protocol
+//
+// Copy rows: a device-to-device cudaMemcpy moving B bytes reads B/2 and
+// writes B/2 (B = 128 MiB for the DRAM row, and one hand-written
+// iteration's bytes). Stage rows: each stage alone between two CUDA events,
+// median of StageRepeats after 3 warm-ups, GB/s = bytes / ms / 1e6,
+// XDRAM = GB/s over the DRAM copy row's GB/s.
+package cudabind

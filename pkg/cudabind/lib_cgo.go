@@ -1,0 +1,279 @@
+//go:build cgo
+
+package cudabind
+
+// The binding to libprlab_cuda.so through dlopen/dlsym: the library is
+// opened at run time, so neither the build nor the tests need CUDA. The only
+// system header is dlfcn.h; csrc/prlab_cuda.h is our own plain-C header and
+// includes no CUDA header. Each call goes through a small C trampoline that
+// casts the dlsym'd pointer to the prototype declared in prlab_cuda.h
+// (__typeof__), so a signature change there is a compile error here.
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "csrc/prlab_cuda.h"
+
+static void *pr_open(const char *path, char *err, int errlen) {
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		const char *e = dlerror();
+		snprintf(err, (size_t)errlen, "%s", e ? e : "dlopen failed");
+	}
+	return h;
+}
+
+static void *pr_sym(void *h, const char *name, char *err, int errlen) {
+	dlerror();
+	void *p = dlsym(h, name);
+	const char *e = dlerror();
+	if (e != NULL || p == NULL) {
+		snprintf(err, (size_t)errlen, "%s", e ? e : "symbol is NULL");
+		return NULL;
+	}
+	return p;
+}
+
+static void pr_close(void *h) { if (h) dlclose(h); }
+
+static int pr_abi(void *f) { return ((__typeof__(&prlab_abi_version))f)(); }
+static int pr_count(void *f, int *count, char *msg, int len) {
+	return ((__typeof__(&prlab_device_count))f)(count, msg, len);
+}
+static int pr_info(void *f, int dev, prlab_device_info *out, char *msg, int len) {
+	return ((__typeof__(&prlab_device_info_get))f)(dev, out, msg, len);
+}
+static int pr_create(void *f, int dev, int n, int nnz, const int *rp, const int *ci, const float *inv,
+                     const unsigned char *dm, int maxIter, void **h, char *msg, int len) {
+	return ((__typeof__(&prlab_graph_create))f)(dev, n, nnz, rp, ci, inv, dm, maxIter, h, msg, len);
+}
+static int pr_free(void *f, void *h, char *msg, int len) {
+	return ((__typeof__(&prlab_graph_free))f)(h, msg, len);
+}
+static int pr_run(void *f, void *h, int impl, float d, int iters, float tol, float *ranks, float *res,
+                  double *sums, int *done, int *conv, char *msg, int len) {
+	return ((__typeof__(&prlab_run))f)(h, impl, d, iters, tol, ranks, res, sums, done, conv, msg, len);
+}
+static int pr_bench(void *f, void *h, int impl, float d, int iters, int warm, int runs, float *ms,
+                    float *ranks, char *msg, int len) {
+	return ((__typeof__(&prlab_benchmark))f)(h, impl, d, iters, warm, runs, ms, ranks, msg, len);
+}
+static int pr_stage(void *f, void *h, int stage, float d, int warm, int reps, float *med, char *msg,
+                    int len) {
+	return ((__typeof__(&prlab_time_stage))f)(h, stage, d, warm, reps, med, msg, len);
+}
+static int pr_copy(void *f, void *h, long long bytes, int warm, int reps, float *med, char *msg,
+                   int len) {
+	return ((__typeof__(&prlab_time_copy))f)(h, bytes, warm, reps, med, msg, len);
+}
+static int pr_check(void *f, void *h, int kind, int which, int n, const float *a, const float *b,
+                    const unsigned char *mask, int threads, double *value, int *written, int *grid,
+                    char *msg, int len) {
+	return ((__typeof__(&prlab_check_reduction))f)(h, kind, which, n, a, b, mask, threads, value,
+	                                               written, grid, msg, len);
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+const msgLen = 2048
+
+const cgoEnabled = true
+
+// library is an opened libprlab_cuda.so and its resolved entry points.
+type library struct {
+	path                                                         string
+	h                                                            unsafe.Pointer
+	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
+}
+
+// openLibrary dlopens path (RTLD_NOW | RTLD_LOCAL) and resolves every
+// prlab_* symbol. The error carries dlerror()'s text.
+func openLibrary(path string) (*library, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var errBuf [msgLen]C.char
+	h := C.pr_open(cpath, &errBuf[0], msgLen)
+	if h == nil {
+		return nil, fmt.Errorf("dlopen: %s", C.GoString(&errBuf[0]))
+	}
+	l := &library{path: path, h: h}
+	syms := []struct {
+		name string
+		dst  *unsafe.Pointer
+	}{
+		{"prlab_abi_version", &l.abi}, {"prlab_device_count", &l.count},
+		{"prlab_device_info_get", &l.info}, {"prlab_graph_create", &l.create},
+		{"prlab_graph_free", &l.free}, {"prlab_run", &l.run}, {"prlab_benchmark", &l.bench},
+		{"prlab_time_stage", &l.stage}, {"prlab_time_copy", &l.copy},
+		{"prlab_check_reduction", &l.chk},
+	}
+	for _, s := range syms {
+		cname := C.CString(s.name)
+		p := C.pr_sym(h, cname, &errBuf[0], msgLen)
+		C.free(unsafe.Pointer(cname))
+		if p == nil {
+			C.pr_close(h)
+			return nil, fmt.Errorf("dlsym(%s): %s", s.name, C.GoString(&errBuf[0]))
+		}
+		*s.dst = p
+	}
+	return l, nil
+}
+
+func (l *library) close() { C.pr_close(l.h) }
+
+// status turns a return code and message buffer into an *Error (nil on PRLAB_OK).
+func status(op string, rc C.int, msg *[msgLen]C.char) error {
+	if rc == 0 {
+		return nil
+	}
+	return &Error{Op: op, Status: int(rc), Message: C.GoString(&msg[0])}
+}
+
+func (l *library) abiVersion() int { return int(C.pr_abi(l.abi)) }
+
+func (l *library) deviceCount() (int, error) {
+	var msg [msgLen]C.char
+	var n C.int
+	rc := C.pr_count(l.count, &n, &msg[0], msgLen)
+	return int(n), status("prlab_device_count", rc, &msg)
+}
+
+func (l *library) deviceInfo(dev int) (Device, error) {
+	var msg [msgLen]C.char
+	var di C.prlab_device_info
+	rc := C.pr_info(l.info, C.int(dev), &di, &msg[0], msgLen)
+	if err := status("prlab_device_info_get", rc, &msg); err != nil {
+		return Device{}, err
+	}
+	return Device{
+		Index:               dev,
+		Name:                C.GoString(&di.name[0]),
+		CCMajor:             int(di.cc_major),
+		CCMinor:             int(di.cc_minor),
+		SMs:                 int(di.sm_count),
+		L2Bytes:             int(di.l2_bytes),
+		MaxThreadsPerBlock:  int(di.max_threads_per_block),
+		WarpSize:            int(di.warp_size),
+		GlobalMemBytes:      int64(di.global_mem_bytes),
+		DriverVersion:       int(di.driver_version),
+		RuntimeVersion:      int(di.runtime_version),
+		CusparseVersion:     int(di.cusparse_version),
+		KernelBinaryVersion: int(di.kernel_binary_version),
+		KernelPTXVersion:    int(di.kernel_ptx_version),
+		DeviceCount:         int(di.device_count),
+		CCCL:                C.GoString(&di.cccl_version[0]),
+		CompiledArchs:       C.GoString(&di.compiled_archs[0]),
+		Library:             l.path,
+	}, nil
+}
+
+// graphCreate uploads g's in-edge CSR (float inverse out-degree, uint8
+// dangling mask); the caller has checked the slice lengths.
+func (l *library) graphCreate(dev int, g *pagerank.Graph, maxIter int) (unsafe.Pointer, error) {
+	inv := make([]float32, g.N)
+	for i, v := range g.InvOutDegree {
+		inv[i] = float32(v)
+	}
+	var colIdx *C.int
+	if g.NNZ > 0 {
+		colIdx = (*C.int)(unsafe.Pointer(&g.InColIdx[0]))
+	}
+	var msg [msgLen]C.char
+	var h unsafe.Pointer
+	rc := C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ),
+		(*C.int)(unsafe.Pointer(&g.InRowPtr[0])), colIdx,
+		(*C.float)(unsafe.Pointer(&inv[0])), (*C.uchar)(unsafe.Pointer(&g.Dangling[0])),
+		C.int(maxIter), &h, &msg[0], msgLen)
+	if err := status("prlab_graph_create", rc, &msg); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (l *library) graphFree(h unsafe.Pointer) error {
+	var msg [msgLen]C.char
+	return status("prlab_graph_free", C.pr_free(l.free, h, &msg[0], msgLen), &msg)
+}
+
+type runOut struct {
+	ranks     []float32
+	residuals []float32
+	sums      []float64
+	done      int
+	converged bool
+}
+
+func (l *library) runImpl(h unsafe.Pointer, impl int, d float32, iters int, tol float32, n int) (runOut, error) {
+	out := runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
+	var msg [msgLen]C.char
+	var done, conv C.int
+	rc := C.pr_run(l.run, h, C.int(impl), C.float(d), C.int(iters), C.float(tol),
+		(*C.float)(unsafe.Pointer(&out.ranks[0])), (*C.float)(unsafe.Pointer(&out.residuals[0])),
+		(*C.double)(unsafe.Pointer(&out.sums[0])), &done, &conv, &msg[0], msgLen)
+	if err := status("prlab_run", rc, &msg); err != nil {
+		return runOut{}, err
+	}
+	out.done = int(done)
+	out.converged = conv != 0
+	out.residuals = out.residuals[:out.done]
+	out.sums = out.sums[:out.done]
+	return out, nil
+}
+
+func (l *library) benchmark(h unsafe.Pointer, impl int, d float32, iters, warmups, runs, n int) ([]float32, []float32, error) {
+	ms := make([]float32, runs)
+	ranks := make([]float32, n)
+	var msg [msgLen]C.char
+	rc := C.pr_bench(l.bench, h, C.int(impl), C.float(d), C.int(iters), C.int(warmups), C.int(runs),
+		(*C.float)(unsafe.Pointer(&ms[0])), (*C.float)(unsafe.Pointer(&ranks[0])), &msg[0], msgLen)
+	if err := status("prlab_benchmark", rc, &msg); err != nil {
+		return nil, nil, err
+	}
+	return ms, ranks, nil
+}
+
+func (l *library) timeStage(h unsafe.Pointer, stage int, d float32, warmups, repeats int) (float64, error) {
+	var msg [msgLen]C.char
+	var med C.float
+	rc := C.pr_stage(l.stage, h, C.int(stage), C.float(d), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
+	return float64(med), status(fmt.Sprintf("prlab_time_stage(%s)", stageDefs[stage].Name), rc, &msg)
+}
+
+func (l *library) timeCopy(h unsafe.Pointer, bytes int64, warmups, repeats int) (float64, error) {
+	var msg [msgLen]C.char
+	var med C.float
+	rc := C.pr_copy(l.copy, h, C.longlong(bytes), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
+	return float64(med), status("prlab_time_copy", rc, &msg)
+}
+
+// checkReduction runs one reduction kind on host arrays (a test hook; see
+// prlab_check_reduction). b may be nil for which = 0, mask nil for which = 1.
+func (l *library) checkReduction(h unsafe.Pointer, kind, which int, a, b []float32, mask []uint8, threads int) (value float64, written, grid int, err error) {
+	var msg [msgLen]C.char
+	var v C.double
+	var w, gr C.int
+	var pb *C.float
+	var pm *C.uchar
+	if len(b) > 0 {
+		pb = (*C.float)(unsafe.Pointer(&b[0]))
+	}
+	if len(mask) > 0 {
+		pm = (*C.uchar)(unsafe.Pointer(&mask[0]))
+	}
+	rc := C.pr_check(l.chk, h, C.int(kind), C.int(which), C.int(len(a)), (*C.float)(unsafe.Pointer(&a[0])), pb, pm,
+		C.int(threads), &v, &w, &gr, &msg[0], msgLen)
+	if err := status("prlab_check_reduction", rc, &msg); err != nil {
+		return 0, 0, 0, err
+	}
+	return float64(v), int(w), int(gr), nil
+}

@@ -1,0 +1,49 @@
+//go:build !cgo
+
+package cudabind
+
+import (
+	"unsafe"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Without cgo there is no dlopen: every GPU implementation reports itself
+// unavailable with errNoCgo as the reason, and everything else in prlab still runs.
+const cgoEnabled = false
+
+type library struct{ path string }
+
+type runOut struct {
+	ranks     []float32
+	residuals []float32
+	sums      []float64
+	done      int
+	converged bool
+}
+
+func openLibrary(path string) (*library, error) { return nil, errNoCgo }
+
+func (l *library) close()                    {}
+func (l *library) abiVersion() int           { return 0 }
+func (l *library) deviceCount() (int, error) { return 0, errNoCgo }
+func (l *library) deviceInfo(int) (Device, error) {
+	return Device{}, errNoCgo
+}
+func (l *library) graphCreate(int, *pagerank.Graph, int) (unsafe.Pointer, error) {
+	return nil, errNoCgo
+}
+func (l *library) graphFree(unsafe.Pointer) error { return errNoCgo }
+func (l *library) runImpl(unsafe.Pointer, int, float32, int, float32, int) (runOut, error) {
+	return runOut{}, errNoCgo
+}
+func (l *library) benchmark(unsafe.Pointer, int, float32, int, int, int, int) ([]float32, []float32, error) {
+	return nil, nil, errNoCgo
+}
+func (l *library) timeStage(unsafe.Pointer, int, float32, int, int) (float64, error) {
+	return 0, errNoCgo
+}
+func (l *library) timeCopy(unsafe.Pointer, int64, int, int) (float64, error) { return 0, errNoCgo }
+func (l *library) checkReduction(unsafe.Pointer, int, int, []float32, []float32, []uint8, int) (float64, int, int, error) {
+	return 0, 0, 0, errNoCgo
+}
