@@ -1,0 +1,276 @@
+package nb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// EnvBrowserTest gates TestNotebookInBrowser: it needs the Jupyter stack from
+// Debian (jupyter-notebook, python3-ipykernel), Debian's chromium and the GoNB
+// kernel spec (`make kernel`). `make notebooks-test` sets it.
+const EnvBrowserTest = "PRLAB_NOTEBOOK_TEST"
+
+// TestNotebookInBrowser does what a user does: it starts the classic Jupyter
+// Notebook server on 127.0.0.1 with a token, opens a notebook in headless
+// Chromium, chooses Cell > Run All, waits until the GoNB kernel has run every
+// cell, checks that no cell shows an error, and checks that the ECharts
+// canvas of the notebook's chart has drawn pixels.
+//
+// The notebook is a copy (notebooks/zz-browser-test-*.ipynb, removed at the
+// end), so the server's autosave never touches a committed notebook.
+// PRLAB_NOTEBOOK_TEST_NB picks the notebook (default 04-dangling-exercise);
+// PRLAB_NOTEBOOK_SCREENSHOT=path.png saves a screenshot of the page.
+func TestNotebookInBrowser(t *testing.T) {
+	if os.Getenv(EnvBrowserTest) == "" {
+		t.Skipf("set %s=1 (make notebooks-test) to run the notebook in Jupyter + headless Chromium", EnvBrowserTest)
+	}
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := os.Getenv("PRLAB_NOTEBOOK_TEST_NB")
+	if name == "" {
+		name = "04-dangling-exercise"
+	}
+	src := filepath.Join(root, "notebooks", name+".ipynb")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyName := fmt.Sprintf("zz-browser-test-%d.ipynb", os.Getpid())
+	copyPath := filepath.Join(root, "notebooks", copyName)
+	if err := os.WriteFile(copyPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(copyPath) })
+
+	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
+	python := "/usr/bin/python3"
+	if p := os.Getenv("PRLAB_PYTHON"); p != "" {
+		python = p
+	}
+
+	// The server: classic Notebook, loopback only, a random token, no browser.
+	port := freePort(t)
+	token := randomHex(t, 24)
+	jdir := t.TempDir()
+	srv := exec.Command(python, "-m", "notebook", "--no-browser",
+		"--ip=127.0.0.1", fmt.Sprintf("--port=%d", port), "--port-retries=0",
+		"--NotebookApp.token="+token, "--NotebookApp.password=",
+		"--NotebookApp.notebook_dir="+root, "--allow-root")
+	srv.Env = append(os.Environ(), "JUPYTER_RUNTIME_DIR="+filepath.Join(jdir, "runtime"), "PYTHONNOUSERSITE=1")
+	srv.Dir = root
+	logf, err := os.Create(filepath.Join(jdir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stdout, srv.Stderr = logf, logf
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the kernel is its grandchild; stop the whole group
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start jupyter notebook (%s -m notebook): %v", python, err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("notebook server log (tail):\n%s", tail(string(b), 6000))
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
+
+	// The browser: Debian's chromium with the flags this machine needs.
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.UserDataDir(filepath.Join(jdir, "chromium")),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 1600),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	defer cancelC()
+
+	url := fmt.Sprintf("%s/notebooks/notebooks/%s?token=%s", base, copyName, token)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`#notebook-container`)),
+	); err != nil {
+		t.Fatalf("open %s: %v", strings.Split(url, "?")[0], err)
+	}
+	if !poll(ctx, `!!(window.Jupyter && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected() && document.querySelector('#kernel_indicator_icon.kernel_idle'))`, 120*time.Second) {
+		t.Fatal("the GoNB kernel did not start (no idle kernel after 120 s)")
+	}
+
+	// Forget the committed outputs and execution counts, so that "every code
+	// cell has a number" below means this run numbered it.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`Jupyter.notebook.clear_all_output(); Jupyter.notebook.get_cells().forEach(function (c) { if (c.cell_type === "code") { c.set_input_prompt(null); } }); true`)); err != nil {
+		t.Fatal(err)
+	}
+	// Run All, through the menu as a user would.
+	start := time.Now()
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#celllink`)),
+		chromedp.Click(chromedp.CSS(`#run_all_cells > a`)),
+	); err != nil {
+		t.Fatalf("Cell > Run All: %v", err)
+	}
+	// Done when every code cell has an execution count and the kernel is idle.
+	const doneJS = `(function () {
+  var cells = Jupyter.notebook.get_cells().filter(function (c) { return c.cell_type === "code"; });
+  var ran = cells.every(function (c) { return typeof c.input_prompt_number === "number"; });
+  return ran && !!document.querySelector('#kernel_indicator_icon.kernel_idle');
+})()`
+	if !poll(ctx, doneJS, 10*time.Minute) {
+		prompts, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Jupyter.notebook.get_cells().map(function (c) { return String(c.input_prompt_number); }).join(",")`))
+		t.Fatalf("Run All did not finish in 10 min (execution counts %s)", prompts)
+	}
+	t.Logf("Run All: %d s", int(time.Since(start).Seconds()))
+
+	// No cell may show an error (GoNB reports failures as error outputs).
+	errs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.output_error, .output_stderr')).map(function (e) { return e.innerText.slice(0, 400); })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) > 0 {
+		t.Errorf("cells show errors: %q", errs)
+	}
+
+	// Give ECharts a moment, then count drawn pixels on every chart canvas.
+	var counts []int
+	const pixelsJS = `Array.from(document.querySelectorAll('.` + ChartClass + ` canvas')).map(function (cv) {
+  var w = cv.width, h = cv.height; if (!w || !h) { return 0; }
+  var d = cv.getContext('2d').getImageData(0, 0, w, h).data, n = 0;
+  for (var i = 0; i < d.length; i += 4) { if (d[i+3] > 0 && (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240)) { n++; } }
+  return n;
+})`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		counts, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](pixelsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) > 0 && counts[0] > 1000 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if shot := os.Getenv("PRLAB_NOTEBOOK_SCREENSHOT"); shot != "" {
+		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.WriteFile(shot, png, 0o644)
+			t.Logf("screenshot: %s", shot)
+		}
+	}
+	if len(counts) == 0 {
+		t.Fatalf("no ECharts canvas in .%s after Run All", ChartClass)
+	}
+	for i, n := range counts {
+		if n < 1000 {
+			t.Errorf("chart %d: only %d drawn (non-background) pixels", i, n)
+		}
+	}
+	t.Logf("charts: %d, drawn pixels per chart: %v", len(counts), counts)
+}
+
+// poll evaluates the JavaScript expression js every 250 ms until it is true
+// (true) or timeout passes (false).
+func poll(ctx context.Context, js string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js)); err == nil && v {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func findExe(t *testing.T, env string, names ...string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("none of %v on PATH (apt-get install chromium), or set %s", names, env)
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+func waitHTTP(t *testing.T, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("notebook server not up at %s after %s: %v", strings.Split(url, "?")[0], timeout, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
