@@ -14,8 +14,10 @@
 #               (`go install <pkg>` inside the module).
 #   gopls       gopls ${GOPLS_VERSION} (GoNB auto-complete).          [not default]
 #   jupyterlab  a Python venv with docker/requirements-jupyter.txt.   [not default]
-#   kernel      `gonb --install`, then the kernel spec gets the environment the
-#               notebooks need: PATH (Go, GoNB, goimports) and PRLAB_CUDA_LIB.
+#   kernel      the "gonb" kernel spec, written by tools/nbkernel (as `make
+#               kernel` does) for the gonb built here, with the environment the
+#               notebooks need: PATH (Go, GoNB, goimports), GOTOOLCHAIN=local,
+#               PRLAB_ROOT and PRLAB_CUDA_LIB.
 #   smoke       one GoNB cell run headless through nbclient with that kernel
 #               spec; checks it prints go${GO_VERSION} and PRLAB_CUDA_LIB.
 #               Skipped where no Jupyter with nbclient is found.  [not default]
@@ -42,7 +44,7 @@
 # Environment: PRLAB_PREFIX, PRLAB_GOROOT (where a downloaded Go is unpacked;
 # default $PRLAB_PREFIX/go), PRLAB_JUPYTER_VENV (default $PRLAB_PREFIX/jupyter),
 # PRLAB_CUDA_LIB (default <root>/build/libprlab_cuda.so), CUDA_ARCHS (overrides
-# the GPU detection, e.g. "sm_90"), JUPYTER_DATA_DIR (where the kernel spec
+# the GPU detection, e.g. "90" or "80 90"), JUPYTER_DATA_DIR (where the kernel spec
 # goes; default ~/.local/share/jupyter), PRLAB_DATA_MIRROR (for the data step).
 set -euo pipefail
 
@@ -182,9 +184,6 @@ step_jupyterlab() {
 	jupyter lab --version >/dev/null
 }
 
-# dedup_path P: P without repeated or empty entries, first one kept.
-dedup_path() { printf '%s' "$1" | tr ':' '\n' | awk 'NF && !seen[$0]++' | paste -sd: -; }
-
 # jupyter_kernels: the kernel specs the local Jupyter sees (name and folder),
 # through `jupyter kernelspec` or, where that subcommand is missing (Debian
 # ships it in another package), through jupyter_client in jupyter's Python.
@@ -207,37 +206,17 @@ jupyter_python() {
 }
 
 step_kernel() {
-	command -v gonb >/dev/null || die "kernel: gonb not found (run the tools step first)"
+	need_root kernel
+	local gonb spec listing
+	gonb=$(command -v gonb) || die "kernel: gonb not found (run the tools step first)"
 	command -v go >/dev/null || die "kernel: go not found (run the go step first)"
-	command -v python3 >/dev/null || die "kernel: python3 is needed to write the kernel spec"
-	local force=() out data_dir spec kpath listing
-	if ! command -v gopls >/dev/null; then
-		force=(--force_deps)
-		log "kernel: no gopls: GoNB runs without auto-complete (step gopls adds it)"
-	fi
-	out=$(gonb --install "${force[@]}" 2>&1) || die "kernel: gonb --install failed: $out"
-	data_dir=${JUPYTER_DATA_DIR:-"$HOME/.local/share/jupyter"}
-	spec=$data_dir/kernels/gonb/kernel.json
-	[[ -f $spec ]] || die "kernel: gonb --install wrote no $spec"
-	# The kernel gets the PATH of this install (Go first, then GoNB and
-	# goimports) and the CUDA library path, whatever the Jupyter server's own
-	# environment is.
-	kpath=$(dedup_path "$(dirname "$(command -v go)"):$(dirname "$(command -v gonb)"):$PATH")
-	python3 - "$spec" "$kpath" "$cuda_lib" <<'PY'
-import json, sys
-path, kpath, lib = sys.argv[1:4]
-with open(path) as f:
-    spec = json.load(f)
-env = spec.get("env") or {}
-env.update({"PATH": kpath, "PRLAB_CUDA_LIB": lib})
-spec["env"] = env
-with open(path, "w") as f:
-    json.dump(spec, f, indent=1)
-    f.write("\n")
-for k in ("argv", "language", "env"):
-    assert spec.get(k), f"kernel spec has no {k}"
-PY
-	log "kernel: $spec (env PATH, PRLAB_CUDA_LIB=$cuda_lib)"
+	# tools/nbkernel (the same writer as `make kernel`) puts PATH (Go, gonb,
+	# goimports), GOTOOLCHAIN=local, PRLAB_ROOT and PRLAB_CUDA_LIB into the
+	# kernel's environment, whatever the Jupyter server's own environment is.
+	spec=$(PRLAB_CUDA_LIB=$cuda_lib go run ./tools/nbkernel -gonb "$gonb" -root "$root") ||
+		die "kernel: go run ./tools/nbkernel failed"
+	[[ -f $spec ]] || die "kernel: tools/nbkernel wrote no kernel spec ($spec)"
+	log "kernel: $spec (gonb $gonb, PRLAB_CUDA_LIB=$cuda_lib)"
 	if listing=$(jupyter_kernels); then
 		grep -q "^ *gonb .*$(dirname "$spec")\$" <<<"$listing" ||
 			die "kernel: Jupyter does not see $(dirname "$spec"); it lists: $listing"
@@ -286,12 +265,13 @@ step_cli() {
 	log "cli: $prefix/bin/prlab"
 }
 
-# gpu_archs: this host's GPUs as CUDA_ARCHS ("sm_90", or "sm_80;sm_90" for
-# mixed GPUs), from nvidia-smi's compute capability; empty without a GPU.
+# gpu_archs: this host's GPUs as the Makefile's CUDA_ARCHS ("90" for an H200,
+# "80 90" for mixed GPUs), from nvidia-smi's compute capability ("9.0");
+# empty without a visible GPU.
 gpu_archs() {
 	command -v nvidia-smi >/dev/null || return 0
 	nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-		tr -d ' .\r' | grep -E '^[0-9]+$' | sort -un | sed 's/^/sm_/' | paste -sd ';' -
+		tr -d ' .\r' | grep -E '^[0-9]+$' | sort -un | paste -sd ' ' -
 }
 
 step_cuda() {
@@ -306,7 +286,7 @@ step_cuda() {
 	fi
 	archs=${CUDA_ARCHS:-$(gpu_archs)}
 	if [[ -z $archs ]]; then
-		log "cuda: no GPU visible (nvidia-smi) and CUDA_ARCHS unset; skipped (set CUDA_ARCHS=sm_90 to build anyway)"
+		log "cuda: no GPU visible (nvidia-smi) and CUDA_ARCHS unset; skipped (set CUDA_ARCHS=90 to build anyway)"
 		return
 	fi
 	stamp=$(dirname "$cuda_lib")/.prlab-cuda-archs
