@@ -25,9 +25,11 @@ var echartsJS string
 var pageTemplate string
 
 // Chart element ids in the page (the browser test looks for their canvases).
+// go-echarts also uses the id in JavaScript variable names, so it must be a
+// valid identifier (no hyphen).
 const (
-	ChartConvergence = "chart-convergence"
-	ChartXDRAM       = "chart-xdram"
+	ChartConvergence = "chart_convergence"
+	ChartXDRAM       = "chart_xdram"
 )
 
 // RenderHTML renders run as one self-contained HTML page (no external
@@ -267,11 +269,12 @@ func convergenceChart(run *Run, labels map[string]string) (c *chartHTML, err err
 		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartConvergence, Width: "960px", Height: "440px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: "||x_{k+1} − x_k||_1, tolerance mode; log scale"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", Min: 1}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "L1 residual"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", NameLocation: "middle", NameGap: 28, Min: 1}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "L1 residual",
+			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return v.toExponential(0); }")}}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "70", Top: "70"}),
+		charts.WithGridOpts(opts.Grid{Left: "70", Right: "40", Bottom: "90", Top: "80"}),
 	)
 	n := 0
 	for _, r := range run.Results {
@@ -312,14 +315,14 @@ func xdramChart(run *Run, stages []stageView) (*chartHTML, error) {
 		data = append(data, opts.BarData{Value: round3(s.XDRAM)})
 	}
 	bar := charts.NewBar()
-	h := 120 + 28*len(names)
+	h := 140 + 28*len(names)
 	bar.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartXDRAM, Width: "960px", Height: fmt.Sprintf("%dpx", h), Renderer: "canvas", BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Effective bandwidth per stage, x DRAM", Subtitle: "GB/s over the 128 MiB device-to-device copy row (1.00)"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "x DRAM"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "x DRAM", NameLocation: "middle", NameGap: 26}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true)}),
-		charts.WithGridOpts(opts.Grid{Left: "330", Right: "60", Top: "70", Bottom: "30"}),
+		charts.WithGridOpts(opts.Grid{Left: "330", Right: "60", Top: "70", Bottom: "50"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 	)
 	bar.AddSeries("x DRAM", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right"}))

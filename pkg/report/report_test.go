@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -181,6 +182,15 @@ func TestHTMLSections(t *testing.T) {
 	}
 	if strings.Contains(s, `id="stage-table"`) || strings.Contains(s, ChartXDRAM) {
 		t.Error("page without GPU results shows GPU tables")
+	}
+	// go-echarts names JavaScript variables after the chart id: it must be an identifier.
+	for _, id := range []string{ChartConvergence, ChartXDRAM} {
+		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(id) {
+			t.Errorf("chart id %q is not a JavaScript identifier", id)
+		}
+	}
+	if !strings.Contains(s, "let goecharts_"+ChartConvergence+" = echarts.init(") {
+		t.Error("page lacks the convergence chart's init script")
 	}
 	// Offline: no external script, stylesheet, image or font reference.
 	for _, bad := range []string{"<script src", "<link ", "<img ", "@import", "go-echarts-assets", "cdn."} {

@@ -1,0 +1,287 @@
+// Command prlab runs the PageRank study and writes its report.
+//
+//	prlab fetch-data [--mirror DIR] [--data DIR]
+//	    copy the AAN citation graph from a mirror into data/aan and verify
+//	    every file against data/aan/SHA256SUMS (mirror: --mirror, else
+//	    $PRLAB_DATA_MIRROR, else ../shared/data/aan)
+//	prlab report [--out DIR] [--impl a,b] [--cases c,d] [--iterations N] ...
+//	    the main job: fetch the data if missing, run every implementation on
+//	    the six synthetic cases and the real graph, validate against the
+//	    float64 oracle, time them, and write DIR/index.html, results.csv and
+//	    results.json (default DIR: reports/latest)
+//	prlab render [--out FILE] results.json
+//	    re-render index.html from a results.json without recomputing
+//	prlab list
+//	    the registered implementations and whether each can run here
+//
+// Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
+// Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
+// writes nothing and leaves a previous report in place.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/prlab/prlab/pkg/dataset"
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+	"github.com/prlab/prlab/pkg/study"
+)
+
+// Defaults, relative to the repository root.
+const (
+	defaultData = "data/aan"
+	defaultOut  = "reports/latest"
+	edgeFile    = "acl.txt"
+	papersFile  = "papers.tsv"
+)
+
+// usageError is a bad command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err == nil {
+		return
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	fmt.Fprintln(os.Stderr, "prlab:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		os.Exit(2)
+	}
+	os.Exit(1)
+}
+
+const usage = `usage: prlab <command> [flags]
+
+commands:
+  fetch-data   copy and verify the AAN citation graph into data/aan
+  report       run the whole study and write reports/<run>/{index.html,results.csv,results.json}
+  render       re-render index.html from a results.json
+  list         list the implementations and whether each can run here
+
+Run "prlab <command> -h" for the flags of one command.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	switch args[0] {
+	case "fetch-data":
+		return cmdFetch(args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(ctx, args[1:], stdout, stderr)
+	case "render":
+		return cmdRender(args[1:], stdout, stderr)
+	case "list":
+		return cmdList(args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q: want fetch-data, report, render or list", args[0])}
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("prlab "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string, positional int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	name := strings.TrimPrefix(fs.Name(), "prlab ")
+	if fs.NArg() != positional {
+		if positional == 0 {
+			return usageError{fmt.Sprintf("%s: unexpected argument %q", name, fs.Arg(0))}
+		}
+		return usageError{fmt.Sprintf("%s: want %d argument(s), got %d", name, positional, fs.NArg())}
+	}
+	return nil
+}
+
+func cmdFetch(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("fetch-data", stderr)
+	mirror := fs.String("mirror", "", "mirror directory holding the AAN files (default $"+dataset.EnvMirror+", else "+dataset.DefaultMirror+")")
+	data := fs.String("data", defaultData, "destination directory holding SHA256SUMS")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	return fetch(*mirror, *data, stdout)
+}
+
+func fetch(mirrorFlag, data string, stdout io.Writer) error {
+	mirror := dataset.ResolveMirror(mirrorFlag)
+	entries, err := dataset.Fetch(mirror, data)
+	if err != nil {
+		return fmt.Errorf("fetch-data: %w", err)
+	}
+	for _, e := range entries {
+		fmt.Fprintf(stdout, "%s  %s\n", e.SHA256, filepath.Join(data, e.Name))
+	}
+	fmt.Fprintf(stdout, "fetch-data: %d files in %s verified against SHA256SUMS (mirror %s)\n", len(entries), data, mirror)
+	return nil
+}
+
+// listFlag is a comma-separated list flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error {
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			*l = append(*l, x)
+		}
+	}
+	return nil
+}
+
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", stderr)
+	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
+	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+edgeFile+" and "+papersFile)
+	mirror := fs.String("mirror", "", "mirror to fetch missing data from (default $"+dataset.EnvMirror+", else "+dataset.DefaultMirror+")")
+	var impls, cases listFlag
+	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")
+	fs.Var(&cases, "cases", "comma-separated cases (default all: "+strings.Join(study.CaseNames("aan"), ",")+"; \"real\" names the real graph)")
+	iterations := fs.Int("iterations", pagerank.CorrectnessIterations, fmt.Sprintf("fixed iterations for correctness, in [1, %d]", pagerank.MaxIterationsCap))
+	runs := fs.Int("runs", pagerank.TimingRuns, "timed runs per implementation, in [1, 1000]")
+	ranks := fs.Bool("ranks", false, "keep every rank vector in results.json (tens of MB)")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *iterations < 1 || *iterations > pagerank.MaxIterationsCap {
+		return usageError{fmt.Sprintf("--iterations %d out of range: must be in [1, %d]", *iterations, pagerank.MaxIterationsCap)}
+	}
+	if *runs < 1 || *runs > 1000 {
+		return usageError{fmt.Sprintf("--runs %d out of range: must be in [1, 1000]", *runs)}
+	}
+	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
+		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
+	}
+	name := filepath.Base(filepath.Clean(*out))
+	cfg := study.Config{
+		Name:       name,
+		GraphName:  "aan",
+		EdgeList:   filepath.Join(*data, edgeFile),
+		Papers:     filepath.Join(*data, papersFile),
+		Cases:      cases,
+		Impls:      impls,
+		Iterations: *iterations,
+		Runs:       *runs,
+		KeepRanks:  *ranks,
+		GPU:        gpu(),
+		Progress:   stderr,
+	}
+	// Check the flags against the registry before any work.
+	check := cfg
+	check.Entries = study.Registry(cfg.GPU)
+	check.TimingIterations, check.Warmups, check.FloatTolerance, check.OracleTolerance, check.MaxIterations =
+		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, 1000
+	if err := check.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	entries, err := dataset.Verify(*data)
+	if err != nil {
+		fmt.Fprintf(stderr, "data in %s missing or not verified (%v); fetching\n", *data, err)
+		if err := fetch(*mirror, *data, stderr); err != nil {
+			return err
+		}
+		if entries, err = dataset.Verify(*data); err != nil {
+			return err
+		}
+	}
+	for _, e := range entries {
+		cfg.Datasets = append(cfg.Datasets, filepath.Join(*data, e.Name))
+	}
+	res, err := study.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("report: %w (nothing was written; %s is unchanged)", err, *out)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("report: interrupted (nothing was written; %s is unchanged)", *out)
+	}
+	if err := report.Write(*out, res); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.CSVFile), filepath.Join(*out, report.JSONFile))
+	return nil
+}
+
+func cmdRender(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("render", stderr)
+	out := fs.String("out", "", "HTML file to write (default index.html beside results.json)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: prlab render [--out FILE] results.json")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	in := fs.Arg(0)
+	run, err := report.ReadJSON(in)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	page, err := report.RenderHTML(run)
+	if err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	dst := *out
+	if dst == "" {
+		dst = filepath.Join(filepath.Dir(in), report.HTMLFile)
+	}
+	if err := report.WriteFileAtomic(dst, page); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s from %s\n", dst, in)
+	return nil
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("list", stderr)
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	g := gpu()
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tPRECISION\tAVAILABLE\tLABEL")
+	for _, e := range study.Registry(g) {
+		avail := "yes"
+		if why := study.Availability(e, g); why != "" {
+			avail = "no: " + why
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Impl.Name(), e.Kind, e.Impl.Precision(), avail, e.Impl.Label())
+	}
+	if g == nil {
+		fmt.Fprintf(tw, "(gpu)\tgpu\t-\tno: %s\t-\n", study.NoGPUReason)
+	} else if ok, why := g.Available(); !ok {
+		fmt.Fprintf(tw, "(gpu)\tgpu\t-\tno: %s\t-\n", why)
+	}
+	return tw.Flush()
+}

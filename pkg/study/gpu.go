@@ -1,0 +1,36 @@
+package study
+
+import (
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// GPU is the GPU half of the study, kept apart from the CPU runner so that
+// the module builds and the study runs on machines without CUDA. pkg/cudabind
+// provides it; a nil GPU means this binary has no GPU support, and every GPU
+// row is reported as skipped with NoGPUReason.
+type GPU interface {
+	// Available reports whether the CUDA library, a driver and a device are
+	// present; when not, the reason (e.g. "libprlab_cuda.so not found").
+	Available() (bool, string)
+	// Implementations lists the GPU implementations (names like those of the
+	// CPU registry). Each may also implement pagerank.Benchmarker (timed with
+	// CUDA events) and pagerank.Unavailable.
+	Implementations() []pagerank.Implementation
+	// Context describes the device every GPU number is measured on.
+	Context() (*report.GPUContext, error)
+	// CopyRows measures the device-to-device copy rows in this process: 128
+	// MiB (the DRAM row every "x DRAM" fraction divides by) and, for a graph,
+	// one iteration's bytes (bytesPerIteration > 0). Stage.Ms, Bytes, GBps set.
+	CopyRows(bytesPerIteration int64) ([]pagerank.Stage, error)
+	// Baseline is the implementation the bronze tier compares against (the
+	// course's thread-per-row version).
+	Baseline() string
+	// WriteBudget says, per implementation name, whether its reduction stages
+	// wrote at most gridDim.x + 1 floats ("met" or "not met"); an absent name
+	// means not checked.
+	WriteBudget(g *pagerank.Graph) (map[string]string, error)
+}
+
+// NoGPUReason is the skip reason when the binary was built without a GPU.
+const NoGPUReason = "this binary has no GPU support (pkg/cudabind is not linked into the study)"

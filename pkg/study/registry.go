@@ -1,0 +1,101 @@
+// Package study is prlab's main job: the registry of every PageRank
+// implementation (CPU from pkg/reference, GPU through the GPU interface that
+// pkg/cudabind provides) and the runner that loads the real graph, runs every
+// implementation on the six synthetic cases and the real graph, validates
+// each Result against the float64 oracle, runs tolerance mode and the timing
+// protocol on the real graph, and returns a report.Run.
+//
+// One implementation failing (an error, a panic, a NaN) marks its rows
+// failed with the error; every other row is still computed.
+package study
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/reference"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// OracleName is the registry name of the float64 sequential oracle every
+// Result is validated against.
+const OracleName = "t0-oracle"
+
+// Entry is one registered implementation and its kind (report.KindCPU,
+// report.KindGPU or report.KindExercise).
+type Entry struct {
+	Impl pagerank.Implementation
+	Kind string
+}
+
+// CPUEntries returns the CPU implementations of pkg/reference: the T0 oracle,
+// T1 multi-core in float64 and float32 (GOMAXPROCS workers), and the course
+// exercise's deliberately wrong variant without dangling redistribution.
+func CPUEntries() []Entry {
+	return []Entry{
+		{reference.Oracle(), report.KindCPU},
+		{reference.Multicore(pagerank.Float64, 0), report.KindCPU},
+		{reference.Multicore(pagerank.Float32, 0), report.KindCPU},
+		{reference.NoDangling(), report.KindExercise},
+	}
+}
+
+// Registry returns every implementation: the CPU entries, then the GPU
+// implementations of gpu (none when gpu is nil).
+func Registry(gpu GPU) []Entry {
+	entries := CPUEntries()
+	if gpu != nil {
+		for _, im := range gpu.Implementations() {
+			entries = append(entries, Entry{im, report.KindGPU})
+		}
+	}
+	return entries
+}
+
+// Availability says whether e can run here: "" when it can, otherwise why not
+// (the GPU's reason when the GPU is unavailable, or the implementation's own
+// pagerank.Unavailable reason).
+func Availability(e Entry, gpu GPU) string {
+	if e.Kind == report.KindGPU && gpu != nil {
+		if ok, why := gpu.Available(); !ok {
+			return why
+		}
+	}
+	if u, ok := e.Impl.(pagerank.Unavailable); ok {
+		return u.Reason()
+	}
+	return ""
+}
+
+// Names returns the registry names of entries, in order.
+func Names(entries []Entry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.Impl.Name()
+	}
+	return out
+}
+
+// Select keeps the entries named in names (all when names is empty), in
+// registry order. The oracle is always kept: every other row is validated
+// against it. An unknown name is an error listing the valid ones.
+func Select(entries []Entry, names []string) ([]Entry, error) {
+	if len(names) == 0 {
+		return entries, nil
+	}
+	valid := Names(entries)
+	for _, n := range names {
+		if !slices.Contains(valid, n) {
+			return nil, fmt.Errorf("unknown implementation %q: valid names are %s", n, strings.Join(valid, ", "))
+		}
+	}
+	var out []Entry
+	for _, e := range entries {
+		if e.Impl.Name() == OracleName || slices.Contains(names, e.Impl.Name()) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}

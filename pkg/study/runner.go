@@ -1,0 +1,659 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// RealCase is the alias --cases accepts for the real graph, whatever its name.
+const RealCase = "real"
+
+// TopRows is how many rows the top table shows (the course prints 20).
+const TopRows = 20
+
+// Config is one study run. Zero numeric fields take the course protocol's
+// values from pkg/pagerank (100 fixed iterations; 50 timed iterations, 3
+// warm-ups, 10 runs; tolerances 1e-6 float32 and 1e-12 float64).
+type Config struct {
+	Name       string // run name (the report directory's base name)
+	EdgeList   string // the real graph's edge list, e.g. data/aan/acl.txt
+	GraphName  string // the real graph's case name, e.g. "aan"
+	Papers     string // metadata TSV (id, year, title, ...); "" for none
+	Datasets   []string
+	Cases      []string // case names to run (synthetic names, the real graph's name or "real"); empty = all
+	Impls      []string // implementation names; empty = all (the oracle always runs)
+	Iterations int      // fixed iterations for correctness, in [1, pagerank.MaxIterationsCap]
+
+	TimingIterations int
+	Warmups          int
+	Runs             int
+	FloatTolerance   float64
+	OracleTolerance  float64
+	MaxIterations    int  // cap in tolerance mode
+	KeepRanks        bool // keep every rank vector in the Results (large); otherwise ranks are dropped
+
+	Entries  []Entry // the implementations; nil = Registry(GPU)
+	GPU      GPU     // nil = no GPU support in this binary
+	Progress io.Writer
+	Now      func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.GraphName == "" {
+		c.GraphName = "aan"
+	}
+	if c.Name == "" {
+		c.Name = "latest"
+	}
+	if c.Iterations == 0 {
+		c.Iterations = pagerank.CorrectnessIterations
+	}
+	if c.TimingIterations == 0 {
+		c.TimingIterations = pagerank.TimingIterations
+	}
+	if c.Warmups == 0 {
+		c.Warmups = pagerank.TimingWarmups
+	}
+	if c.Runs == 0 {
+		c.Runs = pagerank.TimingRuns
+	}
+	if c.FloatTolerance == 0 {
+		c.FloatTolerance = pagerank.FloatTolerance
+	}
+	if c.OracleTolerance == 0 {
+		c.OracleTolerance = pagerank.OracleTolerance
+	}
+	if c.MaxIterations == 0 {
+		c.MaxIterations = 1000
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Entries == nil {
+		c.Entries = Registry(c.GPU)
+	}
+}
+
+// Validate rejects a configuration out of range; messages give the valid range.
+func (c *Config) Validate() error {
+	lim := pagerank.MaxIterationsCap
+	switch {
+	case c.EdgeList == "":
+		return errors.New("no edge list given (the real graph, e.g. data/aan/acl.txt)")
+	case c.Iterations < 1 || c.Iterations > lim:
+		return fmt.Errorf("iterations %d out of range: must be in [1, %d]", c.Iterations, lim)
+	case c.TimingIterations < 1 || c.TimingIterations > lim:
+		return fmt.Errorf("timing iterations %d out of range: must be in [1, %d]", c.TimingIterations, lim)
+	case c.Warmups < 0 || c.Warmups > 1000:
+		return fmt.Errorf("warm-ups %d out of range: must be in [0, 1000]", c.Warmups)
+	case c.Runs < 1 || c.Runs > 1000:
+		return fmt.Errorf("runs %d out of range: must be in [1, 1000]", c.Runs)
+	case c.MaxIterations < 1 || c.MaxIterations > lim:
+		return fmt.Errorf("max iterations %d out of range: must be in [1, %d]", c.MaxIterations, lim)
+	case !(c.FloatTolerance > 0 && c.FloatTolerance < 1):
+		return fmt.Errorf("float tolerance %v out of range: must be in (0, 1), e.g. 1e-6", c.FloatTolerance)
+	case !(c.OracleTolerance > 0 && c.OracleTolerance < 1):
+		return fmt.Errorf("oracle tolerance %v out of range: must be in (0, 1), e.g. 1e-12", c.OracleTolerance)
+	}
+	valid := CaseNames(c.GraphName)
+	for _, n := range c.Cases {
+		if !slices.Contains(valid, n) && n != RealCase {
+			return fmt.Errorf("unknown case %q: valid cases are %s (or %q for the real graph)", n, strings.Join(valid, ", "), RealCase)
+		}
+	}
+	if _, err := Select(c.Entries, c.Impls); err != nil {
+		return err
+	}
+	return nil
+}
+
+// CaseNames is the six synthetic case names followed by the real graph's.
+func CaseNames(real string) []string {
+	return append(slices.Clone(pagerank.SyntheticCaseNames), real)
+}
+
+// runner carries the state of one Run.
+type runner struct {
+	cfg     Config
+	out     *report.Run
+	entries []Entry
+	avail   map[string]string // name -> "" or why unavailable
+	oracle  pagerank.Implementation
+}
+
+// Run executes the study. It returns an error only when nothing useful can
+// be reported: a bad Config, the real graph failing to load, or ctx being
+// cancelled (an interrupted run writes nothing). Failures of single
+// implementations, the oracle included, are recorded in their rows.
+func Run(ctx context.Context, cfg Config) (*report.Run, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	entries, _ := Select(cfg.Entries, cfg.Impls)
+	r := &runner{cfg: cfg, entries: entries, avail: map[string]string{}}
+	p := cfg.Progress
+
+	g, err := pagerank.LoadEdgeList(cfg.EdgeList, cfg.GraphName)
+	if err != nil {
+		return nil, fmt.Errorf("load the real graph: %w", err)
+	}
+	fmt.Fprintln(p, g.Summary())
+
+	env, err := report.CollectEnvironment(cfg.Now(), cfg.Datasets)
+	if err != nil {
+		return nil, err
+	}
+	r.out = &report.Run{
+		Schema: report.Schema,
+		Name:   cfg.Name,
+		Env:    env,
+		Protocol: report.Protocol{
+			Damping: pagerank.DefaultDamping, Iterations: cfg.Iterations, TimingIterations: cfg.TimingIterations,
+			Warmups: cfg.Warmups, Runs: cfg.Runs, FloatTolerance: cfg.FloatTolerance, OracleTolerance: cfg.OracleTolerance,
+			MaxIterations: cfg.MaxIterations, Oracle: OracleName, SpearmanTopK: pagerank.SpearmanTopK, SpearmanGate: pagerank.SpearmanGate,
+		},
+		Graph: report.GraphSummary{Name: g.Name, Path: cfg.EdgeList, Nodes: g.N, Edges: g.NNZ, SelfLoops: g.SelfLoops,
+			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary()},
+	}
+	var papers *pagerank.Papers
+	if cfg.Papers != "" {
+		papers, err = pagerank.LoadPapers(cfg.Papers)
+		if err != nil {
+			return nil, fmt.Errorf("load paper metadata: %w", err)
+		}
+		in, out := papers.Coverage(g)
+		r.out.Graph.MetadataPath, r.out.Graph.WithMetadata, r.out.Graph.MetadataNotInGraph = cfg.Papers, in, out
+		fmt.Fprintf(p, "metadata for %d of %d nodes from %s (%d rows for ids outside the graph)\n", in, g.N, cfg.Papers, out)
+	}
+
+	for _, e := range entries {
+		name := e.Impl.Name()
+		why := Availability(e, cfg.GPU)
+		r.avail[name] = why
+		if name == OracleName {
+			r.oracle = e.Impl
+		}
+		r.out.Implementations = append(r.out.Implementations, report.Impl{Name: name, Label: e.Impl.Label(), Kind: e.Kind,
+			Precision: e.Impl.Precision(), Available: why == "", Reason: why})
+	}
+	if r.oracle == nil {
+		return nil, fmt.Errorf("the registry has no %s implementation to validate against", OracleName)
+	}
+	r.gpuContext(g)
+
+	// Correctness: every selected case, fixed iterations.
+	cases := r.cases(g)
+	fmt.Fprintf(p, "correctness, %d fixed iterations on both sides\n", cfg.Iterations)
+	for _, c := range cases {
+		r.out.Cases = append(r.out.Cases, report.CaseSummary{Name: c.Name, N: c.N, NNZ: c.NNZ, Dangling: c.DanglingCount, Real: c == g})
+		if err := r.correctness(ctx, c); err != nil {
+			return nil, err
+		}
+	}
+	if slices.Contains(cases, g) {
+		fmt.Fprintf(p, "case real   %d nodes, %d edges\n", g.N, g.NNZ)
+		if err := r.convergence(ctx, g, papers); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(p, "timed on %s, %d iterations, %d warm-ups then %d runs\n", g.Name, cfg.TimingIterations, cfg.Warmups, cfg.Runs)
+		if err := r.timing(ctx, g); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.GPU != nil && r.out.GPU != nil {
+		in := report.TierInput{Baseline: cfg.GPU.Baseline()}
+		if wb, err := cfg.GPU.WriteBudget(g); err != nil {
+			r.note("write budget check failed: %v", err)
+		} else {
+			in.WriteBudget = wb
+		}
+		r.out.Tiers = report.ComputeTiers(r.out, in)
+	}
+	if err := ctx.Err(); err != nil { // cancelled inside the last implementation's runs
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
+	if !cfg.KeepRanks {
+		for i := range r.out.Results {
+			r.out.Results[i].Ranks = nil
+		}
+	}
+	return r.out, nil
+}
+
+func (r *runner) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.out.Notes = append(r.out.Notes, msg)
+	fmt.Fprintln(r.cfg.Progress, "  note: "+msg)
+}
+
+// cases returns the selected synthetic cases (course order) and the real graph.
+func (r *runner) cases(g *pagerank.Graph) []*pagerank.Graph {
+	want := func(name string) bool {
+		return len(r.cfg.Cases) == 0 || slices.Contains(r.cfg.Cases, name) ||
+			(name == g.Name && slices.Contains(r.cfg.Cases, RealCase))
+	}
+	var out []*pagerank.Graph
+	for _, c := range pagerank.SyntheticCases() {
+		if want(c.Name) {
+			out = append(out, c)
+		}
+	}
+	if want(g.Name) {
+		out = append(out, g)
+	}
+	return out
+}
+
+// gpuContext fills the GPU context and the copy rows, or the skip reason.
+func (r *runner) gpuContext(g *pagerank.Graph) {
+	gpu := r.cfg.GPU
+	if gpu == nil {
+		r.out.GPUSkipped = NoGPUReason
+		fmt.Fprintln(r.cfg.Progress, "GPU rows skipped: "+NoGPUReason)
+		return
+	}
+	if ok, why := gpu.Available(); !ok {
+		r.out.GPUSkipped = why
+		fmt.Fprintln(r.cfg.Progress, "GPU rows skipped: "+why)
+		return
+	}
+	ctx, err := safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
+	if err != nil {
+		r.out.GPUSkipped = "GPU context: " + err.Error()
+		r.note("GPU context failed: %v", err)
+		return
+	}
+	r.out.GPU = ctx
+	fmt.Fprintf(r.cfg.Progress, "GPU: %s (compute capability %s)\n", ctx.Name, ctx.ComputeCapability)
+}
+
+// safeCall runs f, turning a panic into an error.
+func safeCall[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, firstFrames(debug.Stack()))
+		}
+	}()
+	return f()
+}
+
+// firstFrames keeps a panic's stack short enough for a report cell.
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	if len(lines) > 12 {
+		lines = lines[:12]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// run runs one implementation safely: an error, a panic, a nil Result or a
+// Result carrying Err all come back as an error; the Result is stamped with
+// the implementation's name and the case.
+func run(e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	res, err := safeCall(func() (*pagerank.Result, error) { return e.Impl.Run(g, p) })
+	return stamp(res, err, e, g)
+}
+
+func stamp(res *pagerank.Result, err error, e Entry, g *pagerank.Graph) (*pagerank.Result, error) {
+	if err == nil && res == nil {
+		err = errors.New("returned no Result")
+	}
+	if err == nil && res.Err != "" {
+		err = errors.New(res.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Implementation, res.Case = e.Impl.Name(), g.Name
+	if res.N == 0 {
+		res.N, res.NNZ = g.N, g.NNZ
+	}
+	return res, nil
+}
+
+// failedResult records a failed or skipped run in the Results.
+func failedResult(e Entry, g *pagerank.Graph, mode pagerank.Mode, err error, skipped string) pagerank.Result {
+	r := pagerank.Result{Implementation: e.Impl.Name(), Case: g.Name, Precision: e.Impl.Precision(), N: g.N, NNZ: g.NNZ, Mode: mode, Skipped: skipped}
+	if err != nil {
+		r.Err = err.Error()
+	}
+	return r
+}
+
+func nan() report.F { return report.NaN }
+
+// check turns a validation into a correctness row.
+func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) report.Check {
+	c := report.Check{Case: g.Name, Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind,
+		Precision: e.Impl.Precision(), N: g.N, NNZ: g.NNZ, Iterations: iterations,
+		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumMinus1: report.F(v.SumMinus1),
+		SumAllowed: report.F(v.SumAllowed), Spearman: report.F(v.Spearman),
+		SumPass: v.SumPass, SpearmanPass: v.SpearmanPass, ErrPass: v.ErrPass}
+	switch {
+	case v.Problem != "":
+		c.Status, c.Reason = report.StatusFailed, v.Problem
+	case v.Pass:
+		c.Status = report.StatusPass
+	default:
+		c.Status, c.Reason = report.StatusFail, failedGates(v)
+	}
+	if e.Impl.Name() == OracleName && c.Reason == "" {
+		c.Reason = "reference (err and ρ against itself)"
+	}
+	return c
+}
+
+func failedGates(v pagerank.Validation) string {
+	var why []string
+	if !v.SumPass {
+		why = append(why, fmt.Sprintf("|sum−1| %.3g > %.3g", math.Abs(v.SumMinus1), v.SumAllowed))
+	}
+	if !v.SpearmanPass {
+		why = append(why, fmt.Sprintf("ρ %.6f < %.3f", v.Spearman, pagerank.SpearmanGate))
+	}
+	if !v.ErrPass {
+		why = append(why, fmt.Sprintf("err/tol %.3g > 1", v.ErrOverTol))
+	}
+	return strings.Join(why, "; ")
+}
+
+func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason string) report.Check {
+	return report.Check{Case: g.Name, Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind,
+		Precision: e.Impl.Precision(), N: g.N, NNZ: g.NNZ, Iterations: iterations, Status: status, Reason: reason,
+		ErrOverTol: nan(), MaxRelErr: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
+}
+
+// correctness runs every entry on case g for the fixed iteration count and
+// validates it against the oracle's Result for the same iterations.
+func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
+	p := pagerank.Fixed(r.cfg.Iterations)
+	oracleEntry := Entry{r.oracle, report.KindCPU}
+	oracle, oerr := run(oracleEntry, g, p)
+	if oerr != nil {
+		r.note("oracle failed on %s: %v", g.Name, oerr)
+	}
+	for _, e := range r.entries {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		name := e.Impl.Name()
+		if why := r.avail[name]; why != "" {
+			r.out.Correctness = append(r.out.Correctness, skippedCheck(e, g, p.Iterations, report.StatusSkipped, why))
+			r.out.Results = append(r.out.Results, failedResult(e, g, p.Mode, nil, why))
+			r.progressLine(g, r.out.Correctness[len(r.out.Correctness)-1])
+			continue
+		}
+		var res *pagerank.Result
+		var err error
+		if name == OracleName {
+			res, err = oracle, oerr
+		} else {
+			res, err = run(e, g, p)
+		}
+		var c report.Check
+		switch {
+		case err != nil:
+			c = skippedCheck(e, g, p.Iterations, report.StatusFailed, err.Error())
+			r.out.Results = append(r.out.Results, failedResult(e, g, p.Mode, err, ""))
+		case oerr != nil:
+			c = skippedCheck(e, g, p.Iterations, report.StatusFailed, "no oracle result to validate against: "+oerr.Error())
+			r.out.Results = append(r.out.Results, *res)
+		default:
+			c = check(e, g, p.Iterations, pagerank.Validate(g, res, oracle))
+			r.out.Results = append(r.out.Results, *res)
+		}
+		r.out.Correctness = append(r.out.Correctness, c)
+		r.progressLine(g, c)
+	}
+	return nil
+}
+
+func (r *runner) progressLine(g *pagerank.Graph, c report.Check) {
+	f := func(format string, x report.F) string {
+		if !x.Valid() {
+			return "—"
+		}
+		return fmt.Sprintf(format, float64(x))
+	}
+	line := fmt.Sprintf("  %-11s %-17s n=%-6d nnz=%-7d err/tol=%6s sum-1=%10s  %s", g.Name, c.Implementation, c.N, c.NNZ,
+		f("%.3f", c.ErrOverTol), f("%+.2e", c.SumMinus1), c.Status)
+	if c.Status != report.StatusPass && c.Reason != "" {
+		line += " (" + firstLine(c.Reason) + ")"
+	}
+	fmt.Fprintln(r.cfg.Progress, line)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// tolerance is the convergence tolerance for an implementation's precision:
+// float32 stops at the float tolerance, float64 at the oracle's.
+func (r *runner) tolerance(prec pagerank.Precision) float64 {
+	if prec == pagerank.Float32 {
+		return r.cfg.FloatTolerance
+	}
+	return r.cfg.OracleTolerance
+}
+
+// convergence runs tolerance mode on the real graph: the oracle to its tight
+// tolerance (its ranks give the top table), every other implementation to
+// the tolerance of its precision, validated against the converged oracle.
+func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pagerank.Papers) error {
+	oracleEntry := Entry{r.oracle, report.KindCPU}
+	oracle, oerr := run(oracleEntry, g, pagerank.Converge(r.cfg.OracleTolerance, r.cfg.MaxIterations))
+	if oerr != nil {
+		r.note("oracle failed to converge on %s: %v", g.Name, oerr)
+	} else {
+		r.top(g, oracle, papers)
+	}
+	for _, e := range r.entries {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		name := e.Impl.Name()
+		tol := r.tolerance(e.Impl.Precision())
+		c := report.Convergence{Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
+			Tolerance: tol, FinalResidual: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
+		var res *pagerank.Result
+		var err error
+		switch {
+		case r.avail[name] != "":
+			c.Status, c.Reason = report.StatusSkipped, r.avail[name]
+			r.out.Results = append(r.out.Results, failedResult(e, g, pagerank.Tolerance, nil, c.Reason))
+		case name == OracleName:
+			res, err = oracle, oerr
+		default:
+			res, err = run(e, g, pagerank.Converge(tol, r.cfg.MaxIterations))
+		}
+		if c.Status == "" {
+			if err != nil {
+				c.Status, c.Reason = report.StatusFailed, err.Error()
+				r.out.Results = append(r.out.Results, failedResult(e, g, pagerank.Tolerance, err, ""))
+			} else {
+				r.out.Results = append(r.out.Results, *res)
+				c.Iterations, c.Converged, c.FinalResidual = res.Iterations, res.Converged, report.F(res.FinalResidual())
+				if oerr != nil {
+					c.Status, c.Reason = report.StatusFailed, "no converged oracle to validate against"
+				} else {
+					v := pagerank.Validate(g, res, oracle)
+					c.SumMinus1, c.SumAllowed, c.Spearman = report.F(v.SumMinus1), report.F(v.SumAllowed), report.F(v.Spearman)
+					// The tolerance run is graded on the sum invariant and the top-100 order.
+					switch {
+					case v.Problem != "":
+						c.Status, c.Reason = report.StatusFailed, v.Problem
+					case !res.Converged:
+						c.Status, c.Reason = report.StatusFail, fmt.Sprintf("L1 residual %.3g still above %.0e after %d iterations", res.FinalResidual(), tol, res.Iterations)
+					case v.SumPass && v.SpearmanPass:
+						c.Status = report.StatusPass
+					default:
+						v.ErrPass = true // not graded here
+						c.Status, c.Reason = report.StatusFail, failedGates(v)
+					}
+				}
+			}
+		}
+		r.out.Convergence = append(r.out.Convergence, c)
+		r.convergenceLine(c)
+	}
+	return nil
+}
+
+func (r *runner) convergenceLine(c report.Convergence) {
+	p := r.cfg.Progress
+	switch {
+	case c.Status == report.StatusSkipped || c.Status == report.StatusFailed:
+		fmt.Fprintf(p, "  %s: %s (%s)\n", c.Implementation, c.Status, firstLine(c.Reason))
+	default:
+		conv := "converged"
+		if !c.Converged {
+			conv = "did not converge"
+		}
+		fmt.Fprintf(p, "  %s, %s, L1 residual under %.0e: %s in %d iterations; sum-1=%+.3e (allowed %.3e), rho=%.6f  %s\n",
+			c.Implementation, c.Precision, c.Tolerance, conv, c.Iterations, float64(c.SumMinus1), float64(c.SumAllowed), float64(c.Spearman), c.Status)
+	}
+}
+
+// top fills the top table from the converged oracle's ranks.
+func (r *runner) top(g *pagerank.Graph, oracle *pagerank.Result, papers *pagerank.Papers) {
+	for i, v := range pagerank.TopK(oracle.Ranks, TopRows) {
+		id := g.ID(v)
+		row := report.TopRow{Rank: i + 1, Score: oracle.Ranks[v], InDegree: g.InDegree(v), OutDegree: int(g.OutDegree[v]), ID: id}
+		if pp, ok := papers.Lookup(id); ok {
+			row.Year, row.Title, row.Known = pp.Year, pp.Title, true
+		}
+		r.out.Top = append(r.out.Top, row)
+	}
+}
+
+// timing times every available, non-exercise implementation on the real
+// graph: GPU implementations through their pagerank.Benchmarker (CUDA
+// events), the rest with Go's monotonic clock around Run in fixed mode.
+func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
+	p := pagerank.Fixed(r.cfg.TimingIterations)
+	var maxBytes int64
+	var timed []int // indices into Timings of rows to finish once the copy rows exist
+	for _, e := range r.entries {
+		if e.Kind == report.KindExercise {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		name := e.Impl.Name()
+		row := report.TimingRow{Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
+			Case: g.Name, GBps: nan(), XDRAM: nan()}
+		if why := r.avail[name]; why != "" {
+			row.Status, row.Reason = report.StatusSkipped, why
+			r.out.Timings = append(r.out.Timings, row)
+			continue
+		}
+		var res *pagerank.Result
+		var err error
+		if b, ok := e.Impl.(pagerank.Benchmarker); ok {
+			res, err = safeCall(func() (*pagerank.Result, error) { return b.Benchmark(g, p, r.cfg.Warmups, r.cfg.Runs) })
+			res, err = stamp(res, err, e, g)
+			if err == nil && (res.Timing == nil || len(res.Timing.RunsMs) == 0) {
+				err = errors.New("Benchmark returned no timed runs")
+			}
+		} else {
+			res, err = r.wallClock(ctx, e, g, p)
+		}
+		if err != nil {
+			row.Status, row.Reason = report.StatusFailed, err.Error()
+			r.out.Timings = append(r.out.Timings, row)
+			fmt.Fprintf(r.cfg.Progress, "  %-17s failed: %s\n", name, firstLine(err.Error()))
+			continue
+		}
+		res.Ranks = nil // timing runs are validated by the correctness rows
+		r.out.Results = append(r.out.Results, *res)
+		row.Status, row.Timing = report.StatusPass, *res.Timing
+		row.BytesPerIteration, row.BytesFormula = res.BytesPerIteration, res.BytesFormula
+		row.LaunchesPerIteration, row.HostSyncsPerIteration = res.LaunchesPerIteration, res.HostSyncsPerIteration
+		row.Stages = res.Stages
+		if med := row.Timing.MedianMs; res.BytesPerIteration > 0 && med > 0 {
+			row.GBps = report.F(float64(res.BytesPerIteration) * float64(row.Timing.Iterations) / (med * 1e6))
+		}
+		maxBytes = max(maxBytes, res.BytesPerIteration)
+		r.out.Timings = append(r.out.Timings, row)
+		timed = append(timed, len(r.out.Timings)-1)
+		fmt.Fprintf(r.cfg.Progress, "  %-17s median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", name,
+			row.Timing.MedianMs, row.Timing.MeanMs, row.Timing.CV*100, row.Timing.MsPerIteration(), row.Timing.Clock, len(row.Timing.RunsMs))
+	}
+	if r.out.GPU != nil {
+		rows, err := safeCall(func() ([]pagerank.Stage, error) { return r.cfg.GPU.CopyRows(maxBytes) })
+		if err != nil {
+			r.note("copy rows failed: %v", err)
+		} else {
+			r.out.CopyRows = rows
+		}
+	}
+	dram := report.DRAMCopyRow(r.out)
+	if dram > 0 {
+		for i := range r.out.CopyRows {
+			r.out.CopyRows[i].XDRAM = r.out.CopyRows[i].GBps / dram
+		}
+		for _, i := range timed {
+			t := &r.out.Timings[i]
+			if t.GBps.Valid() {
+				t.XDRAM = report.F(float64(t.GBps) / dram)
+			}
+			for j := range t.Stages {
+				if s := &t.Stages[j]; s.XDRAM == 0 && s.GBps > 0 {
+					s.XDRAM = s.GBps / dram
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// wallClock times a CPU implementation: warm-ups, then timed runs of Run in
+// fixed-iteration mode, each measured with Go's monotonic clock around the
+// whole call (allocation of the work vectors included).
+//
+// ctx is checked before every run, so an interrupt (SIGINT) stops a long
+// timing loop after the run in progress instead of after all of them.
+func (r *runner) wallClock(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	for i := 0; i < r.cfg.Warmups; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		if _, err := run(e, g, p); err != nil {
+			return nil, fmt.Errorf("warm-up %d: %w", i+1, err)
+		}
+	}
+	runs := make([]float64, 0, r.cfg.Runs)
+	var last *pagerank.Result
+	for i := 0; i < r.cfg.Runs; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		start := time.Now()
+		res, err := run(e, g, p)
+		elapsed := time.Since(start)
+		if err != nil {
+			return nil, fmt.Errorf("timed run %d: %w", i+1, err)
+		}
+		runs = append(runs, float64(elapsed.Nanoseconds())/1e6)
+		last = res
+	}
+	t := pagerank.NewTiming(p.Iterations, r.cfg.Warmups, runs, "wall")
+	last.Timing = &t
+	return last, nil
+}
