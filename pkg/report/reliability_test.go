@@ -1,0 +1,62 @@
+package report
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// setFloats sets every float64 (and F) reachable from v to x: struct
+// fields, slice elements and pointees.
+func setFloats(v reflect.Value, x float64) {
+	switch v.Kind() {
+	case reflect.Float64:
+		if v.CanSet() {
+			v.SetFloat(x)
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			setFloats(v.Elem(), x)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			setFloats(v.Field(i), x)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			setFloats(v.Index(i), x)
+		}
+	}
+}
+
+// TestWrittenReportAlwaysReadsBack: whatever numbers the implementations
+// and measurements put in a run (NaN, ±Inf, negative, zero, huge, tiny),
+// results.json as written must read back, so that `prlab render` can always
+// redraw a report `prlab report` wrote.
+func TestWrittenReportAlwaysReadsBack(t *testing.T) {
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, math.MaxFloat64, 5e-324} {
+		for _, gpu := range []bool{false, true} {
+			run := fixtureRun(gpu)
+			setFloats(reflect.ValueOf(run), x)
+			// The protocol and the tolerances are configuration, range-checked
+			// before the run (study.Config.Validate); every other number is
+			// measured or reported by an implementation and may be anything.
+			fresh := fixtureRun(gpu)
+			run.Protocol = fresh.Protocol
+			for i := range run.Convergence {
+				run.Convergence[i].Tolerance = fresh.Convergence[i].Tolerance
+			}
+			b, err := EncodeJSON(run)
+			if err != nil {
+				t.Errorf("%v gpu=%v: encode: %v", x, gpu, err)
+				continue
+			}
+			if _, err := DecodeJSON(b, "results.json"); err != nil {
+				t.Errorf("%v gpu=%v: written report does not read back: %v", x, gpu, err)
+			}
+			if _, err := RenderHTML(run); err != nil {
+				t.Errorf("%v gpu=%v: render: %v", x, gpu, err)
+			}
+		}
+	}
+}
