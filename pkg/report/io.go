@@ -653,8 +653,12 @@ func DecodeCSV(data []byte, name string) ([]CSVRow, error) {
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	lines := recordLines(data) // a quoted cell (a panic's stack in reason) may span lines
 	for i, r := range rows {
 		line := i + 2
+		if i+1 < len(lines) {
+			line = lines[i+1]
+		}
 		if !slices.Contains(sections, r.Section) {
 			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(sections, ", "))
 		}
@@ -677,6 +681,20 @@ func DecodeCSV(data []byte, name string) ([]CSVRow, error) {
 		}
 	}
 	return rows, nil
+}
+
+// recordLines returns the 1-based line on which each CSV record starts.
+func recordLines(data []byte) []int {
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	var lines []int
+	for {
+		if _, err := cr.Read(); err != nil {
+			return lines
+		}
+		line, _ := cr.FieldPos(0)
+		lines = append(lines, line)
+	}
 }
 
 // readRegular reads a file, rejecting directories with a clear error.
