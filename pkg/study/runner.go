@@ -226,6 +226,9 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	if err := ctx.Err(); err != nil { // cancelled inside the last implementation's runs
 		return nil, fmt.Errorf("interrupted: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
 	if !cfg.KeepRanks {
 		for i := range r.out.Results {
 			r.out.Results[i].Ranks = nil
@@ -300,8 +303,9 @@ func firstFrames(stack []byte) string {
 	return strings.Join(lines, "\n")
 }
 
-// run runs one implementation safely: an error, a panic, a nil Result or a
-// Result carrying Err all come back as an error; the Result is stamped with
+// run runs one implementation safely: an error, a panic, a nil Result, a
+// Result carrying Err or a non-finite rank, residual or sum all come back as
+// an error; the Result is stamped with
 // the implementation's name and the case.
 func run(e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
 	res, err := safeCall(func() (*pagerank.Result, error) { return e.Impl.Run(g, p) })
@@ -317,6 +321,20 @@ func stamp(res *pagerank.Result, err error, e Entry, g *pagerank.Graph) (*pagera
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, x := range []struct {
+		what string
+		v    []float64
+	}{{"rank at node", res.Ranks}, {"L1 residual at iteration", res.Residuals}, {"sum of ranks at iteration", res.Sums}} {
+		for i, f := range x.v {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				k := i
+				if x.what != "rank at node" {
+					k++ // iterations are 1-based
+				}
+				return nil, fmt.Errorf("non-finite %s %d (%v)", x.what, k, f)
+			}
+		}
 	}
 	res.Implementation, res.Case = e.Impl.Name(), g.Name
 	if res.N == 0 {
@@ -573,6 +591,9 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			}
 		} else {
 			res, err = r.wallClock(ctx, e, g, p)
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("interrupted: %w", cerr)
 		}
 		if err != nil {
 			row.Status, row.Reason = report.StatusFailed, err.Error()
