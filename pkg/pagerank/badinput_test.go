@@ -476,3 +476,43 @@ func TestValidateNonFiniteRanks(t *testing.T) {
 		t.Errorf("finite ranks: %+v", v)
 	}
 }
+
+// TestParamsOutOfRangeMessages: every parameter out of range is rejected
+// with its valid range in the message (notebooks and the CLI pass these on).
+func TestParamsOutOfRangeMessages(t *testing.T) {
+	fixed := func(d float64, it int) Params { return Params{Damping: d, Mode: FixedIterations, Iterations: it} }
+	tol := func(x float64) Params { return Params{Damping: 0.85, Mode: Tolerance, Iterations: 100, Tolerance: x} }
+	cases := []struct {
+		p    Params
+		want string
+	}{
+		{fixed(0, 10), "damping factor 0 out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(1, 10), "damping factor 1 out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(-0.85, 10), "damping factor -0.85 out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(85, 10), "damping factor 85 out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(math.NaN(), 10), "damping factor NaN out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(math.Inf(1), 10), "damping factor +Inf out of range: must be in (0, 1), e.g. 0.85"},
+		{fixed(0.85, 0), "iterations 0 out of range: must be in [1, 10000]"},
+		{fixed(0.85, -100), "iterations -100 out of range: must be in [1, 10000]"},
+		{fixed(0.85, 10001), "iterations 10001 out of range: must be in [1, 10000]"},
+		{fixed(0.85, math.MaxInt), "out of range: must be in [1, 10000]"},
+		{tol(0), "tolerance 0 out of range: must be > 0 (e.g. 1e-6)"},
+		{tol(-1e-6), "tolerance -1e-06 out of range: must be > 0 (e.g. 1e-6)"},
+		{tol(math.NaN()), "tolerance NaN out of range: must be > 0 (e.g. 1e-6)"},
+		{tol(math.Inf(-1)), "tolerance -Inf out of range: must be > 0 (e.g. 1e-6)"},
+		{Params{Damping: 0.85, Mode: "", Iterations: 10}, `unknown mode "": must be "fixed" or "tolerance"`},
+		{Params{Damping: 0.85, Mode: "Fixed", Iterations: 10}, `unknown mode "Fixed": must be "fixed" or "tolerance"`},
+	}
+	for _, c := range cases {
+		err := c.p.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want %q", c.p, err, c.want)
+		}
+	}
+	// The edges of the valid ranges are accepted; fixed mode ignores the tolerance.
+	for _, p := range []Params{fixed(1e-9, 1), fixed(1-1e-9, 10000), tol(1e-300), {Damping: 0.5, Mode: FixedIterations, Iterations: 5, Tolerance: -1}} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+}
