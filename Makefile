@@ -57,35 +57,3 @@ notebooks-test: kernel
 	PRLAB_NOTEBOOK_TEST=1 $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser' -v ./pkg/nb/
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR)
-
-# ---- notebooks (notebooks/*.ipynb under GoNB; issue 4) ----
-# make notebook-deps    apt + go steps the notebooks need (root; Debian 12)
-# make kernel           build bin/gonb + bin/goimports (versions pinned in go.mod), write the "gonb" kernel spec
-# make notebooks        execute every notebook headlessly -> reports/notebooks/NAME.{ipynb,html}; fails on any cell error
-# make notebooks-commit the same, and write the outputs back into notebooks/ (what gets committed)
-# make notebooks-test   Run All in the classic Notebook server in headless Chromium; asserts a chart drew pixels
-# make notebook-server  start the classic Notebook server on 127.0.0.1:8888 for a person
-NB_PYTHON ?= /usr/bin/python3
-NB_JOBS ?= 2
-NB_OUT ?= reports/notebooks
-NB_PARAMS ?=
-NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9]*.ipynb))
-NB_APT := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-nbformat chromium
-.PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server
-notebook-deps:
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NB_APT)
-	$(GO) mod download
-kernel:
-	$(GO) build -o bin/ github.com/janpfeifer/gonb golang.org/x/tools/cmd/goimports
-	$(GO) run ./tools/nbkernel -gonb bin/gonb -root .
-notebooks: kernel
-	$(GO) build ./pkg/... && $(GO) vet ./pkg/nb
-	rm -rf notebooks/.cache
-	$(NB_PYTHON) tools/nbrun.py --jobs $(NB_JOBS) --out $(NB_OUT) $(foreach p,$(NB_PARAMS),--param $(p)) $(NOTEBOOKS)
-notebooks-commit: kernel
-	rm -rf notebooks/.cache
-	$(NB_PYTHON) tools/nbrun.py --inplace --jobs $(NB_JOBS) --out $(NB_OUT) $(NOTEBOOKS)
-notebooks-test: kernel
-	PRLAB_NOTEBOOK_TEST=1 $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser' -v ./pkg/nb/
-notebook-server: kernel
-	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR)

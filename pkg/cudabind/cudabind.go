@@ -147,7 +147,11 @@ func LibraryCandidates() []string {
 // moduleRoot walks up from dir to the directory whose go.mod declares
 // module github.com/prlab/prlab ("" if none).
 func moduleRoot(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for d := abs; ; d = filepath.Dir(d) {
 		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
 			for _, line := range strings.Split(string(b), "\n") {
 				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == "github.com/prlab/prlab" {

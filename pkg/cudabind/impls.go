@@ -325,3 +325,35 @@ func MeasureStages(g *pagerank.Graph, opt StageOptions) (*StageTable, error) {
 	}
 	return t, nil
 }
+
+// Reduction kinds; values are the PRLAB_REDUCE_* constants of csrc/prlab_cuda.h.
+const (
+	reduceTree    = 0 // shared-memory tree, two passes
+	reduceShuffle = 1 // warp shuffle, two passes
+	reduceAtomic  = 2 // one atomicAdd per thread
+)
+
+// ReductionCheck is the outcome of one isolated reduction run.
+type ReductionCheck struct {
+	Value         float64 // the reduction's float result, widened
+	FloatsWritten int     // scratch floats the reduction changed (partials + result)
+	GridBlocks    int     // gridDim.x of the first pass
+}
+
+// checkReduction runs reduction `kind` over host data (which = 0: dangling
+// mass sum a[i]*mask[i]; which = 1: residual sum |b[i]-a[i]|) with
+// `threads` threads per block, on the device holding g.
+func checkReduction(g *pagerank.Graph, kind, which int, a, b []float32, mask []uint8, threads int) (ReductionCheck, error) {
+	s, err := ready()
+	if err != nil {
+		return ReductionCheck{}, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	h, err := handleLocked(s, g)
+	if err != nil {
+		return ReductionCheck{}, err
+	}
+	v, w, grid, err := s.lib.checkReduction(h, kind, which, a, b, mask, threads)
+	return ReductionCheck{Value: v, FloatsWritten: w, GridBlocks: grid}, err
+}

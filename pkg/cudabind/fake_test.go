@@ -1,0 +1,171 @@
+//go:build cgo
+
+package cudabind
+
+import (
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// buildFake compiles testdata/fake_prlab_cuda.c (a CPU stand-in with the
+// same C API) into a shared library with the system C compiler.
+func buildFake(t *testing.T, defines ...string) string {
+	t.Helper()
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("no C compiler (%s) to build the fake library: %v", cc, err)
+	}
+	out := filepath.Join(t.TempDir(), "libfake.so")
+	args := append([]string{"-shared", "-fPIC", "-O1", "-Icsrc", "-o", out, "testdata/fake_prlab_cuda.c", "-lm"}, defines...)
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", cc, args, err, b)
+	}
+	return out
+}
+
+// The binding end to end against the fake library: availability, device
+// info, ranks/residuals/sums marshalling for every implementation in both
+// modes, Benchmark's timing and stage rows, the stage table, and errors.
+func TestBindingWithFakeLibrary(t *testing.T) {
+	if reason := useLibrary(t, buildFake(t)); reason != "" {
+		t.Fatalf("fake library unavailable: %s", reason)
+	}
+	if ok, reason := Available(); !ok {
+		t.Fatalf("Available() = false, %q", reason)
+	}
+	dev, err := DeviceInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.Name != "Fake CPU device" || dev.ComputeCapability() != "9.0" || dev.SMs != 132 || dev.CCCL != "CCCL 3.0.1" ||
+		dev.L2Bytes != 62914560 || cudaVersion(dev.DriverVersion) != "13.0" {
+		t.Errorf("device info not marshalled: %+v", dev)
+	}
+	if !strings.Contains(dev.String(), "compute capability 9.0") {
+		t.Errorf("Device.String() = %q", dev.String())
+	}
+
+	for _, g := range synthetic(t) {
+		want, _ := oracle64(g, pagerank.DefaultDamping, 30, 0)
+		for _, pi := range Implementations() {
+			if r := pi.(pagerank.Unavailable).Reason(); r != "" {
+				t.Fatalf("%s: Reason() = %q with the fake library loaded", pi.Name(), r)
+			}
+			res, err := pi.Run(g, pagerank.Fixed(30))
+			if err != nil {
+				t.Fatalf("%s on %s: %v", pi.Name(), g.Name, err)
+			}
+			if len(res.Ranks) != g.N || len(res.Residuals) != 30 || len(res.Sums) != 30 || res.Iterations != 30 {
+				t.Fatalf("%s on %s: %d ranks, %d residuals, %d sums, %d iterations", pi.Name(), g.Name,
+					len(res.Ranks), len(res.Residuals), len(res.Sums), res.Iterations)
+			}
+			if e := maxRelErr(res.Ranks, want); e > 1e-3 {
+				t.Errorf("%s on %s: max relative error %.3g vs float64", pi.Name(), g.Name, e)
+			}
+			if math.Abs(res.FinalSum()-1) > 4*fltEpsilon*math.Sqrt(float64(g.N)) {
+				t.Errorf("%s on %s: sum %v", pi.Name(), g.Name, res.FinalSum())
+			}
+			if res.BytesPerIteration != pi.(*gpuImpl).BytesFormula().Bytes(g.N, g.NNZ) || res.Case != g.Name {
+				t.Errorf("%s: result metadata %+v", pi.Name(), res)
+			}
+		}
+	}
+
+	// Tolerance mode stops where the float64 oracle stops (same rule).
+	g, _ := pagerank.SyntheticCase("chain")
+	_, refIters := oracle64(g, pagerank.DefaultDamping, 1000, 1e-6)
+	res, err := Implementations()[1].Run(g, pagerank.Converge(1e-6, 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Converged || res.FinalResidual() >= 1e-6 || absInt(res.Iterations-refIters) > 2 {
+		t.Errorf("tolerance run: converged %v after %d iterations (oracle %d), residual %g",
+			res.Converged, res.Iterations, refIters, res.FinalResidual())
+	}
+
+	// Benchmark: timing from the library, stages with bytes and x DRAM.
+	bm := Implementations()[2].(pagerank.Benchmarker)
+	res, err = bm.Benchmark(g, pagerank.Fixed(50), 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Timing == nil || len(res.Timing.RunsMs) != 10 || res.Timing.Clock != "cuda-events" ||
+		math.Abs(res.Timing.RunsMs[9]-1.09) > 1e-6 || res.Timing.Iterations != 50 {
+		t.Fatalf("timing not marshalled: %+v", res.Timing)
+	}
+	var sum int64
+	for _, st := range res.Stages {
+		sum += st.Bytes
+		// The fake copies at 1000 GB/s, so XDRAM = GB/s / 1000.
+		if st.Ms <= 0 || math.Abs(st.XDRAM-st.GBps/1000) > 1e-3*st.XDRAM {
+			t.Errorf("stage %+v", st)
+		}
+	}
+	if len(res.Stages) != 4 || sum != res.BytesPerIteration {
+		t.Errorf("%d stages summing to %d bytes, iteration %d", len(res.Stages), sum, res.BytesPerIteration)
+	}
+
+	tab, err := MeasureStages(g, StageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows()) != 2+stageCount || tab.CopyDRAM.Bytes != 128<<20 || tab.CopyDRAM.XDRAM != 1 ||
+		math.Abs(tab.CopyDRAM.GBps-1000) > 1 || tab.CopyIteration.Bytes != 33*int64(g.N)+8*int64(g.NNZ)+4 {
+		t.Errorf("stage table: %d rows, DRAM %+v, iteration %+v", len(tab.Rows()), tab.CopyDRAM, tab.CopyIteration)
+	}
+
+	// A library error comes back as *Error with the failing call named.
+	_, err = Implementations()[0].Run(g, pagerank.Fixed(7777))
+	var le *Error
+	if !errors.As(err, &le) || le.Status != 2 || !strings.Contains(err.Error(), "cudaMalloc(d_colIdx, 379724 bytes)") {
+		t.Errorf("error not propagated: %v", err)
+	}
+
+	// Reduction hook: the fake writes grid + 1 floats.
+	a := []float32{1, 2, 3, 4}
+	rc, err := checkReduction(g, reduceTree, 0, a, nil, []uint8{1, 0, 1, 0}, 32)
+	if err != nil || rc.Value != 4 || rc.GridBlocks != 1 || rc.FloatsWritten != 2 {
+		t.Errorf("checkReduction: %+v, %v", rc, err)
+	}
+	if err := Release(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestFakeLibraryFailureReasons(t *testing.T) {
+	reason := useLibrary(t, buildFake(t, "-DFAKE_NO_DEVICE"))
+	if !strings.Contains(reason, "no usable GPU") || !strings.Contains(reason, "cudaErrorNoDevice") {
+		t.Errorf("no-device reason %q", reason)
+	}
+	if ok, r := Available(); ok || r != reason {
+		t.Errorf("Available() = %v, %q", ok, r)
+	}
+	im := Implementations()[0]
+	if r := im.(pagerank.Unavailable).Reason(); r != reason {
+		t.Errorf("Reason() = %q", r)
+	}
+	g, _ := pagerank.SyntheticCase("tiny")
+	if _, err := im.Run(g, pagerank.Fixed(10)); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Run without a device: %v, want ErrUnavailable", err)
+	}
+	if _, err := MeasureStages(g, StageOptions{}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("MeasureStages without a device: %v", err)
+	}
+}
+
+func TestFakeLibraryABIMismatch(t *testing.T) {
+	reason := useLibrary(t, buildFake(t, "-DFAKE_ABI=999"))
+	if !strings.Contains(reason, "ABI version 999") {
+		t.Errorf("ABI mismatch reason %q", reason)
+	}
+}

@@ -1,0 +1,101 @@
+package cudabind
+
+import (
+	"math"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// fltEpsilon is FLT_EPSILON (2^-23).
+const fltEpsilon = 1.1920928955078125e-07
+
+// oracle64 is a float64 PageRank of g (the course's update rule, x0 = 1/n),
+// written here so these tests depend on nothing outside pkg/pagerank:
+//
+//	x'[v] = (1-d)/n + d (sum over in-edges u->v of x[u]/outdeg(u) + D/n),  D = rank on dangling nodes.
+//
+// With tol > 0 it stops after the first iteration whose L1 residual is below
+// tol. It returns the ranks and the number of iterations run.
+func oracle64(g *pagerank.Graph, d float64, iters int, tol float64) ([]float64, int) {
+	n := g.N
+	x := make([]float64, n)
+	xn := make([]float64, n)
+	for i := range x {
+		x[i] = 1 / float64(n)
+	}
+	k := 0
+	for k < iters {
+		mass := 0.0
+		for u := 0; u < n; u++ {
+			if g.Dangling[u] != 0 {
+				mass += x[u]
+			}
+		}
+		res := 0.0
+		for v := 0; v < n; v++ {
+			s := 0.0
+			for e := g.InRowPtr[v]; e < g.InRowPtr[v+1]; e++ {
+				u := g.InColIdx[e]
+				s += x[u] * g.InvOutDegree[u]
+			}
+			xn[v] = (1-d)/float64(n) + d*(s+mass/float64(n))
+			res += math.Abs(xn[v] - x[v])
+		}
+		x, xn = xn, x
+		k++
+		if tol > 0 && res < tol {
+			break
+		}
+	}
+	return x, k
+}
+
+// maxRelErr is max_i |got_i - want_i| / |want_i|.
+func maxRelErr(got, want []float64) float64 {
+	m := 0.0
+	for i := range want {
+		if r := math.Abs(got[i]-want[i]) / math.Abs(want[i]); r > m || math.IsNaN(r) {
+			m = r
+			if math.IsNaN(r) {
+				return math.Inf(1)
+			}
+		}
+	}
+	return m
+}
+
+// useLibrary makes the package use the library at path (as if it were the
+// only candidate) for the rest of the test, then restores the real probe.
+func useLibrary(t *testing.T, path string) (reason string) {
+	t.Helper()
+	real := load() // the process's real probe, kept for restore
+	mu.Lock()
+	prevSess, prevCopy := sess, copyRowCache
+	lib, p, r := probe([]string{path}, 0)
+	loaded = state{lib: lib, path: p, reason: r}
+	sess, copyRowCache = nil, map[int64]pagerank.Stage{}
+	mu.Unlock()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if sess != nil && loaded.lib != nil {
+			_ = loaded.lib.graphFree(sess.h)
+		}
+		if loaded.lib != nil {
+			loaded.lib.close()
+		}
+		loaded, sess, copyRowCache = real, prevSess, prevCopy
+	})
+	return r
+}
+
+// synthetic returns the six course cases (pagerank.SyntheticCases).
+func synthetic(t *testing.T) []*pagerank.Graph {
+	t.Helper()
+	gs := pagerank.SyntheticCases()
+	if len(gs) != 6 {
+		t.Fatalf("%d synthetic cases, want 6", len(gs))
+	}
+	return gs
+}

@@ -1,0 +1,211 @@
+/*
+ * A CPU stand-in for libprlab_cuda.so, built by fake_test.go with the
+ * system C compiler, so the cgo/dlopen binding (argument order, shapes,
+ * status codes, messages) is tested on machines without CUDA. It implements
+ * the same C API (prlab_cuda.h) with a sequential float PageRank.
+ *
+ * Triggers for error paths: iterations == 7777 makes prlab_run fail with a
+ * CUDA-style message; FAKE_ABI overrides the ABI version; FAKE_NO_DEVICE
+ * makes prlab_device_count report no device.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prlab_cuda.h"
+
+#ifndef FAKE_ABI
+#define FAKE_ABI PRLAB_ABI_VERSION
+#endif
+
+typedef struct {
+  int n, nnz, max_iter;
+  int *row_ptr, *col_idx;
+  float *inv_out;
+  unsigned char *dangling;
+} fake_ctx;
+
+static int say(char *msg, int len, int code, const char *text) {
+  if (msg && len > 0) snprintf(msg, (size_t)len, "%s", text);
+  return code;
+}
+
+int prlab_abi_version(void) { return FAKE_ABI; }
+
+int prlab_device_count(int *count, char *msg, int msg_len) {
+#ifdef FAKE_NO_DEVICE
+  *count = 0;
+  return say(msg, msg_len, PRLAB_ERR_NO_DEVICE,
+             "cudaGetDeviceCount: no CUDA-capable device is detected (cudaErrorNoDevice)");
+#else
+  *count = 1;
+  return PRLAB_OK;
+#endif
+}
+
+int prlab_device_info_get(int device, prlab_device_info *out, char *msg, int msg_len) {
+  if (device != 0) return say(msg, msg_len, PRLAB_ERR_ARG, "device out of range");
+  memset(out, 0, sizeof(*out));
+  snprintf(out->name, sizeof(out->name), "Fake CPU device");
+  out->cc_major = 9;
+  out->cc_minor = 0;
+  out->sm_count = 132;
+  out->l2_bytes = 62914560;
+  out->max_threads_per_block = 1024;
+  out->warp_size = 32;
+  out->global_mem_bytes = 1LL << 30;
+  out->driver_version = 13000;
+  out->runtime_version = 13000;
+  out->cusparse_version = 12600;
+  out->kernel_binary_version = 90;
+  out->kernel_ptx_version = 90;
+  out->device_count = 1;
+  snprintf(out->cccl_version, sizeof(out->cccl_version), "CCCL 3.0.1");
+  snprintf(out->compiled_archs, sizeof(out->compiled_archs), "900");
+  return PRLAB_OK;
+}
+
+int prlab_graph_create(int device, int n, int nnz, const int *row_ptr, const int *col_idx,
+                       const float *inv_out, const unsigned char *dangling, int max_iterations,
+                       void **handle, char *msg, int msg_len) {
+  (void)device;
+  if (n < 1 || row_ptr[n] != nnz) return say(msg, msg_len, PRLAB_ERR_ARG, "bad shape");
+  fake_ctx *c = calloc(1, sizeof(*c));
+  c->n = n;
+  c->nnz = nnz;
+  c->max_iter = max_iterations;
+  c->row_ptr = malloc(sizeof(int) * (size_t)(n + 1));
+  c->col_idx = malloc(sizeof(int) * (size_t)(nnz + 1));
+  c->inv_out = malloc(sizeof(float) * (size_t)n);
+  c->dangling = malloc((size_t)n);
+  memcpy(c->row_ptr, row_ptr, sizeof(int) * (size_t)(n + 1));
+  if (nnz > 0) memcpy(c->col_idx, col_idx, sizeof(int) * (size_t)nnz);
+  memcpy(c->inv_out, inv_out, sizeof(float) * (size_t)n);
+  memcpy(c->dangling, dangling, (size_t)n);
+  *handle = c;
+  return PRLAB_OK;
+}
+
+int prlab_graph_free(void *handle, char *msg, int msg_len) {
+  (void)msg;
+  (void)msg_len;
+  fake_ctx *c = handle;
+  if (!c) return PRLAB_OK;
+  free(c->row_ptr);
+  free(c->col_idx);
+  free(c->inv_out);
+  free(c->dangling);
+  free(c);
+  return PRLAB_OK;
+}
+
+static void step(const fake_ctx *c, float d, const float *x, float *xn) {
+  float mass = 0.0f;
+  for (int u = 0; u < c->n; ++u) mass += c->dangling[u] ? x[u] : 0.0f;
+  for (int v = 0; v < c->n; ++v) {
+    float s = 0.0f;
+    for (int e = c->row_ptr[v]; e < c->row_ptr[v + 1]; ++e) s += x[c->col_idx[e]] * c->inv_out[c->col_idx[e]];
+    xn[v] = (1.0f - d) / (float)c->n + d * (s + mass / (float)c->n);
+  }
+}
+
+int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
+              float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
+              int msg_len) {
+  fake_ctx *c = handle;
+  if (impl < 0 || impl >= PRLAB_IMPL_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "bad impl");
+  if (iterations == 7777)
+    return say(msg, msg_len, PRLAB_ERR_CUDA,
+               "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)");
+  if (iterations > c->max_iter) return say(msg, msg_len, PRLAB_ERR_ARG, "too many iterations");
+  float *x = malloc(sizeof(float) * (size_t)c->n), *xn = malloc(sizeof(float) * (size_t)c->n);
+  for (int i = 0; i < c->n; ++i) x[i] = 1.0f / (float)c->n;
+  int k = 0;
+  *converged = 0;
+  while (k < iterations) {
+    step(c, damping, x, xn);
+    float r = 0.0f;
+    double s = 0.0;
+    for (int i = 0; i < c->n; ++i) {
+      r += fabsf(xn[i] - x[i]);
+      s += xn[i];
+    }
+    residuals[k] = r;
+    sums[k] = s;
+    float *t = x;
+    x = xn;
+    xn = t;
+    ++k;
+    if (tolerance > 0.0f && r < tolerance) {
+      *converged = 1;
+      break;
+    }
+  }
+  *iterations_done = k;
+  memcpy(ranks, x, sizeof(float) * (size_t)c->n);
+  free(x);
+  free(xn);
+  return PRLAB_OK;
+}
+
+int prlab_benchmark(void *handle, int impl, float damping, int iterations, int warmups, int runs,
+                    float *runs_ms, float *ranks, char *msg, int msg_len) {
+  (void)warmups;
+  float res[1];
+  double sum[1];
+  int done, conv;
+  for (int r = 0; r < runs; ++r) runs_ms[r] = 1.0f + 0.01f * (float)r;
+  fake_ctx *c = handle;
+  float *x = malloc(sizeof(float) * (size_t)c->n);
+  float *hist = malloc(sizeof(float) * (size_t)iterations);
+  double *sums = malloc(sizeof(double) * (size_t)iterations);
+  int rc = prlab_run(handle, impl, damping, iterations, 0.0f, x, hist, sums, &done, &conv, msg,
+                     msg_len);
+  if (rc == PRLAB_OK && ranks) memcpy(ranks, x, sizeof(float) * (size_t)c->n);
+  (void)res;
+  (void)sum;
+  free(x);
+  free(hist);
+  free(sums);
+  return rc;
+}
+
+int prlab_time_stage(void *handle, int stage, float damping, int warmups, int repeats,
+                     float *median_ms, char *msg, int msg_len) {
+  (void)handle;
+  (void)damping;
+  (void)warmups;
+  (void)repeats;
+  if (stage < 0 || stage >= PRLAB_STAGE_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "bad stage");
+  *median_ms = 0.001f * (float)(stage + 1);
+  return PRLAB_OK;
+}
+
+/* A 1000 GB/s copy: ms = bytes / 1e9. */
+int prlab_time_copy(void *handle, long long bytes_moved, int warmups, int repeats, float *median_ms,
+                    char *msg, int msg_len) {
+  (void)handle;
+  (void)warmups;
+  (void)repeats;
+  (void)msg;
+  (void)msg_len;
+  *median_ms = (float)((double)bytes_moved / 1e9);
+  return PRLAB_OK;
+}
+
+int prlab_check_reduction(void *handle, int kind, int which, int n, const float *a, const float *b,
+                          const unsigned char *mask, int threads_per_block, double *value,
+                          int *floats_written, int *grid_blocks, char *msg, int msg_len) {
+  (void)handle;
+  (void)msg;
+  (void)msg_len;
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += which == 0 ? (mask[i] ? a[i] : 0.0f) : fabsf(b[i] - a[i]);
+  int grid = (n + threads_per_block - 1) / threads_per_block;
+  if (grid > 256) grid = 256;
+  *grid_blocks = grid;
+  *floats_written = kind == PRLAB_REDUCE_ATOMIC ? 1 : grid + 1;
+  *value = (float)s;
+  return PRLAB_OK;
+}

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# gpu-run.sh — the GPU-host half of prlab's round trip for pkg/cudabind.
+#
+# Run on a CUDA host, inside a copy of the repository, after the CPU machine
+# built the Go test binary (no Go is needed here):
+#
+#   go test -c -o .gpu/cudabind.test ./pkg/cudabind     # on the CPU machine
+#   scripts/gpu-run.sh [command args...]                 # on the GPU host
+#
+# Steps: (1) build build/libprlab_cuda.so with nvcc, one process per source
+# file; (2) run .gpu/cudabind.test -test.v (every test; the GPU ones check all
+# implementations on the six synthetic cases, the reduction budget, the
+# timing protocol and the stage tables); (3) run compute-sanitizer memcheck
+# and racecheck over the synthetic cases and reductions (PRLAB_GPU_QUICK=1);
+# (4) run the optional command given as arguments (e.g. a prlab binary),
+# with PRLAB_CUDA_LIB set. Logs go to $OUT, or reports/gpu-latest when OUT is
+# unset: env.txt, build.log, test.log, sanitizer.log, extra.log and the
+# tests' gpu-results.json. The last lines printed are a summary.
+#
+# Environment: CUDA_ARCHS (default "90": sm_90 only, fast; e.g. "75 80 86 89 90"),
+# NVCC, SANITIZE=0 to skip compute-sanitizer, TEST_RUN (a -test.run pattern).
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || exit 2
+out=${OUT:-$repo/reports/gpu-latest}
+mkdir -p "$out" build/obj
+archs=${CUDA_ARCHS:-90}
+ptx_arch=${archs##* }
+sanitize=${SANITIZE:-1}
+test_run=${TEST_RUN:-.}
+
+find_tool() { # find_tool NAME: PATH, then the usual CUDA install folders
+  command -v "$1" 2>/dev/null && return 0
+  local d
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+    if [[ -x $d/$1 ]]; then
+      echo "$d/$1"
+      return 0
+    fi
+  done
+  return 1
+}
+
+nvcc=${NVCC:-$(find_tool nvcc)} || { echo "gpu-run: nvcc not found" >&2; exit 2; }
+sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(uname -srm)"
+  echo "nvcc: $("$nvcc" --version | tail -n 2 | tr '\n' ' ')"
+  echo "archs: $archs (PTX compute_$ptx_arch)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
+  nvidia-smi 2>&1 | head -n 15
+} >"$out/env.txt"
+cat "$out/env.txt"
+
+# (1) Build: each .cu compiles in parallel, then one link.
+gencode=()
+for a in $archs; do
+  gencode+=(-gencode "arch=compute_$a,code=sm_$a")
+done
+gencode+=(-gencode "arch=compute_$ptx_arch,code=compute_$ptx_arch")
+flags=(-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall "${gencode[@]}")
+build_lib() {
+  local pids=() status=0 src obj p
+  for src in pkg/cudabind/csrc/*.cu; do
+    obj=build/obj/$(basename "${src%.cu}").o
+    echo "$nvcc ${flags[*]} -c $src -o $obj"
+    "$nvcc" "${flags[@]}" -c "$src" -o "$obj" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do
+    wait "$p" || status=1
+  done
+  if ((status == 0)); then
+    "$nvcc" -shared "${gencode[@]}" build/obj/*.o -lcusparse -o build/libprlab_cuda.so || status=1
+  fi
+  return "$status"
+}
+build_start=$SECONDS
+build_lib >"$out/build.log" 2>&1
+build_rc=$?
+echo "build: rc=$build_rc in $((SECONDS - build_start)) s -> $repo/build/libprlab_cuda.so"
+if ((build_rc != 0)); then
+  tail -n 40 "$out/build.log"
+  exit 1
+fi
+export PRLAB_CUDA_LIB=$repo/build/libprlab_cuda.so
+export PRLAB_GPU_OUT=$out
+
+# (2) Tests, run from the package folder as go test would.
+test_bin=$repo/.gpu/cudabind.test
+if [[ ! -x $test_bin ]]; then
+  echo "gpu-run: $test_bin missing: build it with go test -c -o .gpu/cudabind.test ./pkg/cudabind" >&2
+  exit 2
+fi
+test_start=$SECONDS
+(cd pkg/cudabind && "$test_bin" -test.v -test.count=1 -test.timeout=20m -test.run "$test_run") >"$out/test.log" 2>&1
+test_rc=$?
+echo "tests: rc=$test_rc in $((SECONDS - test_start)) s"
+
+# (3) compute-sanitizer over the synthetic cases and the reductions.
+san_rc=0
+if [[ $sanitize == 1 && -n $sanitizer ]]; then
+  : >"$out/sanitizer.log"
+  for tool in memcheck racecheck; do
+    t0=$SECONDS
+    (cd pkg/cudabind && PRLAB_GPU_QUICK=1 PRLAB_GPU_OUT='' GODEBUG=asyncpreemptoff=1 \
+      "$sanitizer" --tool "$tool" --error-exitcode 3 \
+      "$test_bin" -test.v -test.count=1 -test.run 'TestGPUSyntheticCases|TestGPUReductionBudget') >>"$out/sanitizer.log" 2>&1
+    rc=$?
+    echo "compute-sanitizer $tool: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/sanitizer.log"
+    ((rc != 0)) && san_rc=$rc
+  done
+elif [[ $sanitize == 1 ]]; then
+  echo "compute-sanitizer not found; skipped" | tee "$out/sanitizer.log"
+fi
+
+# (4) Anything else passed on the command line.
+extra_rc=0
+if (($# > 0)); then
+  "$@" >"$out/extra.log" 2>&1
+  extra_rc=$?
+  echo "extra command ($*): rc=$extra_rc"
+fi
+
+echo "================ summary"
+grep -E '^(--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)' "$out/test.log" | head -n 40
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|rc=' "$out/sanitizer.log" 2>/dev/null
+echo "validation lines: $(grep -c 'err/tol=.* pass$' "$out/test.log") pass, $(grep -c 'err/tol=.* FAIL$' "$out/test.log") FAIL"
+grep -E 'err/tol=.* FAIL$' "$out/test.log" | head -n 20
+grep -E 'GPU:|stage table|^ +(copy|scale|spmv|pull|dangling|residual|combine|stage )|iterations end to end|^ +(implementation|gpu-)|takes|L2 on this card' "$out/test.log" | head -n 120
+if ((test_rc != 0 || san_rc != 0 || extra_rc != 0)); then
+  exit 1
+fi
+exit 0
