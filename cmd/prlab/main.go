@@ -184,6 +184,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
 	}
+	if err := checkWritable(*out); err != nil { // before the run, not after minutes of it
+		return usageError{err.Error()}
+	}
 	name := filepath.Base(filepath.Clean(*out))
 	cfg := study.Config{
 		Name:       name,
@@ -231,6 +234,33 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.CSVFile), filepath.Join(*out, report.JSONFile))
 	return nil
+}
+
+// checkWritable reports whether the report directory dir can be created
+// (or written, when it exists) without creating anything: the nearest
+// existing ancestor must be a directory in which a file can be made.
+func checkWritable(dir string) error {
+	p := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(p)
+		if err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("--out %s: %s is not a directory", dir, p)
+			}
+			f, err := os.CreateTemp(p, ".prlab-write-check-*")
+			if err != nil {
+				return fmt.Errorf("--out %s: cannot write in %s: %v", dir, p, errors.Unwrap(err))
+			}
+			f.Close()
+			os.Remove(f.Name())
+			return nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return fmt.Errorf("--out %s: %v", dir, err)
+		}
+		p = parent
+	}
 }
 
 func cmdRender(args []string, stdout, stderr io.Writer) error {

@@ -78,6 +78,7 @@ func TestCLIRejectsBadFlags(t *testing.T) {
 		{[]string{"--cases", "tiny,huge"}, `unknown case "huge": valid cases are tiny, single, nodangling, dangling, star, chain, aan (or "real" for the real graph)`},
 		{[]string{"--damping", "0.85"}, "flag provided but not defined: -damping"},
 		{[]string{"--out", file}, "--out " + file + " is a file, want a directory"},
+		{[]string{"--out", filepath.Join(file, "sub", "r")}, "--out " + filepath.Join(file, "sub", "r") + ": " + file + " is not a directory"},
 		{[]string{"extra"}, `report: unexpected argument "extra"`},
 	}
 	for _, c := range cases {
@@ -85,6 +86,14 @@ func TestCLIRejectsBadFlags(t *testing.T) {
 		var ue usageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want a usage error containing %q", c.args, err, c.want)
+		}
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		ro := filepath.Join(t.TempDir(), "ro")
+		os.Mkdir(ro, 0o555)
+		err, _ := cli(t, append(append([]string{}, base[:3]...), "--out", filepath.Join(ro, "r"))...)
+		if err == nil || !strings.Contains(err.Error(), "cannot write in "+ro) {
+			t.Errorf("read-only parent: %v", err)
 		}
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
