@@ -57,3 +57,17 @@ notebooks-test: kernel
 	PRLAB_NOTEBOOK_TEST=1 $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser' -v ./pkg/nb/
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR)
+
+# ---- the main job (issues 2 and 7): data, report, tests ----
+# make data     copy + verify the AAN citation graph into data/aan (mirror: PRLAB_DATA_MIRROR, default ../shared/data/aan)
+# make report   the README's first command: fetch the data if missing, run the study, write $(PRLAB_OUT)/{index.html,results.csv,results.json}
+# make test     the README's second command: every Go test (the browser test needs chromium; .ci/run installs it)
+PRLAB_OUT ?= reports/latest
+REPORT_FLAGS ?=
+.PHONY: data report test
+data:
+	$(GO) run ./cmd/prlab fetch-data
+report:
+	$(GO) run ./cmd/prlab report --out $(PRLAB_OUT) $(REPORT_FLAGS)
+test:
+	$(GO) test -timeout 30m ./...

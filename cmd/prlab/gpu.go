@@ -2,8 +2,7 @@ package main
 
 import "github.com/prlab/prlab/pkg/study"
 
-// gpu returns the GPU half of the study. GPU support comes from pkg/cudabind
-// (the cgo binding that opens libprlab_cuda.so at run time); this binary does
-// not link it yet, so the study reports every GPU row as skipped with
-// study.NoGPUReason and runs everything else.
-func gpu() study.GPU { return nil }
+// gpu returns the GPU half of the study: pkg/cudabind through study.CUDA. On
+// a machine without libprlab_cuda.so, a driver or a device, its Available
+// says why and the report shows every GPU row as skipped with that reason.
+func gpu() study.GPU { return study.CUDA{} }

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -301,17 +302,23 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	g := gpu()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tPRECISION\tAVAILABLE\tLABEL")
+	var reasons []string // footnotes: why an implementation cannot run here
 	for _, e := range study.Registry(g) {
 		avail := "yes"
 		if why := study.Availability(e, g); why != "" {
-			avail = "no: " + why
+			i := slices.Index(reasons, why)
+			if i < 0 {
+				reasons, i = append(reasons, why), len(reasons)
+			}
+			avail = fmt.Sprintf("no [%d]", i+1)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Impl.Name(), e.Kind, e.Impl.Precision(), avail, e.Impl.Label())
 	}
-	if g == nil {
-		fmt.Fprintf(tw, "(gpu)\tgpu\t-\tno: %s\t-\n", study.NoGPUReason)
-	} else if ok, why := g.Available(); !ok {
-		fmt.Fprintf(tw, "(gpu)\tgpu\t-\tno: %s\t-\n", why)
+	if err := tw.Flush(); err != nil {
+		return err
 	}
-	return tw.Flush()
+	for i, why := range reasons {
+		fmt.Fprintf(stdout, "[%d] %s\n", i+1, why)
+	}
+	return nil
 }

@@ -101,6 +101,11 @@ func fixtureRun(withGPU bool) *Run {
 		{Name: "copy, 128 MiB (DRAM)", Ms: 0.0671, Bytes: 268435456, GBps: dram, XDRAM: 1},
 		{Name: "copy, one iteration's bytes", Ms: 0.0012, Bytes: 1200000, GBps: 1000, XDRAM: 0.25},
 	}
+	run.Stages = []pagerank.Stage{
+		{Name: "scale by out-degree", Ms: 0.0028, Bytes: 199068, GBps: 71.1, XDRAM: 71.1 / dram, Formula: "12n"},
+		{Name: "spmv, thread per row", Ms: 0.0332, Bytes: 1200000, GBps: 36.1, XDRAM: 36.1 / dram, Formula: "4(n+1) + 8nnz + 4n"},
+		{Name: "spmv, warp per row", Ms: 0.0273, Bytes: 1200000, GBps: 43.9, XDRAM: 43.9 / dram, Formula: "4(n+1) + 8nnz + 4n"},
+	}
 	gpu := []struct {
 		name, label string
 		medianMs    float64 // for 50 iterations

@@ -148,14 +148,21 @@ func newView(run *Run) (*view, error) {
 		v.ConvChart = c
 	}
 	v.DRAM = DRAMCopyRow(run)
+	// The stage table: the course's (every stage timed alone) when the run
+	// measured it, else each implementation's own stages.
+	for _, s := range run.Stages {
+		v.StageRows = append(v.StageRows, stageView{"", s})
+	}
 	for _, t := range run.Timings {
 		if t.Kind == KindGPU {
 			v.EndToEnd = append(v.EndToEnd, t)
 			if t.Status == StatusPass {
 				v.GPUTimed = true
 			}
-			for _, s := range t.Stages {
-				v.StageRows = append(v.StageRows, stageView{t.Label, s})
+			if len(run.Stages) == 0 {
+				for _, s := range t.Stages {
+					v.StageRows = append(v.StageRows, stageView{t.Label, s})
+				}
 			}
 		}
 	}
@@ -311,7 +318,11 @@ func xdramChart(run *Run, stages []stageView) (*chartHTML, error) {
 		data = append(data, opts.BarData{Value: round3(s.XDRAM)})
 	}
 	for _, s := range stages {
-		names = append(names, s.Implementation+": "+s.Name)
+		name := s.Name
+		if s.Implementation != "" {
+			name = s.Implementation + ": " + name
+		}
+		names = append(names, name)
 		data = append(data, opts.BarData{Value: round3(s.XDRAM)})
 	}
 	bar := charts.NewBar()

@@ -447,8 +447,9 @@ func (run *Run) Validate() error {
 
 // CSVRow is one row of results.csv. Section says which table it belongs to:
 // "correctness" (case × implementation), "convergence" (real graph,
-// tolerance mode), "timing" (real graph), "stage" (one per GPU stage, and the
-// copy rows with implementation "copy"), or "tier". Columns that do not apply
+// tolerance mode), "timing" (real graph), "stage" (the copy rows with implementation "copy", the
+// course's stage table with implementation "stage-table", then each GPU
+// implementation's own stages), or "tier". Columns that do not apply
 // to a section are empty. Times in ms, bytes in bytes, bandwidth in GB/s
 // (1e9 bytes per second), CV as a fraction.
 type CSVRow struct {
@@ -535,6 +536,9 @@ func CSVRows(run *Run) []CSVRow {
 	}
 	for _, s := range run.CopyRows {
 		rows = append(rows, stageRow(run.Graph.Name, "copy", "device-to-device copy", KindGPU, s))
+	}
+	for _, s := range run.Stages {
+		rows = append(rows, stageRow(run.Graph.Name, "stage-table", "stage timed alone", KindGPU, s))
 	}
 	for _, t := range run.Timings {
 		for _, s := range t.Stages {

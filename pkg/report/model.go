@@ -59,6 +59,7 @@ type Run struct {
 	GPU             *GPUContext       `json:"gpu,omitempty"`
 	GPUSkipped      string            `json:"gpu_skipped,omitempty"` // why GPU rows were skipped, when they were
 	CopyRows        []pagerank.Stage  `json:"copy_rows,omitempty"`   // device-to-device copy rows (128 MiB; one iteration's bytes)
+	Stages          []pagerank.Stage  `json:"stages,omitempty"`      // the course's stage table: every GPU stage timed alone, in the same process as CopyRows
 	Tiers           []TierRow         `json:"tiers,omitempty"`
 	Notes           []string          `json:"notes,omitempty"` // run-level problems (e.g. oracle failures)
 	Results         []pagerank.Result `json:"results"`         // every Result the study produced

@@ -136,7 +136,7 @@ func TestWriteReadRoundTripAndRerender(t *testing.T) {
 		for _, tm := range run.Timings {
 			wantStages += len(tm.Stages)
 		}
-		wantStages += len(run.CopyRows)
+		wantStages += len(run.CopyRows) + len(run.Stages)
 		if count[SectionCorrectness] != len(run.Correctness) || count[SectionConvergence] != len(run.Convergence) ||
 			count[SectionTiming] != len(run.Timings) || count[SectionStage] != wantStages || count[SectionTier] != len(run.Tiers) {
 			t.Errorf("csv sections %v; want correctness %d, convergence %d, timing %d, stage %d, tier %d", count,
@@ -210,7 +210,7 @@ func TestHTMLSections(t *testing.T) {
 	g := string(gpage)
 	for _, want := range []string{
 		`id="stage-table"`, `id="end-to-end-table"`, `id="tier-table"`, `id="` + ChartXDRAM + `"`,
-		"NVIDIA H200, compute capability 9.0", "copy, 128 MiB (DRAM)",
+		"NVIDIA H200, compute capability 9.0", "copy, 128 MiB (DRAM)", "<td>stage alone</td><td>spmv, warp per row</td>",
 		"warp per row takes 0.03x thread per row&#39;s time and moves 1.00x its bytes",
 		"9.0, 10.0 (uncalibrated)", `<span class="gold">gold</span>`, "host syncs/iter",
 		"1 problem(s):", "gpu-broken on tiny: failed",

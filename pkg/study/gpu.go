@@ -19,10 +19,11 @@ type GPU interface {
 	Implementations() []pagerank.Implementation
 	// Context describes the device every GPU number is measured on.
 	Context() (*report.GPUContext, error)
-	// CopyRows measures the device-to-device copy rows in this process: 128
-	// MiB (the DRAM row every "x DRAM" fraction divides by) and, for a graph,
-	// one iteration's bytes (bytesPerIteration > 0). Stage.Ms, Bytes, GBps set.
-	CopyRows(bytesPerIteration int64) ([]pagerank.Stage, error)
+	// StageTable measures, in this process, the device-to-device copy rows
+	// (first the 128 MiB DRAM row every "x DRAM" fraction divides by, then
+	// one iteration's bytes) and every stage timed alone on g (the course's
+	// stage table). Stage.Ms, Bytes and GBps are set.
+	StageTable(g *pagerank.Graph) (copyRows, stages []pagerank.Stage, err error)
 	// Baseline is the implementation the bronze tier compares against (the
 	// course's thread-per-row version).
 	Baseline() string

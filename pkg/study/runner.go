@@ -564,7 +564,6 @@ func (r *runner) top(g *pagerank.Graph, oracle *pagerank.Result, papers *pageran
 // events), the rest with Go's monotonic clock around Run in fixed mode.
 func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 	p := pagerank.Fixed(r.cfg.TimingIterations)
-	var maxBytes int64
 	var timed []int // indices into Timings of rows to finish once the copy rows exist
 	for _, e := range r.entries {
 		if e.Kind == report.KindExercise {
@@ -610,24 +609,33 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		if med := row.Timing.MedianMs; res.BytesPerIteration > 0 && med > 0 {
 			row.GBps = report.F(float64(res.BytesPerIteration) * float64(row.Timing.Iterations) / (med * 1e6))
 		}
-		maxBytes = max(maxBytes, res.BytesPerIteration)
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
 		fmt.Fprintf(r.cfg.Progress, "  %-17s median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", name,
 			row.Timing.MedianMs, row.Timing.MeanMs, row.Timing.CV*100, row.Timing.MsPerIteration(), row.Timing.Clock, len(row.Timing.RunsMs))
 	}
 	if r.out.GPU != nil {
-		rows, err := safeCall(func() ([]pagerank.Stage, error) { return r.cfg.GPU.CopyRows(maxBytes) })
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		type table struct{ copies, stages []pagerank.Stage }
+		t, err := safeCall(func() (table, error) {
+			c, s, err := r.cfg.GPU.StageTable(g)
+			return table{c, s}, err
+		})
 		if err != nil {
-			r.note("copy rows failed: %v", err)
+			r.note("stage table failed: %v", err)
 		} else {
-			r.out.CopyRows = rows
+			r.out.CopyRows, r.out.Stages = t.copies, t.stages
+			fmt.Fprintf(r.cfg.Progress, "  stage table: %d copy rows, %d stages\n", len(t.copies), len(t.stages))
 		}
 	}
 	dram := report.DRAMCopyRow(r.out)
 	if dram > 0 {
-		for i := range r.out.CopyRows {
-			r.out.CopyRows[i].XDRAM = r.out.CopyRows[i].GBps / dram
+		for _, rows := range [][]pagerank.Stage{r.out.CopyRows, r.out.Stages} {
+			for i := range rows {
+				rows[i].XDRAM = rows[i].GBps / dram
+			}
 		}
 		for _, i := range timed {
 			t := &r.out.Timings[i]

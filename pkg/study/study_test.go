@@ -207,11 +207,13 @@ func (f fakeGPU) Implementations() []pagerank.Implementation {
 func (f fakeGPU) Context() (*report.GPUContext, error) {
 	return &report.GPUContext{Name: "Fake H200", ComputeCapability: "9.0", SMs: 132, L2Bytes: 50 << 20}, nil
 }
-func (f fakeGPU) CopyRows(bytes int64) ([]pagerank.Stage, error) {
+func (f fakeGPU) StageTable(g *pagerank.Graph) (copies, stages []pagerank.Stage, err error) {
 	return []pagerank.Stage{
-		{Name: "copy, 128 MiB (DRAM)", Ms: 0.0671, Bytes: 268435456, GBps: 400},
-		{Name: "copy, one iteration's bytes", Ms: 0.001, Bytes: bytes, GBps: 800},
-	}, nil
+			{Name: "copy, 128 MiB (DRAM)", Ms: 0.0671, Bytes: 268435456, GBps: 400},
+			{Name: "copy, one iteration's bytes", Ms: 0.001, Bytes: 1000000, GBps: 800},
+		}, []pagerank.Stage{
+			{Name: "spmv, thread per row", Ms: 0.01, Bytes: int64(4*(g.N+1) + 8*g.NNZ), GBps: 200},
+		}, nil
 }
 func (f fakeGPU) Baseline() string { return "gpu-fake-tpr" }
 func (f fakeGPU) WriteBudget(*pagerank.Graph) (map[string]string, error) {
@@ -230,6 +232,9 @@ func TestGPUPlumbingWithFakeGPU(t *testing.T) {
 	}
 	if len(run.CopyRows) != 2 || run.CopyRows[0].XDRAM != 1 || run.CopyRows[1].XDRAM != 2 || run.CopyRows[1].Bytes != 1000000 {
 		t.Errorf("copy rows %+v, want x DRAM 1 and 2 and one iteration's 1000000 bytes", run.CopyRows)
+	}
+	if len(run.Stages) != 1 || run.Stages[0].XDRAM != 0.5 {
+		t.Errorf("stage table %+v, want one stage at 200/400 = 0.5 x DRAM", run.Stages)
 	}
 	for _, tm := range run.Timings {
 		if tm.Kind != report.KindGPU {

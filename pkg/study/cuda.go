@@ -1,0 +1,53 @@
+package study
+
+import (
+	"fmt"
+
+	"github.com/prlab/prlab/pkg/cudabind"
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// CUDA is the GPU half of the study backed by pkg/cudabind (libprlab_cuda.so
+// opened at run time). Without the library, a driver or a device, Available
+// says why and every GPU row is reported as skipped with that reason.
+type CUDA struct{}
+
+// Available is cudabind.Available: the library, driver and device check.
+func (CUDA) Available() (bool, string) { return cudabind.Available() }
+
+// Implementations is cudabind.Implementations (naive, thread per row, warp
+// per row, Thrust + CUB, Thrust + CUB without syncs, cuSPARSE).
+func (CUDA) Implementations() []pagerank.Implementation { return cudabind.Implementations() }
+
+// Context is cudabind.DeviceInfo in the report's terms; versions are CUDA's
+// 1000·major + 10·minor integers written as "major.minor".
+func (CUDA) Context() (*report.GPUContext, error) {
+	d, err := cudabind.DeviceInfo()
+	if err != nil {
+		return nil, err
+	}
+	v := func(x int) string { return fmt.Sprintf("%d.%d", x/1000, (x%1000)/10) }
+	return &report.GPUContext{Name: d.Name, ComputeCapability: d.ComputeCapability(), SMs: d.SMs, L2Bytes: int64(d.L2Bytes),
+		MaxThreadsPerBlock: d.MaxThreadsPerBlock, GlobalMemBytes: d.GlobalMemBytes, Driver: v(d.DriverVersion),
+		Runtime: v(d.RuntimeVersion), CCCL: d.CCCL, Library: d.Library}, nil
+}
+
+// StageTable is cudabind.MeasureStages: the 128 MiB and one-iteration copy
+// rows, then every stage timed alone on g (median of cudabind.StageRepeats
+// after 3 warm-ups, CUDA events).
+func (CUDA) StageTable(g *pagerank.Graph) (copyRows, stages []pagerank.Stage, err error) {
+	t, err := cudabind.MeasureStages(g, cudabind.StageOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return []pagerank.Stage{t.CopyDRAM, t.CopyIteration}, t.Stages, nil
+}
+
+// Baseline is the course's thread-per-row version, the bronze tier's bar.
+func (CUDA) Baseline() string { return cudabind.NameThreadPerRow }
+
+// WriteBudget reports no implementation as checked: pkg/cudabind checks the
+// reduction write budget (at most gridDim.x + 1 floats) in its GPU tests but
+// exports no call for it, so the silver and gold tiers say "not checked".
+func (CUDA) WriteBudget(*pagerank.Graph) (map[string]string, error) { return nil, nil }
