@@ -71,3 +71,26 @@ report:
 	$(GO) run ./cmd/prlab report --out $(PRLAB_OUT) $(REPORT_FLAGS)
 test:
 	$(GO) test -timeout 30m ./...
+
+# ---- docker/ (issue 6): shell lint and the container's checks (no Docker engine needed) ----
+# make lint-sh       shellcheck (Debian package `shellcheck`) over every shell script in git:
+#                    *.sh, .ci/run and the shell scripts in docker/
+# make docker-check  docker/install.sh in its CPU-safe mode (--cpu-only --offline) into
+#                    build/docker-check (Go check, GoNB + goimports from go.mod, kernel spec,
+#                    one GoNB cell through nbclient where Jupyter is installed, the prlab
+#                    command; no GPU, no download but Go modules), then the Dockerfile and
+#                    script tests in ./docker
+DOCKER_CHECK_DIR ?= $(CURDIR)/build/docker-check
+.PHONY: lint-sh docker-check
+lint-sh:
+	@command -v shellcheck >/dev/null || { echo "lint-sh: shellcheck is missing: apt-get install -y shellcheck" >&2; exit 1; }
+	@files=$$(git ls-files -- '*.sh' .ci/run 'docker/*' | while read -r f; do \
+		case $$f in *.sh) echo "$$f" ;; *) head -n 1 "$$f" | grep -qE '^#!.*(/|env )(ba|da)?sh\b' && echo "$$f" ;; esac; \
+	done | sort -u); \
+	echo "shellcheck -x $$(echo $$files)"; shellcheck -x $$files
+docker-check:
+	rm -rf $(DOCKER_CHECK_DIR)
+	JUPYTER_DATA_DIR=$(DOCKER_CHECK_DIR)/jupyter bash docker/install.sh --cpu-only --offline \
+		--prefix $(DOCKER_CHECK_DIR) --only go,tools,kernel,smoke,cli,cuda
+	$(GO) vet ./docker/...
+	$(GO) test -count=1 ./docker/...

@@ -207,7 +207,7 @@ func CheckDockerfile(src []byte, repo Repo) ([]Finding, error) {
 					add(line, "parse", "RUN: %v", err)
 					continue
 				}
-				for _, f := range checkCalls(calls, repo, func(p string) (string, bool) { return fromImage(p, copies, repo.Root) }) {
+				for _, f := range checkCalls(calls, repo, func(p string) (string, bool) { return fromImage(resolve(workdir, p), copies) }) {
 					f.Line = line
 					out = append(out, f)
 				}
@@ -283,7 +283,10 @@ func CheckDockerfile(src []byte, repo Repo) ([]Finding, error) {
 	default:
 		found := false
 		for _, a := range entrypoint.CmdLine {
-			rel, ok := fromImage(resolve(workdir, a), copies, "")
+			if !strings.Contains(a, "/") || strings.HasPrefix(a, "-") {
+				continue // an option, or a command looked up in PATH
+			}
+			rel, ok := fromImage(resolve(workdir, a), copies)
 			if !ok {
 				continue
 			}
@@ -400,9 +403,8 @@ func imagePinProblem(ref string) string {
 }
 
 // fromImage maps a path inside the image back to the repository through the
-// COPY instructions seen so far (later COPYs win). If root is not empty the
-// path is also tried as repository-relative.
-func fromImage(p string, copies []copyMap, root string) (string, bool) {
+// COPY instructions seen so far (later COPYs win).
+func fromImage(p string, copies []copyMap) (string, bool) {
 	for i := len(copies) - 1; i >= 0; i-- {
 		c := copies[i]
 		for _, s := range c.srcs {
@@ -415,12 +417,6 @@ func fromImage(p string, copies []copyMap, root string) (string, bool) {
 			if p == path.Join(c.dest, path.Base(s)) || (len(c.srcs) == 1 && p == c.dest) {
 				return s, true
 			}
-		}
-	}
-	if root != "" {
-		rel := strings.TrimPrefix(path.Clean(p), "/")
-		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(rel))); err == nil {
-			return rel, true
 		}
 	}
 	return "", false

@@ -13,7 +13,7 @@
 # pinned Go, GoNB + goimports from go.mod, gopls, the "gonb" kernel spec, a
 # GoNB smoke cell, the prlab command, the CUDA library for this host's GPU
 # (with the host's nvcc), and the data step when PRLAB_DATA_MIRROR is set
-# (the folder that holds aan/, e.g. on a mounted Google Drive). JupyterLab is
+# (the AAN mirror folder with acl.txt, e.g. on a mounted Google Drive). JupyterLab is
 # installed too where no `jupyter` command exists. Extra arguments go to
 # install.sh (e.g. --skip gopls).
 set -euo pipefail
@@ -51,5 +51,5 @@ prlab is set up in $root.
                   ${PRLAB_PREFIX}/jupyter/bin/jupyter lab --no-browser --ip=127.0.0.1 $root
                 (or your own jupyter), and pick the "Go (gonb)" kernel.
   The report:   prlab report ... (in $root)
-$([[ -n ${PRLAB_DATA_MIRROR:-} ]] || echo "  Data:         set PRLAB_DATA_MIRROR to the folder that holds aan/ and run: make -C $root data")
+$([[ -n ${PRLAB_DATA_MIRROR:-} ]] || echo "  Data:         set PRLAB_DATA_MIRROR to the AAN mirror folder (acl.txt ...) and run: make -C $root data")
 EOF

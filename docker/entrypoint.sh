@@ -36,7 +36,7 @@ fi
 if [[ ${PRLAB_SKIP_DATA:-0} == 1 ]]; then
 	log "PRLAB_SKIP_DATA=1: not running the data step"
 elif ! bash "$here/install.sh" --root "$root" --only data; then
-	log "WARNING: the data step failed: mount the folder that holds aan/ (e.g. -v /path/to/data:/data:ro, PRLAB_DATA_MIRROR=/data)"
+	log "WARNING: the data step failed: mount the AAN mirror folder (acl.txt, acl-metadata.txt, papers.tsv) at /data/aan (-v /path/to/aan:/data/aan:ro) or set PRLAB_DATA_MIRROR"
 fi
 
 if (($#)); then

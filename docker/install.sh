@@ -296,8 +296,11 @@ step_cuda() {
 		return
 	fi
 	make -n cuda-lib >/dev/null 2>&1 || die "cuda: the Makefile in $root has no cuda-lib target"
+	# A library built for other archs (or by another nvcc) is not up to date
+	# for this host even when make thinks so.
+	rm -f "$cuda_lib" "$stamp"
 	log "cuda: make cuda-lib CUDA_ARCHS=$archs"
-	make cuda-lib "CUDA_ARCHS=$archs"
+	make cuda-lib "CUDA_ARCHS=$archs" >&2
 	[[ -f $cuda_lib ]] || die "cuda: make cuda-lib did not produce $cuda_lib (set PRLAB_CUDA_LIB to where it builds)"
 	printf '%s\n' "$want" >"$stamp"
 	log "cuda: built $cuda_lib for $archs"
@@ -307,7 +310,7 @@ step_data() {
 	need_root data
 	make -n data >/dev/null 2>&1 || die "data: the Makefile in $root has no data target"
 	log "data: make data (mirror: ${PRLAB_DATA_MIRROR:-the Makefile default})"
-	make data
+	make data >&2
 }
 
 for s in "${all_steps[@]}"; do

@@ -1,0 +1,262 @@
+package docker
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The scripts run here with stand-ins for what a GPU host has (nvidia-smi,
+// nvcc, jupyter) and a stand-in checkout whose Makefile records how
+// `make cuda-lib` and `make data` were called.
+
+const fakeMakefile = `cuda-lib:
+	mkdir -p build && printf '%s\n' "$(CUDA_ARCHS)" >>build/calls && : >build/libprlab_cuda.so
+data:
+	mkdir -p build && echo "$$PRLAB_DATA_MIRROR" >build/data
+`
+
+type sandbox struct {
+	t    *testing.T
+	root string // the stand-in checkout
+	bin  string // stand-in commands, first on PATH
+	sys  string // the system's commands but the GPU ones, after bin on PATH
+	home string
+}
+
+// hidden are the real commands the scripts must not see here (a CPU machine
+// may have Debian's nvidia-cuda-toolkit or a driver's nvidia-smi).
+var hidden = map[string]bool{"nvidia-smi": true, "nvcc": true, "jupyter": true}
+
+func newSandbox(t *testing.T) *sandbox {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := os.Stat("/usr/local/cuda/bin/nvcc"); err == nil {
+		t.Skip("a real /usr/local/cuda/bin/nvcc exists (install.sh looks there too): these tests use stand-ins")
+	}
+	s := &sandbox{t: t, root: t.TempDir(), bin: t.TempDir(), sys: t.TempDir(), home: t.TempDir()}
+	// PATH for the scripts: the stand-ins, then links to every command on
+	// this machine's PATH except the hidden ones.
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			link := filepath.Join(s.sys, e.Name())
+			if hidden[e.Name()] {
+				continue
+			}
+			if _, err := os.Lstat(link); err == nil {
+				continue
+			}
+			os.Symlink(filepath.Join(dir, e.Name()), link)
+		}
+	}
+	s.write(filepath.Join(s.root, "Makefile"), fakeMakefile, 0o644)
+	s.write(filepath.Join(s.root, "go.mod"), "module example.com/fake\n\ngo 1.26\n", 0o644)
+	return s
+}
+
+func (s *sandbox) write(path, body string, mode os.FileMode) {
+	s.t.Helper()
+	if err := os.WriteFile(path, []byte(body), mode); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// tool puts an executable stand-in on PATH.
+func (s *sandbox) tool(name, script string) {
+	s.write(filepath.Join(s.bin, name), "#!/usr/bin/env bash\n"+script, 0o755)
+}
+
+func (s *sandbox) gpus(caps ...string) {
+	s.tool("nvidia-smi", `case "$*" in
+*compute_cap*) printf '`+strings.Join(caps, `\n`)+`\n' ;;
+*) echo "GPU 0: stand-in" ;;
+esac
+`)
+}
+
+// run runs a script from this folder with env added to a minimal environment.
+func (s *sandbox) run(script string, env []string, args ...string) (stdout, stderr string, err error) {
+	s.t.Helper()
+	cmd := exec.Command("bash", append([]string{script}, args...)...)
+	cmd.Env = append([]string{
+		"PATH=" + s.bin + ":" + s.sys,
+		"HOME=" + s.home,
+		"PRLAB_ROOT=" + s.root,
+		"PRLAB_PREFIX=" + filepath.Join(s.home, "prefix"),
+	}, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (s *sandbox) calls() string {
+	data, _ := os.ReadFile(filepath.Join(s.root, "build", "calls"))
+	return string(data)
+}
+
+func TestInstallCUDAStep(t *testing.T) {
+	s := newSandbox(t)
+	cuda := func(env ...string) string {
+		t.Helper()
+		_, stderr, err := s.run("install.sh", env, "--root", s.root, "--only", "cuda")
+		if err != nil {
+			t.Fatalf("install.sh --only cuda: %v\n%s", err, stderr)
+		}
+		return stderr
+	}
+
+	// No nvcc: nothing is built, and it says why.
+	if msg := cuda(); !strings.Contains(msg, "no nvcc") || s.calls() != "" {
+		t.Fatalf("without nvcc: %q, calls %q", msg, s.calls())
+	}
+	s.tool("nvcc", "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n")
+
+	// nvcc but no GPU visible and no CUDA_ARCHS: skipped, with the way out.
+	if msg := cuda(); !strings.Contains(msg, "no GPU visible") || !strings.Contains(msg, "CUDA_ARCHS=90") || s.calls() != "" {
+		t.Fatalf("without a GPU: %q, calls %q", msg, s.calls())
+	}
+
+	// Two H200s and an A100-class GPU: one build for compute capabilities
+	// 8.0 and 9.0 in the Makefile's form.
+	s.gpus("9.0", "8.0", "9.0")
+	cuda()
+	if got := s.calls(); got != "80 90\n" {
+		t.Fatalf("make cuda-lib CUDA_ARCHS=%q, want \"80 90\"", got)
+	}
+	// Built for these archs already: not again.
+	if msg := cuda(); !strings.Contains(msg, "already built for 80 90") || s.calls() != "80 90\n" {
+		t.Fatalf("second run: %q, calls %q", msg, s.calls())
+	}
+	// CUDA_ARCHS overrides the detection, and a different set rebuilds.
+	cuda("CUDA_ARCHS=75")
+	if got := s.calls(); got != "80 90\n75\n" {
+		t.Fatalf("with CUDA_ARCHS=75: calls %q", got)
+	}
+	// A new nvcc rebuilds too.
+	s.tool("nvcc", "echo 'Cuda compilation tools, release 13.1, V13.1.10'\n")
+	cuda("CUDA_ARCHS=75")
+	if got := s.calls(); got != "80 90\n75\n75\n" {
+		t.Fatalf("after an nvcc change: calls %q", got)
+	}
+
+	// --cpu-only never builds.
+	_, stderr, err := s.run("install.sh", nil, "--root", s.root, "--only", "cuda", "--cpu-only")
+	if err != nil || !strings.Contains(stderr, "skipped (--cpu-only)") {
+		t.Fatalf("--cpu-only: %v %q", err, stderr)
+	}
+
+	// A Makefile that does not produce the library is an error.
+	s.write(filepath.Join(s.root, "Makefile"), "cuda-lib:\n\t@true\n", 0o644)
+	os.Remove(filepath.Join(s.root, "build", "libprlab_cuda.so"))
+	_, stderr, err = s.run("install.sh", []string{"CUDA_ARCHS=86"}, "--root", s.root, "--only", "cuda")
+	if err == nil || !strings.Contains(stderr, "did not produce") {
+		t.Fatalf("a cuda-lib target that builds nothing: err %v, %q", err, stderr)
+	}
+}
+
+func TestInstallArguments(t *testing.T) {
+	s := newSandbox(t)
+	for _, args := range [][]string{{"--only", "gpu"}, {"--skip", "nope"}, {"--bogus"}} {
+		_, stderr, err := s.run("install.sh", nil, args...)
+		if err == nil || !strings.Contains(stderr, "error:") {
+			t.Errorf("install.sh %v: want an error, got %v %q", args, err, stderr)
+		}
+	}
+	out, _, err := s.run("install.sh", nil, "--help")
+	if err != nil || !strings.Contains(out, "--cpu-only") || !strings.Contains(out, "--offline") {
+		t.Errorf("--help: %v %q", err, out)
+	}
+	// --offline never downloads: gopls and jupyterlab are skipped, not run.
+	_, stderr, err := s.run("install.sh", nil, "--root", s.root, "--only", "gopls,jupyterlab", "--offline")
+	if err != nil || strings.Count(stderr, "skipped (--offline)") != 2 {
+		t.Errorf("--offline: %v %q", err, stderr)
+	}
+}
+
+func TestEntrypoint(t *testing.T) {
+	s := newSandbox(t)
+	s.tool("jupyter", `printf 'ARGS %s\n' "$*"
+printf 'TOKEN %s\n' "$JUPYTER_TOKEN"
+printf 'PRLAB_TOKEN %s\n' "${PRLAB_JUPYTER_TOKEN-unset}"
+`)
+
+	// With arguments it runs them, after the CUDA and data steps.
+	out, stderr, err := s.run("entrypoint.sh", []string{"PRLAB_DATA_MIRROR=/mirror"}, "echo", "ran", "prlab report")
+	if err != nil || out != "ran prlab report\n" {
+		t.Fatalf("entrypoint with arguments: %v, out %q\n%s", err, out, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.root, "build", "data")); string(data) != "/mirror\n" {
+		t.Errorf("data step: make data saw PRLAB_DATA_MIRROR=%q", data)
+	}
+	if !strings.Contains(stderr, "no nvcc") {
+		t.Errorf("CUDA step without nvcc: %q", stderr)
+	}
+
+	// A GPU and nvcc: the library is built for it before the command runs.
+	s.gpus("9.0")
+	s.tool("nvcc", "echo 'Cuda compilation tools, release 13.0, V13.0.88'\n")
+	if _, stderr, err := s.run("entrypoint.sh", nil, "true"); err != nil || s.calls() != "90\n" {
+		t.Fatalf("entrypoint on a GPU host: %v, calls %q\n%s", err, s.calls(), stderr)
+	}
+	// PRLAB_SKIP_CUDA / PRLAB_SKIP_DATA skip the steps.
+	os.RemoveAll(filepath.Join(s.root, "build"))
+	if _, stderr, err := s.run("entrypoint.sh", []string{"PRLAB_SKIP_CUDA=1", "PRLAB_SKIP_DATA=1"}, "true"); err != nil || s.calls() != "" ||
+		!strings.Contains(stderr, "not building") || !strings.Contains(stderr, "not running the data step") {
+		t.Fatalf("skips: %v, calls %q\n%s", err, s.calls(), stderr)
+	}
+
+	// A failing step warns and the container still starts.
+	s.write(filepath.Join(s.root, "Makefile"), "cuda-lib:\n\tfalse\ndata:\n\tfalse\n", 0o644)
+	os.RemoveAll(filepath.Join(s.root, "build"))
+	out, stderr, err = s.run("entrypoint.sh", nil, "echo", "still")
+	if err != nil || out != "still\n" || strings.Count(stderr, "WARNING") != 2 {
+		t.Fatalf("failing steps: %v, out %q\n%s", err, out, stderr)
+	}
+
+	skip := []string{"PRLAB_SKIP_CUDA=1", "PRLAB_SKIP_DATA=1"}
+	// No arguments: JupyterLab on 8888 with a generated token, printed.
+	for _, env := range [][]string{nil, {"PRLAB_JUPYTER_TOKEN="}} {
+		out, stderr, err := s.run("entrypoint.sh", append(env, skip...))
+		if err != nil {
+			t.Fatalf("jupyter start: %v\n%s", err, stderr)
+		}
+		tok := regexp.MustCompile(`(?m)^TOKEN ([0-9a-f]*)$`).FindStringSubmatch(out)
+		if tok == nil || len(tok[1]) != 48 {
+			t.Fatalf("generated token: %q", out)
+		}
+		if !strings.Contains(stderr, "token="+tok[1]) {
+			t.Errorf("the generated token is not printed: %q", stderr)
+		}
+		for _, want := range []string{"ARGS lab ", "--ServerApp.ip=0.0.0.0", "--ServerApp.port=8888", "--ServerApp.port_retries=0", "--no-browser", "PRLAB_TOKEN unset"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("jupyter start: no %q in %q", want, out)
+			}
+		}
+		if strings.Contains(out, "allow_origin") {
+			t.Errorf("allow_origin set without PRLAB_JUPYTER_ALLOW_ORIGIN: %q", out)
+		}
+	}
+	// Two starts get different tokens.
+	a, _, _ := s.run("entrypoint.sh", skip)
+	b, _, _ := s.run("entrypoint.sh", skip)
+	if a == b {
+		t.Error("two starts generated the same token")
+	}
+	// A token from the environment is used and not printed; Colab's origin.
+	out, stderr, err = s.run("entrypoint.sh", append([]string{"PRLAB_JUPYTER_TOKEN=s3cret-tok",
+		"PRLAB_JUPYTER_ALLOW_ORIGIN=https://colab.research.google.com"}, skip...))
+	if err != nil || !strings.Contains(out, "TOKEN s3cret-tok\n") || strings.Contains(stderr, "s3cret-tok") {
+		t.Fatalf("given token: %v out %q stderr %q", err, out, stderr)
+	}
+	if !strings.Contains(out, "--ServerApp.allow_origin=https://colab.research.google.com") {
+		t.Errorf("allow_origin: %q", out)
+	}
+}
