@@ -116,6 +116,9 @@ func Validate(g *Graph, res, oracle *Result) Validation {
 // ties are broken by the smaller index so the order is deterministic.
 // k is clamped to [0, len(ranks)].
 func TopK(ranks []float64, k int) []int {
+	if top, ok := topKSelect(ranks, k); ok { // same answer in O(n log k); see topk.go
+		return top
+	}
 	k = max(0, min(k, len(ranks)))
 	idx := make([]int, len(ranks))
 	for i := range idx {
