@@ -447,9 +447,11 @@ func (r *runner) progressLine(g *pagerank.Graph, c report.Check) {
 		}
 		return fmt.Sprintf(format, float64(x))
 	}
-	line := fmt.Sprintf("  %-11s %-17s n=%-6d nnz=%-7d err/tol=%6s sum-1=%10s  %s", g.Name, c.Implementation, c.N, c.NNZ,
+	line := fmt.Sprintf("  %-11s %-21s n=%-6d nnz=%-7d err/tol=%7s sum-1=%10s  %s", g.Name, c.Implementation, c.N, c.NNZ,
 		f("%.3f", c.ErrOverTol), f("%+.2e", c.SumMinus1), c.Status)
-	if c.Status != report.StatusPass && c.Reason != "" {
+	if c.Status == report.StatusSkipped && c.Reason == r.out.GPUSkipped {
+		line += " (GPU rows skipped, see above)"
+	} else if c.Status != report.StatusPass && c.Reason != "" {
 		line += " (" + firstLine(c.Reason) + ")"
 	}
 	fmt.Fprintln(r.cfg.Progress, line)
@@ -535,6 +537,8 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 func (r *runner) convergenceLine(c report.Convergence) {
 	p := r.cfg.Progress
 	switch {
+	case c.Status == report.StatusSkipped && c.Reason == r.out.GPUSkipped:
+		fmt.Fprintf(p, "  %s: skipped (GPU rows skipped, see above)\n", c.Implementation)
 	case c.Status == report.StatusSkipped || c.Status == report.StatusFailed:
 		fmt.Fprintf(p, "  %s: %s (%s)\n", c.Implementation, c.Status, firstLine(c.Reason))
 	default:
@@ -597,7 +601,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		if err != nil {
 			row.Status, row.Reason = report.StatusFailed, err.Error()
 			r.out.Timings = append(r.out.Timings, row)
-			fmt.Fprintf(r.cfg.Progress, "  %-17s failed: %s\n", name, firstLine(err.Error()))
+			fmt.Fprintf(r.cfg.Progress, "  %-21s failed: %s\n", name, firstLine(err.Error()))
 			continue
 		}
 		res.Ranks = nil // timing runs are validated by the correctness rows
@@ -611,7 +615,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		}
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
-		fmt.Fprintf(r.cfg.Progress, "  %-17s median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", name,
+		fmt.Fprintf(r.cfg.Progress, "  %-21s median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", name,
 			row.Timing.MedianMs, row.Timing.MeanMs, row.Timing.CV*100, row.Timing.MsPerIteration(), row.Timing.Clock, len(row.Timing.RunsMs))
 	}
 	if r.out.GPU != nil {
