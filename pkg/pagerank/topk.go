@@ -57,7 +57,7 @@ func (h *worstFirst) Less(i, j int) bool {
 	return a > b
 }
 func (h *worstFirst) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
-func (h *worstFirst) Push(x any)   { h.idx = append(h.idx, x.(int)) }
+func (h *worstFirst) Push(x any)    { h.idx = append(h.idx, x.(int)) }
 func (h *worstFirst) Pop() any {
 	x := h.idx[len(h.idx)-1]
 	h.idx = h.idx[:len(h.idx)-1]
