@@ -101,17 +101,36 @@ test_rc=$?
 echo "tests: rc=$test_rc in $((SECONDS - test_start)) s"
 
 # (3) compute-sanitizer over the synthetic cases and the reductions.
+# memcheck and racecheck gate the run; synccheck and initcheck are recorded.
+# racecheck also reports hazards inside cuSPARSE's own csrmv_v3_kernel
+# (library code, warp-synchronous shared memory; seen on the H200 with
+# CUDA 13.0): those are counted apart, and only hazards in any other kernel
+# (ours, CUB's, Thrust's) fail the run.
 san_rc=0
 if [[ $sanitize == 1 && -n $sanitizer ]]; then
   : >"$out/sanitizer.log"
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck synccheck initcheck; do
     t0=$SECONDS
+    log=$(mktemp)
     (cd pkg/cudabind && PRLAB_GPU_QUICK=1 PRLAB_GPU_OUT='' GODEBUG=asyncpreemptoff=1 \
-      "$sanitizer" --tool "$tool" --error-exitcode 3 \
-      "$test_bin" -test.v -test.count=1 -test.run 'TestGPUSyntheticCases|TestGPUReductionBudget') >>"$out/sanitizer.log" 2>&1
+      "$sanitizer" --tool "$tool" --error-exitcode 3 --print-limit 0 \
+      "$test_bin" -test.v -test.count=1 -test.run 'TestGPUSyntheticCases|TestGPUReductionBudget') >"$log" 2>&1
     rc=$?
-    echo "compute-sanitizer $tool: rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/sanitizer.log"
-    ((rc != 0)) && san_rc=$rc
+    note=""
+    if [[ $tool == racecheck ]]; then
+      total=$(grep -c 'Race reported' "$log")
+      ours=$(grep 'Race reported' "$log" | grep -vc 'cusparse::')
+      note=" (race reports: $total, in cuSPARSE kernels: $((total - ours)), elsewhere: $ours)"
+      if ((rc == 3 && ours == 0)) && grep -q '^PASS$' "$log"; then
+        rc=0
+      fi
+    fi
+    cat "$log" >>"$out/sanitizer.log"
+    rm -f "$log"
+    echo "compute-sanitizer $tool: rc=$rc in $((SECONDS - t0)) s$note" | tee -a "$out/sanitizer.log"
+    if [[ $tool == memcheck || $tool == racecheck ]] && ((rc != 0)); then
+      san_rc=$rc
+    fi
   done
 elif [[ $sanitize == 1 ]]; then
   echo "compute-sanitizer not found; skipped" | tee "$out/sanitizer.log"
@@ -127,9 +146,9 @@ fi
 
 echo "================ summary"
 grep -E '^(--- (PASS|FAIL|SKIP)|PASS|FAIL|ok|panic)' "$out/test.log" | head -n 40
-grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|rc=' "$out/sanitizer.log" 2>/dev/null
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|compute-sanitizer .*rc=' "$out/sanitizer.log" 2>/dev/null
 echo "validation lines: $(grep -c 'err/tol=.* pass$' "$out/test.log") pass, $(grep -c 'err/tol=.* FAIL$' "$out/test.log") FAIL"
-grep -E 'err/tol=.* FAIL$' "$out/test.log" | head -n 20
+grep -E 'err/tol=.* FAIL$|stalls:|gpu_test.go:[0-9]+: gpu-' "$out/test.log" | head -n 20
 grep -E 'GPU:|stage table|^ +(copy|scale|spmv|pull|dangling|residual|combine|stage )|iterations end to end|^ +(implementation|gpu-)|takes|L2 on this card' "$out/test.log" | head -n 120
 if ((test_rc != 0 || san_rc != 0 || extra_rc != 0)); then
   exit 1

@@ -124,8 +124,8 @@ func TestGPUSyntheticCases(t *testing.T) {
 			if math.Abs(res.FinalSum()-(1+v.SumMinus1)) > 1e-6 {
 				t.Errorf("%s on %s: device sum %.9f, host sum %.9f", im.Name(), g.Name, res.FinalSum(), 1+v.SumMinus1)
 			}
-			if iters >= 100 && g.N > 1 && !(res.FinalResidual() < 1e-5 && res.FinalResidual() < res.Residuals[0]) {
-				t.Errorf("%s on %s: residual %g after %d iterations (first %g)", im.Name(), g.Name, res.FinalResidual(), iters, res.Residuals[0])
+			if floor := roundingFloor(g); iters >= 100 && g.N > 1 && !(res.FinalResidual() < math.Max(1e-5, floor) && res.FinalResidual() < res.Residuals[0]) {
+				t.Errorf("%s on %s: residual %g after %d iterations (first %g, rounding floor %g)", im.Name(), g.Name, res.FinalResidual(), iters, res.Residuals[0], floor)
 			}
 			gpuReport.Lock()
 			gpuReport.Validation = append(gpuReport.Validation, v)
@@ -136,7 +136,10 @@ func TestGPUSyntheticCases(t *testing.T) {
 }
 
 // Tolerance mode: every implementation stops at L1 residual < 1e-6 within a
-// few iterations of the float64 computation with the same rule.
+// few iterations of the float64 computation with the same rule, except where
+// float rounding of the longest row sum exceeds the tolerance (the star),
+// where the residual must stall under that rounding floor; either way the
+// ranks agree with float64 within 1e-3.
 func TestGPUConvergence(t *testing.T) {
 	needGPU(t)
 	if quick() {
@@ -153,9 +156,21 @@ func TestGPUConvergence(t *testing.T) {
 			e := maxRelErr(res.Ranks, refX)
 			t.Logf("  %-10s %-22s converged=%v in %d iterations (float64: %d), residual %.2e, max rel err %.2e",
 				g.Name, im.Name(), res.Converged, res.Iterations, refIters, res.FinalResidual(), e)
-			if !res.Converged || res.FinalResidual() >= pagerank.FloatTolerance || absInt(res.Iterations-refIters) > 3 || e > pagerank.RelTolerance {
-				t.Errorf("%s on %s: converged %v after %d iterations (float64 %d), residual %g, rel err %g",
-					im.Name(), g.Name, res.Converged, res.Iterations, refIters, res.FinalResidual(), e)
+			floor := roundingFloor(g)
+			switch {
+			case e > pagerank.RelTolerance:
+				t.Errorf("%s on %s: rel err %g after %d iterations", im.Name(), g.Name, e, res.Iterations)
+			case res.Converged && (res.FinalResidual() >= pagerank.FloatTolerance || absInt(res.Iterations-refIters) > 3):
+				t.Errorf("%s on %s: converged after %d iterations (float64 %d), residual %g",
+					im.Name(), g.Name, res.Iterations, refIters, res.FinalResidual())
+			case !res.Converged && !(floor > pagerank.FloatTolerance && res.FinalResidual() <= floor):
+				// Not converging is only excused where the float rounding of the
+				// longest row sum can exceed the tolerance (the star's hub).
+				t.Errorf("%s on %s: no convergence in %d iterations (float64 %d), residual %g, rounding floor %g",
+					im.Name(), g.Name, res.Iterations, refIters, res.FinalResidual(), floor)
+			case !res.Converged:
+				t.Logf("  %-10s %-22s stalls: the float residual plateaus at %.2e, under the rounding floor %.2e of its %d-term row sum",
+					g.Name, im.Name(), res.FinalResidual(), floor, maxInDegree(g))
 			}
 			gpuReport.Lock()
 			gpuReport.Convergence = append(gpuReport.Convergence, map[string]any{
@@ -165,6 +180,25 @@ func TestGPUConvergence(t *testing.T) {
 		}
 	}
 	writeGPUReport(t)
+}
+
+// maxInDegree is the longest in-edge row of g.
+func maxInDegree(g *pagerank.Graph) int {
+	m := 0
+	for v := 0; v < g.N; v++ {
+		m = max(m, g.InDegree(v))
+	}
+	return m
+}
+
+// roundingFloor bounds the L1 residual that float rounding alone can
+// sustain: an iteration's row sums carry a relative error of at most
+// maxInDegree*eps (serial summation), summed over ranks that add to 1, and
+// two successive iterates can each be off by that much. Below this floor
+// the rounded map need not have a fixed point, so a float iteration can
+// stall (the star: 10000 terms in the hub's row).
+func roundingFloor(g *pagerank.Graph) float64 {
+	return 2 * float64(maxInDegree(g)+1) * fltEpsilon
 }
 
 func absInt(v int) int {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "frontier.cuh"
 
 #define PRLAB_STR2(...) #__VA_ARGS__
 #define PRLAB_STR(...) PRLAB_STR2(__VA_ARGS__)
@@ -107,6 +108,7 @@ static int residual(Ctx &c, int impl, int in, float *out, Err &e) {
 static void destroy(Ctx *c) {
   if (c == nullptr) return;
   cudaSetDevice(c->device);
+  frontierFree(*c);
   libraryFree(*c);
   void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
                   c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
@@ -202,6 +204,8 @@ static int create(int device, int n, int nnz, const int *rowPtr, const int *colI
 
 static int run(Ctx &c, int impl, float d, int iterations, float tol, float *ranks,
                float *residuals, double *sums, int *done, int *converged, Err &e) {
+  if (isFrontierImpl(impl))
+    return frontierRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   PR_TRY(checkImpl(impl, e));
   PR_TRY(checkDamping(d, e));
   if (iterations < 1 || iterations > c.maxIter)
@@ -247,6 +251,7 @@ static int run(Ctx &c, int impl, float d, int iterations, float tol, float *rank
 
 static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs,
                      float *runsMs, float *ranks, Err &e) {
+  if (isFrontierImpl(impl)) return frontierBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   PR_TRY(checkImpl(impl, e));
   PR_TRY(checkDamping(d, e));
   if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
@@ -307,6 +312,7 @@ static float median(std::vector<float> v) {
 }
 
 static int timeStage(Ctx &c, int s, float d, int warmups, int repeats, float *med, Err &e) {
+  if (isFrontierStage(s)) return frontierTimeStage(c, s, d, warmups, repeats, med, e);
   if (s < 0 || s >= PRLAB_STAGE_COUNT)
     return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
   PR_TRY(checkDamping(d, e));

@@ -106,6 +106,9 @@ struct Ctx {
   void *spBuf = nullptr;
   size_t spBufBytes = 0;
   float *pVals = nullptr; // [nnz] P = A D^-1: pVals[e] = invOut[colIdx[e]]
+
+  // Frontier implementations (frontier.cu), created on first use, freed by frontierFree.
+  void *frontier = nullptr;
 };
 
 // Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a

@@ -1,0 +1,1557 @@
+// frontier.cu — the performance-frontier implementations of issue 5 and the
+// primitives that explain their times.
+//
+//   T4 bucketed   rows split once (at first use) by in-degree into
+//                 thread-per-row (<= 32), warp-per-row (33..1024) and
+//                 block-per-row (> 1024) lists (Merrill & Garland's / Gunrock's
+//                 degree bucketing); one SpMV launch per non-empty bucket,
+//                 then one fused combine that also scales the next
+//                 contribution vector and writes the next dangling partials.
+//   fused         ONE launch per iteration: CSR-Adaptive row tiles
+//                 (Greathouse & Daga, SC14: a tile's gathered values are
+//                 staged in shared memory, then reduced thread per row, warp
+//                 per row for in-degree > 32, a whole block for a row longer
+//                 than a tile) + combine + next contribution + next dangling
+//                 partials. The dangling mass D_k of iteration k was folded
+//                 into iteration k-1's combine: every block re-sums the G
+//                 per-block partials in a fixed order (same bits everywhere).
+//   graph         the fused kernel captured in a CUDA Graph: the timed run is
+//                 one graph launch (prologue + every iteration); correctness
+//                 runs replay a graph of K iterations and read one int per K.
+//   persistent    one cooperative launch for all iterations (grid sized by
+//                 occupancy), the fused iteration body, one grid.sync() per
+//                 iteration; the residual is tested on the device.
+//   cluster       one thread-block cluster (16 blocks where the device allows
+//                 a non-portable size, else 8) holds the whole graph, the
+//                 ranks and the contributions in shared memory; the SpMV
+//                 gathers through distributed shared memory, one
+//                 cluster.sync() per iteration (sm_90 only).
+//
+// Determinism: every reduction sums in a fixed order (no float atomics), so
+// a run gives the same bits each time.
+//
+// Bytes (device memory, per timed iteration; the course's counting rule: each
+// element a kernel loads or stores counts once, the O(gridDim) partials, the
+// tile table and the heavy-row lists are not counted):
+//   T4:         per bucket 16 rows_b + 8 nnz_b (row id 4, rowPtr[v], rowPtr[v+1] 8, y 4;
+//               colIdx 4 + contrib[col] 4 per edge); combine 16n (y, invOut, x', contrib')
+//               -> 32n + 8nnz
+//   fused, graph, persistent: rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n,
+//               x' 4n, contrib' 4n -> 16n + 8nnz + 4
+//   cluster:    the same loads and stores, served by (distributed) shared memory:
+//               0 bytes of device memory per iteration after the one-time load.
+// Correctness runs add x 4n per iteration for the residual (never timed).
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "frontier.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace prlab {
+namespace fr {
+
+constexpr int kThreads = 256;          // fused / persistent / T4 block size
+constexpr int kLight = 32;             // thread per row up to this in-degree
+constexpr int kWarpMax = 1024;         // T4: warp per row up to this in-degree
+constexpr int kClusterThreads = 1024;  // cluster kernel block size
+constexpr int kMaxCluster = 16;
+constexpr int kOwnerShift = 27;        // packed column: owner rank << 27 | local row
+constexpr unsigned kLocalMask = (1u << kOwnerShift) - 1u;
+
+enum { kCtlStopped = 0, kCtlDone = 1, kCtlBase = 2, kCtlConverged = 3, kCtlCount = 4 };
+
+// ------------------------------------------------------------------ device helpers
+
+__device__ __forceinline__ float warpAllSum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+__device__ __forceinline__ double warpAllSum(double v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Block sum (blockDim.x a multiple of 32); the result is valid in warp 0.
+// scratch holds 32 values; the trailing barrier lets the caller reuse it.
+template <class T> __device__ T blockSum(T v, T *scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  v = warpAllSum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  T r = T(0);
+  if (warp == 0) {
+    r = lane < warps ? scratch[lane] : T(0);
+    r = warpAllSum(r);
+  }
+  __syncthreads();
+  return r;
+}
+
+// Fixed-order sum of p[0..count) by one warp (lane-strided, then a butterfly):
+// every lane of every block that calls it gets the same bits.
+template <class T> __device__ T warpSumArray(const T *p, int count) {
+  const int lane = threadIdx.x & 31;
+  T v = T(0);
+  for (int i = lane; i < count; i += 32) v += p[i];
+  return warpAllSum(v);
+}
+
+struct DevGraph {
+  const int *rowPtr;
+  const int *colIdx;
+  const float *invOut;
+  const int4 *tiles;      // [numTiles] {r0, r1, e0, e1}
+  const int *heavyStart;  // [numTiles+1] heavy rows of tile t: heavy[heavyStart[t] .. heavyStart[t+1])
+  const int *heavy;       // rows of in-degree > kLight inside normal tiles
+  int numTiles, tileEdges, tileRows, n;
+};
+
+// Device vectors, ping-pong by parity p: iteration k reads parity k%2 and
+// writes the other one.
+struct Vec {
+  float *x[2];
+  float *contrib[2];
+  float *dPart[2]; // per-block dangling mass of x[parity]
+  float *rPart[2]; // per-block L1 residual of the iteration that wrote x[parity]
+  double *sPart[2]; // per-block sum of x[parity] (double)
+};
+
+struct Coef {
+  float tele, d, invN, x0;
+};
+
+// Instrumentation of correctness runs: residual and sum history, control words.
+struct Inst {
+  float *residHist;
+  double *sumHist;
+  int *ctl; // kCtl*
+  float tol;
+};
+
+struct Acc {
+  float dang = 0.0f, res = 0.0f;
+  double sum = 0.0;
+};
+
+struct Shared {
+  float D;
+  int stop;
+};
+
+// x'[v] = (1-d)/n + d (y + D/n) (the course's combine, same expression),
+// contrib'[v] = x'[v] / outdeg(v), dangling mass of x' accumulated where
+// 1/outdeg = 0 (the upload's invOut is 0 exactly on dangling nodes).
+template <bool kInstr>
+__device__ __forceinline__ void finishRow(int v, float s, float D, int p, const Vec &V,
+                                          const float *invOut, const Coef &c, Acc &a) {
+  const float iv = __ldg(invOut + v);
+  const float xn = c.tele + c.d * (s + D * c.invN);
+  V.x[1 - p][v] = xn;
+  V.contrib[1 - p][v] = xn * iv;
+  if (iv == 0.0f) a.dang += xn;
+  if (kInstr) {
+    a.res += fabsf(xn - V.x[p][v]);
+    a.sum += static_cast<double>(xn);
+  }
+}
+
+// Warp 0: D_k from the partials of x_k, and (correctness runs) the residual
+// and sum of iteration k-1, the convergence test, the history. Thread 0
+// publishes D and the stop decision in sh (read after the next barrier).
+template <bool kInstr>
+__device__ void beginIteration(int k, int p, int G, const Vec &V, const Inst &in, Shared &sh) {
+  if (threadIdx.x >= 32) return;
+  const float D = warpSumArray(V.dPart[p], G);
+  int stop = 0;
+  if (kInstr) {
+    stop = *reinterpret_cast<volatile int *>(in.ctl + kCtlStopped);
+    if (!stop && k > 0) {
+      const float r = warpSumArray(V.rPart[p], G);
+      const double s = warpSumArray(V.sPart[p], G);
+      stop = in.tol > 0.0f && r < in.tol;
+      if (blockIdx.x == 0 && threadIdx.x == 0) {
+        in.residHist[k - 1] = r;
+        in.sumHist[k - 1] = s;
+        if (stop) {
+          in.ctl[kCtlDone] = k;
+          in.ctl[kCtlConverged] = 1;
+          in.ctl[kCtlStopped] = 1;
+        }
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    sh.D = D;
+    sh.stop = stop;
+  }
+}
+
+// Block reductions of the iteration's accumulators into the partials of parity 1-p.
+template <bool kInstr>
+__device__ void endIteration(const Acc &a, int p, const Vec &V, float *fs, double *ds) {
+  const float dsum = blockSum(a.dang, fs);
+  if (threadIdx.x == 0) V.dPart[1 - p][blockIdx.x] = dsum;
+  if (kInstr) {
+    const float r = blockSum(a.res, fs);
+    const double s = blockSum(a.sum, ds);
+    if (threadIdx.x == 0) {
+      V.rPart[1 - p][blockIdx.x] = r;
+      V.sPart[1 - p][blockIdx.x] = s;
+    }
+  }
+}
+
+// Warp 0 of one block, after the last iteration k-1 = iters-1.
+__device__ void finalizeLast(int k, int p, int G, const Vec &V, const Inst &in) {
+  const float r = warpSumArray(V.rPart[p], G);
+  const double s = warpSumArray(V.sPart[p], G);
+  if (threadIdx.x == 0) {
+    in.residHist[k - 1] = r;
+    in.sumHist[k - 1] = s;
+    in.ctl[kCtlDone] = k;
+    if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
+  }
+}
+
+// The SpMV + combine of one iteration over the block's tiles (CSR-Adaptive).
+// vals: tileEdges floats, rp: tileRows+1 ints of dynamic shared memory.
+template <bool kInstr>
+__device__ void processTiles(const DevGraph &g, const Vec &V, const Coef &c, int p,
+                             const Shared &sh, float *vals, int *rp, float *fs, Acc &a) {
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
+            warps = bd >> 5;
+  const float *cin = V.contrib[p];
+  for (int t = blockIdx.x; t < g.numTiles; t += gridDim.x) {
+    const int4 tl = __ldg(g.tiles + t);
+    const int r0 = tl.x, r1 = tl.y, e0 = tl.z, e1 = tl.w;
+    if (e1 - e0 > g.tileEdges) { // one row longer than a tile: the whole block
+      float s = 0.0f;
+      for (int e = e0 + tid; e < e1; e += bd) s += cin[__ldg(g.colIdx + e)];
+      s = blockSum(s, fs);
+      if (tid == 0) finishRow<kInstr>(r0, s, sh.D, p, V, g.invOut, c, a);
+      continue;
+    }
+    const int rows = r1 - r0;
+    for (int i = tid; i <= rows; i += bd) rp[i] = __ldg(g.rowPtr + r0 + i) - e0;
+    for (int e = e0 + tid; e < e1; e += bd) vals[e - e0] = cin[__ldg(g.colIdx + e)];
+    __syncthreads();
+    const float D = sh.D;
+    for (int i = tid; i < rows; i += bd) {
+      const int b = rp[i], en = rp[i + 1];
+      if (en - b <= kLight) {
+        float s = 0.0f;
+        for (int j = b; j < en; ++j) s += vals[j];
+        finishRow<kInstr>(r0 + i, s, D, p, V, g.invOut, c, a);
+      }
+    }
+    const int hEnd = __ldg(g.heavyStart + t + 1);
+    for (int h = __ldg(g.heavyStart + t) + warp; h < hEnd; h += warps) {
+      const int v = __ldg(g.heavy + h);
+      const int b = rp[v - r0], en = rp[v - r0 + 1];
+      float s = 0.0f;
+      for (int j = b + lane; j < en; j += 32) s += vals[j];
+      s = warpAllSum(s);
+      if (lane == 0) finishRow<kInstr>(v, s, D, p, V, g.invOut, c, a);
+    }
+    __syncthreads(); // the next tile overwrites vals and rp
+  }
+}
+
+// x_0 = 1/n, contrib_0 = x_0 / outdeg, dangling partials of x_0 (parity 0).
+__device__ void prologueBody(const DevGraph &g, const Vec &V, const Coef &c, float *fs) {
+  float dang = 0.0f;
+  const int stride = gridDim.x * blockDim.x;
+  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < g.n; v += stride) {
+    const float iv = __ldg(g.invOut + v);
+    V.x[0][v] = c.x0;
+    V.contrib[0][v] = c.x0 * iv;
+    if (iv == 0.0f) dang += c.x0;
+  }
+  dang = blockSum(dang, fs);
+  if (threadIdx.x == 0) V.dPart[0][blockIdx.x] = dang;
+}
+
+// ------------------------------------------------------------------ kernels
+
+__global__ void __launch_bounds__(kThreads) prologueKernel(DevGraph g, Vec V, Coef c) {
+  __shared__ float fs[32];
+  prologueBody(g, V, c, fs);
+}
+
+// The fused iteration: one launch = one PageRank iteration.
+template <bool kInstr>
+__global__ void __launch_bounds__(kThreads) iterKernel(DevGraph g, Vec V, Coef c, int kRel, int p,
+                                                       Inst in) {
+  extern __shared__ float dyn[];
+  __shared__ float fs[32];
+  __shared__ double ds[32];
+  __shared__ Shared sh;
+  const int k = kInstr ? kRel + in.ctl[kCtlBase] : kRel;
+  beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
+  if (kInstr) {
+    __syncthreads();
+    if (sh.stop) return;
+  }
+  Acc a;
+  processTiles<kInstr>(g, V, c, p, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
+  endIteration<kInstr>(a, p, V, fs, ds);
+}
+
+// After the last iteration of a correctness run (one warp).
+__global__ void finishKernel(Vec V, int kRel, int p, int G, Inst in) {
+  if (*reinterpret_cast<volatile int *>(in.ctl + kCtlStopped)) return;
+  finalizeLast(kRel + in.ctl[kCtlBase], p, G, V, in);
+}
+
+// End of a K-iteration graph replay: the next replay's iterations are base + kRel.
+__global__ void advanceKernel(int *ctl, int K) {
+  if (!ctl[kCtlStopped]) ctl[kCtlBase] += K;
+}
+
+// All iterations in one cooperative launch; one grid.sync() per iteration.
+template <bool kInstr>
+__global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, Coef c, int iters,
+                                                             Inst in) {
+  cg::grid_group grid = cg::this_grid();
+  extern __shared__ float dyn[];
+  __shared__ float fs[32];
+  __shared__ double ds[32];
+  __shared__ Shared sh;
+  prologueBody(g, V, c, fs);
+  grid.sync();
+  int p = 0, k = 0;
+  for (; k < iters; ++k) {
+    beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
+    if (kInstr) {
+      __syncthreads();
+      if (sh.stop) break; // the same decision in every block (same partials, same order)
+    }
+    Acc a;
+    processTiles<kInstr>(g, V, c, p, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
+    endIteration<kInstr>(a, p, V, fs, ds);
+    grid.sync();
+    p ^= 1;
+  }
+  if (kInstr && k == iters && blockIdx.x == 0 && threadIdx.x < 32) finalizeLast(k, p, gridDim.x, V, in);
+}
+
+// T4 bucket SpMVs: y[v] = sum of contrib[u] over in-edges, v from a bucket's row list.
+__global__ void __launch_bounds__(kThreads) t4ThreadKernel(const int *rows, int cnt, const int *rowPtr,
+                                                           const int *colIdx, const float *cin,
+                                                           float *y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= cnt) return;
+  const int v = __ldg(rows + i);
+  const int b = __ldg(rowPtr + v), en = __ldg(rowPtr + v + 1);
+  float s = 0.0f;
+  for (int e = b; e < en; ++e) s += cin[__ldg(colIdx + e)];
+  y[v] = s;
+}
+
+__global__ void __launch_bounds__(kThreads) t4WarpKernel(const int *rows, int cnt, const int *rowPtr,
+                                                         const int *colIdx, const float *cin, float *y) {
+  const long long w = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (w >= cnt) return; // uniform across the warp
+  const int v = __ldg(rows + w);
+  const int b = __ldg(rowPtr + v), en = __ldg(rowPtr + v + 1);
+  float s = 0.0f;
+  for (int e = b + lane; e < en; e += 32) s += cin[__ldg(colIdx + e)];
+  s = warpAllSum(s);
+  if (lane == 0) y[v] = s;
+}
+
+__global__ void __launch_bounds__(kThreads) t4BlockKernel(const int *rows, const int *rowPtr,
+                                                          const int *colIdx, const float *cin, float *y) {
+  __shared__ float fs[32];
+  const int v = __ldg(rows + blockIdx.x);
+  const int b = __ldg(rowPtr + v), en = __ldg(rowPtr + v + 1);
+  float s = 0.0f;
+  for (int e = b + threadIdx.x; e < en; e += blockDim.x) s += cin[__ldg(colIdx + e)];
+  s = blockSum(s, fs);
+  if (threadIdx.x == 0) y[v] = s;
+}
+
+// T4 combine, thread per row: x', contrib', next dangling partials (and, in
+// correctness runs, the previous iteration's residual and sum).
+template <bool kInstr>
+__global__ void __launch_bounds__(kThreads) t4CombineKernel(const float *y, const float *invOut, int n,
+                                                            Vec V, Coef c, int kRel, int p, Inst in) {
+  __shared__ float fs[32];
+  __shared__ double ds[32];
+  __shared__ Shared sh;
+  const int k = kInstr ? kRel + in.ctl[kCtlBase] : kRel;
+  beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
+  __syncthreads();
+  if (kInstr && sh.stop) return;
+  const float D = sh.D;
+  Acc a;
+  const int stride = gridDim.x * blockDim.x;
+  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
+    finishRow<kInstr>(v, y[v], D, p, V, invOut, c, a);
+  endIteration<kInstr>(a, p, V, fs, ds);
+}
+
+// ---- the cluster kernel (sm_90): one cluster, everything in shared memory.
+
+struct ClusterArgs {
+  const int *rowPtr;
+  const unsigned *packed;   // [nnz] owner rank << kOwnerShift | row index local to the owner
+  const float *invOut;
+  const int *heavy;         // rows of in-degree > kLight, grouped by owner rank
+  int rb[kMaxCluster + 1];  // rank q owns rows [rb[q], rb[q+1])
+  int hb[kMaxCluster + 1];  // and heavy[hb[q] .. hb[q+1])
+  int rmax, emax, hmax;     // shared-memory layout (the same in every block)
+};
+
+template <bool kInstr>
+__global__ void __launch_bounds__(kClusterThreads, 1)
+    clusterKernel(ClusterArgs a, Coef c, int iters, float *xOut, Inst in) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cg::cluster_group cl = cg::this_cluster();
+  const int rank = static_cast<int>(cl.block_rank());
+  const int C = static_cast<int>(cl.num_blocks());
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
+  extern __shared__ double smem[];
+  double *sPartS = smem;                                   // [2]
+  float *dPartS = reinterpret_cast<float *>(smem + 2);     // [2]
+  float *rPartS = dPartS + 2;                              // [2]
+  float *contribS = rPartS + 2;                            // [2][rmax]
+  float *xS = contribS + 2 * a.rmax;                       // [2][rmax]
+  float *invS = xS + 2 * a.rmax;                           // [rmax]
+  int *rpS = reinterpret_cast<int *>(invS + a.rmax);       // [rmax+1]
+  unsigned *colS = reinterpret_cast<unsigned *>(rpS + a.rmax + 1); // [emax]
+  float *valS = reinterpret_cast<float *>(colS + a.emax);  // [emax]
+  int *heavyS = reinterpret_cast<int *>(valS + a.emax);    // [hmax]
+  __shared__ float fs[32];
+  __shared__ double ds[32];
+  __shared__ Shared sh;
+  __shared__ float *remote[kMaxCluster]; // contribS of each rank, in the cluster's window
+
+  const int r0 = a.rb[rank], rows = a.rb[rank + 1] - r0;
+  const int e0 = __ldg(a.rowPtr + r0), edges = __ldg(a.rowPtr + r0 + rows) - e0;
+  const int h0 = a.hb[rank], nh = a.hb[rank + 1] - h0;
+  if (tid < C) remote[tid] = cl.map_shared_rank(contribS, tid);
+  float dang = 0.0f;
+  for (int i = tid; i < rows; i += bd) {
+    const float iv = __ldg(a.invOut + r0 + i);
+    invS[i] = iv;
+    rpS[i] = __ldg(a.rowPtr + r0 + i) - e0;
+    xS[i] = c.x0;
+    contribS[i] = c.x0 * iv;
+    if (iv == 0.0f) dang += c.x0;
+  }
+  if (tid == 0) rpS[rows] = edges;
+  for (int e = tid; e < edges; e += bd) colS[e] = __ldg(a.packed + e0 + e);
+  for (int h = tid; h < nh; h += bd) heavyS[h] = __ldg(a.heavy + h0 + h) - r0;
+  dang = blockSum(dang, fs);
+  if (tid == 0) dPartS[0] = dang;
+  cl.sync();
+
+  int p = 0, k = 0;
+  for (; k < iters; ++k) {
+    if (tid < 32) { // D_k (and the previous residual) from every rank, fixed order
+      const float D = warpAllSum(lane < C ? *cl.map_shared_rank(dPartS + p, lane) : 0.0f);
+      int stop = 0;
+      if (kInstr && k > 0) {
+        const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
+        const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
+        stop = in.tol > 0.0f && r < in.tol;
+        if (rank == 0 && lane == 0) {
+          in.residHist[k - 1] = r;
+          in.sumHist[k - 1] = s;
+          if (stop) {
+            in.ctl[kCtlDone] = k;
+            in.ctl[kCtlConverged] = 1;
+            in.ctl[kCtlStopped] = 1;
+          }
+        }
+      }
+      if (lane == 0) {
+        sh.D = D;
+        sh.stop = stop;
+      }
+    }
+    const int po = p * a.rmax, pn = (1 - p) * a.rmax;
+    if (kInstr) {
+      __syncthreads();
+      if (sh.stop) break;
+    }
+    for (int e = tid; e < edges; e += bd) {
+      const unsigned pk = colS[e];
+      valS[e] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
+    }
+    __syncthreads();
+    const float D = sh.D;
+    float dg = 0.0f, res = 0.0f;
+    double sum = 0.0;
+    auto finish = [&](int i, float s) {
+      const float xn = c.tele + c.d * (s + D * c.invN);
+      const float iv = invS[i];
+      xS[pn + i] = xn;
+      contribS[pn + i] = xn * iv;
+      if (iv == 0.0f) dg += xn;
+      if (kInstr) {
+        res += fabsf(xn - xS[po + i]);
+        sum += static_cast<double>(xn);
+      }
+    };
+    for (int i = tid; i < rows; i += bd) {
+      const int b = rpS[i], en = rpS[i + 1];
+      if (en - b <= kLight) {
+        float s = 0.0f;
+        for (int j = b; j < en; ++j) s += valS[j];
+        finish(i, s);
+      }
+    }
+    for (int h = warp; h < nh; h += warps) {
+      const int i = heavyS[h];
+      const int b = rpS[i], en = rpS[i + 1];
+      float s = 0.0f;
+      for (int j = b + lane; j < en; j += 32) s += valS[j];
+      s = warpAllSum(s);
+      if (lane == 0) finish(i, s);
+    }
+    dg = blockSum(dg, fs);
+    if (tid == 0) dPartS[1 - p] = dg;
+    if (kInstr) {
+      res = blockSum(res, fs);
+      sum = blockSum(sum, ds);
+      if (tid == 0) {
+        rPartS[1 - p] = res;
+        sPartS[1 - p] = sum;
+      }
+    }
+    cl.sync(); // publishes contrib', x' and the partials to the whole cluster
+    p ^= 1;
+  }
+  if (kInstr && k == iters && tid < 32) {
+    const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
+    const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
+    if (rank == 0 && lane == 0) {
+      in.residHist[k - 1] = r;
+      in.sumHist[k - 1] = s;
+      in.ctl[kCtlDone] = k;
+      if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
+    }
+  }
+  for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[p * a.rmax + i];
+  cl.sync(); // no block leaves while another may still read its shared memory
+#else
+  (void)a; (void)c; (void)iters; (void)xOut; (void)in;
+#endif
+}
+
+// ---- primitives
+
+__global__ void emptyKernel() {}
+
+__global__ void __launch_bounds__(kThreads) gridSyncKernel(int count, int *sink) {
+  cg::grid_group grid = cg::this_grid();
+  for (int i = 0; i < count; ++i) grid.sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) sink[0] = count;
+}
+
+__global__ void __launch_bounds__(kClusterThreads, 1) clusterSyncKernel(int count, int *sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cg::cluster_group cl = cg::this_cluster();
+  for (int i = 0; i < count; ++i) cl.sync();
+  if (blockIdx.x == 0 && threadIdx.x == 0) sink[0] = count;
+#else
+  (void)count; (void)sink;
+#endif
+}
+
+} // namespace fr
+
+// ==================================================================== host side
+
+namespace {
+
+using namespace fr;
+
+struct FrontierState {
+  cudaStream_t st = nullptr;
+  cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  int sms = 0, smemOptin = 0, ccMajor = 0;
+  // knobs (0 = automatic)
+  int knobTileEdges = 0, knobTileRows = 0, knobBlocksPerSM = 0, knobGraphK = 10,
+      knobClusterSize = 0;
+
+  // --- layout: built on first use, rebuilt after a knob changes
+  bool built = false;
+  std::vector<int> hRowPtr;
+  int maxInDegree = 0;
+  int *bucketRows[3] = {nullptr, nullptr, nullptr};
+  int bucketCount[3] = {0, 0, 0};
+  long long bucketNnz[3] = {0, 0, 0};
+  int bucketMaxDeg[3] = {0, 0, 0};
+  int4 *tiles = nullptr;
+  int *heavyStart = nullptr, *heavy = nullptr;
+  int numTiles = 0, numHeavy = 0, numBlockTiles = 0, tileEdges = 0, tileRows = 0;
+  size_t tileSmem = 0;
+  int gridFused = 0, gridT4 = 0, gridCoop = 0, coopPerSM = 0;
+  int partCap = 0;
+  float *contrib[2] = {nullptr, nullptr};
+  float *dPart[2] = {nullptr, nullptr}, *rPart[2] = {nullptr, nullptr};
+  double *sPart[2] = {nullptr, nullptr};
+  int *ctl = nullptr;  // [kCtlCount]
+  int *sink = nullptr; // primitives' output word
+  // --- cluster
+  bool clusterBuilt = false;
+  int clusterSize = 0;
+  size_t clusterSmem = 0;
+  std::string clusterWhy;
+  unsigned *packed = nullptr;
+  int *cHeavy = nullptr;
+  ClusterArgs cargs{};
+  // --- graphs
+  cudaGraphExec_t benchExec = nullptr;
+  int benchIters = -1;
+  float benchD = 0.0f;
+  cudaGraphExec_t runExec = nullptr;
+  int runK = -1;
+  float runD = 0.0f, runTol = -1.0f;
+};
+
+void vfmt(Err &e, const char *fmt, va_list ap) {
+  if (e.buf == nullptr || e.len <= 0) return;
+  vsnprintf(e.buf, static_cast<size_t>(e.len), fmt, ap);
+}
+
+int ffail(Err &e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int ffail(Err &e, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfmt(e, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+void freeGraphs(FrontierState &s) {
+  if (s.benchExec) cudaGraphExecDestroy(s.benchExec);
+  if (s.runExec) cudaGraphExecDestroy(s.runExec);
+  s.benchExec = s.runExec = nullptr;
+  s.benchIters = s.runK = -1;
+}
+
+void freeLayout(FrontierState &s) {
+  freeGraphs(s);
+  void *bufs[] = {s.bucketRows[0], s.bucketRows[1], s.bucketRows[2], s.tiles, s.heavyStart, s.heavy,
+                  s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.rPart[0], s.rPart[1],
+                  s.sPart[0], s.sPart[1], s.ctl, s.sink, s.packed, s.cHeavy};
+  for (void *p : bufs)
+    if (p) cudaFree(p);
+  for (int b = 0; b < 3; ++b) {
+    s.bucketRows[b] = nullptr;
+    s.bucketCount[b] = 0;
+    s.bucketNnz[b] = 0;
+    s.bucketMaxDeg[b] = 0;
+  }
+  s.tiles = nullptr;
+  s.heavyStart = s.heavy = nullptr;
+  s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = s.rPart[0] = s.rPart[1] = nullptr;
+  s.sPart[0] = s.sPart[1] = nullptr;
+  s.ctl = s.sink = nullptr;
+  s.packed = nullptr;
+  s.cHeavy = nullptr;
+  s.clusterBuilt = false;
+  s.clusterSize = 0;
+  s.clusterSmem = 0;
+  s.clusterWhy.clear();
+  s.built = false;
+}
+
+int nextPow2(long long v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) p <<= 1;
+  return p;
+}
+
+int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+template <class T> int upload(T **dst, const std::vector<T> &src, const char *name, Err &e) {
+  PR_TRY(devAlloc(reinterpret_cast<void **>(dst), sizeof(T) * src.size(), name, e));
+  if (!src.empty())
+    PR_CUDA(e, cudaMemcpy(*dst, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
+            "cudaMemcpy(%s, %zu bytes, host to device)", name, sizeof(T) * src.size());
+  return PRLAB_OK;
+}
+
+int occupancy(int *blocks, const void *fn, int threads, size_t smem, const char *what, Err &e) {
+  PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn, threads, smem),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor(%s, %d threads, %zu bytes)", what, threads,
+          smem);
+  return PRLAB_OK;
+}
+
+FrontierState *stateOf(Ctx &c) { return static_cast<FrontierState *>(c.frontier); }
+
+int getState(Ctx &c, FrontierState **out, Err &e) {
+  if (c.frontier == nullptr) {
+    FrontierState *s = new (std::nothrow) FrontierState();
+    if (s == nullptr) return ffail(e, PRLAB_ERR_INTERNAL, "host allocation of the frontier state failed");
+    c.frontier = s;
+    PR_CUDA(e, cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    PR_CUDA(e, cudaEventCreate(&s->ev0), "cudaEventCreate");
+    PR_CUDA(e, cudaEventCreate(&s->ev1), "cudaEventCreate");
+    PR_CUDA(e, cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, c.device),
+            "cudaDeviceGetAttribute(multiProcessorCount)");
+    PR_CUDA(e, cudaDeviceGetAttribute(&s->smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device),
+            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
+    PR_CUDA(e, cudaDeviceGetAttribute(&s->ccMajor, cudaDevAttrComputeCapabilityMajor, c.device),
+            "cudaDeviceGetAttribute(computeCapabilityMajor)");
+  }
+  *out = stateOf(c);
+  return PRLAB_OK;
+}
+
+// Buckets, tiles, grids and vectors (outside any timed region).
+int build(Ctx &c, FrontierState &s, Err &e) {
+  if (s.built) return PRLAB_OK;
+  const int n = c.n, nnz = c.nnz;
+  s.hRowPtr.assign(static_cast<size_t>(n) + 1, 0);
+  PR_CUDA(e, cudaMemcpy(s.hRowPtr.data(), c.rowPtr, 4 * (static_cast<size_t>(n) + 1), cudaMemcpyDeviceToHost),
+          "cudaMemcpy(rowPtr, device to host)");
+  const std::vector<int> &rp = s.hRowPtr;
+  auto deg = [&](int v) { return rp[v + 1] - rp[v]; };
+
+  // T4 buckets, rows in ascending order within each.
+  std::vector<int> rowsOf[3];
+  s.maxInDegree = 0;
+  for (int v = 0; v < n; ++v) {
+    const int d = deg(v);
+    const int b = d <= kLight ? 0 : (d <= kWarpMax ? 1 : 2);
+    rowsOf[b].push_back(v);
+    s.bucketNnz[b] += d;
+    s.bucketMaxDeg[b] = std::max(s.bucketMaxDeg[b], d);
+    s.maxInDegree = std::max(s.maxInDegree, d);
+  }
+  for (int b = 0; b < 3; ++b) {
+    s.bucketCount[b] = static_cast<int>(rowsOf[b].size());
+    PR_TRY(upload(&s.bucketRows[b], rowsOf[b], "d_t4BucketRows", e));
+  }
+
+  // CSR-Adaptive tiles: about two tiles per SM on a small graph.
+  const long long twoPerSM = 2LL * s.sms;
+  s.tileEdges = s.knobTileEdges > 0 ? s.knobTileEdges
+                                    : clampi(nextPow2((nnz + twoPerSM - 1) / twoPerSM), 256, 4096);
+  s.tileRows = s.knobTileRows > 0 ? s.knobTileRows
+                                  : clampi(nextPow2((n + twoPerSM - 1) / twoPerSM), 32, kThreads);
+  std::vector<int4> tiles;
+  std::vector<int> hs, heavy;
+  s.numBlockTiles = 0;
+  for (int r = 0; r < n;) {
+    const int r0 = r, e0 = rp[r0];
+    hs.push_back(static_cast<int>(heavy.size()));
+    if (deg(r0) > s.tileEdges) { // block per row
+      tiles.push_back(make_int4(r0, r0 + 1, e0, rp[r0 + 1]));
+      ++s.numBlockTiles;
+      r = r0 + 1;
+      continue;
+    }
+    int r1 = r0 + 1;
+    while (r1 < n && r1 - r0 < s.tileRows && rp[r1 + 1] - e0 <= s.tileEdges) ++r1;
+    for (int v = r0; v < r1; ++v)
+      if (deg(v) > kLight) heavy.push_back(v);
+    tiles.push_back(make_int4(r0, r1, e0, rp[r1]));
+    r = r1;
+  }
+  hs.push_back(static_cast<int>(heavy.size()));
+  s.numTiles = static_cast<int>(tiles.size());
+  s.numHeavy = static_cast<int>(heavy.size());
+  PR_TRY(upload(&s.tiles, tiles, "d_tiles", e));
+  PR_TRY(upload(&s.heavyStart, hs, "d_tileHeavyStart", e));
+  PR_TRY(upload(&s.heavy, heavy, "d_tileHeavy", e));
+  s.tileSmem = 4 * static_cast<size_t>(s.tileEdges) + 4 * (static_cast<size_t>(s.tileRows) + 1);
+  if (s.tileSmem > 48 * 1024)
+    return ffail(e, PRLAB_ERR_ARG, "tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
+                 s.tileEdges, s.tileRows, s.tileSmem);
+
+  // Grids.
+  int occA = 0, occB = 0;
+  PR_TRY(occupancy(&occA, reinterpret_cast<const void *>(iterKernel<false>), kThreads, s.tileSmem, "iterKernel", e));
+  PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(iterKernel<true>), kThreads, s.tileSmem, "iterKernel<instr>", e));
+  const int occIter = std::max(1, std::min(occA, occB));
+  s.gridFused = std::max(1, std::min(s.numTiles, occIter * s.sms));
+  PR_TRY(occupancy(&occA, reinterpret_cast<const void *>(persistentKernel<false>), kThreads, s.tileSmem, "persistentKernel", e));
+  PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(persistentKernel<true>), kThreads, s.tileSmem, "persistentKernel<instr>", e));
+  s.coopPerSM = std::min(occA, occB);
+  if (s.coopPerSM < 1)
+    return ffail(e, PRLAB_ERR_CUDA, "persistentKernel: occupancy 0 blocks per SM (%zu bytes of shared memory)", s.tileSmem);
+  int perSM = s.coopPerSM;
+  if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
+  s.gridCoop = std::max(1, std::min(s.numTiles, perSM * s.sms));
+  s.gridT4 = std::max(1, std::min(blocksFor(n, kThreads), 4 * s.sms));
+  s.partCap = std::max(std::max(s.gridFused, s.gridCoop), std::max(s.gridT4, kMaxCluster));
+
+  const size_t N = static_cast<size_t>(n), P = static_cast<size_t>(s.partCap);
+  for (int i = 0; i < 2; ++i) {
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.contrib[i]), 4 * N, "d_frontierContrib", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dPart[i]), 4 * P, "d_frontierDanglingPartials", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.rPart[i]), 4 * P, "d_frontierResidualPartials", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sPart[i]), 8 * P, "d_frontierSumPartials", e));
+  }
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_frontierControl", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sink), 16, "d_frontierSink", e));
+  PR_CUDA(e, cudaMemset(s.ctl, 0, 4 * kCtlCount), "cudaMemset(d_frontierControl)");
+  s.built = true;
+  return PRLAB_OK;
+}
+
+size_t clusterSmemBytes(int rmax, int emax, int hmax) {
+  // sPartS[2] (double), dPartS[2] + rPartS[2], contribS[2][rmax] + xS[2][rmax] + invS[rmax] +
+  // rpS[rmax+1], colS[emax] + valS[emax], heavyS[hmax]
+  return 16 + 16 + 4 * (6 * static_cast<size_t>(rmax) + 1) + 8 * static_cast<size_t>(emax) +
+         4 * static_cast<size_t>(hmax);
+}
+
+// The cluster layout: rows split into C contiguous ranges of about equal
+// rows + edges; the packed column of every edge names its owner rank and the
+// row's index there. Unavailable (clusterWhy set) when the device is not
+// sm_90, the cluster cannot be scheduled, or a block's share exceeds shared memory.
+int buildCluster(Ctx &c, FrontierState &s, Err &e) {
+  if (s.clusterBuilt) return PRLAB_OK;
+  s.clusterBuilt = true;
+  s.clusterSize = 0;
+  if (s.ccMajor < 9) {
+    s.clusterWhy = "thread-block clusters need compute capability 9.0 or later";
+    return PRLAB_OK;
+  }
+  int kernelSm = 0;
+  {
+    cudaFuncAttributes fa;
+    PR_CUDA(e, cudaFuncGetAttributes(&fa, clusterKernel<false>), "cudaFuncGetAttributes(clusterKernel)");
+    kernelSm = fa.binaryVersion;
+  }
+  if (kernelSm < 90) {
+    s.clusterWhy = "the library has no sm_90 code for the cluster kernel (build with CUDA_ARCHS including 90)";
+    return PRLAB_OK;
+  }
+  const int n = c.n;
+  const std::vector<int> &rp = s.hRowPtr;
+  std::vector<int> sizes;
+  if (s.knobClusterSize > 0) sizes.push_back(s.knobClusterSize);
+  else sizes = {16, 8};
+  std::string why;
+  for (int C : sizes) {
+    if (C < 1 || C > kMaxCluster) {
+      why = "cluster size " + std::to_string(C) + " outside [1, 16]";
+      continue;
+    }
+    // Split rows by cost = rows + edges.
+    ClusterArgs a{};
+    const long long total = static_cast<long long>(n) + rp[n];
+    a.rb[0] = 0;
+    int v = 0;
+    for (int q = 1; q < C; ++q) {
+      const long long target = total * q / C;
+      while (v < n && static_cast<long long>(v) + rp[v] < target) ++v;
+      a.rb[q] = v;
+    }
+    a.rb[C] = n;
+    for (int q = C + 1; q <= kMaxCluster; ++q) a.rb[q] = n;
+    std::vector<int> heavy;
+    int rmax = 0, emax = 0, hmax = 0;
+    for (int q = 0; q < C; ++q) {
+      a.hb[q] = static_cast<int>(heavy.size());
+      for (int r = a.rb[q]; r < a.rb[q + 1]; ++r)
+        if (rp[r + 1] - rp[r] > kLight) heavy.push_back(r);
+      rmax = std::max(rmax, a.rb[q + 1] - a.rb[q]);
+      emax = std::max(emax, rp[a.rb[q + 1]] - rp[a.rb[q]]);
+      hmax = std::max(hmax, static_cast<int>(heavy.size()) - a.hb[q]);
+    }
+    for (int q = C; q <= kMaxCluster; ++q) a.hb[q] = static_cast<int>(heavy.size());
+    const size_t smem = clusterSmemBytes(rmax, emax, hmax);
+    if (smem > static_cast<size_t>(s.smemOptin)) {
+      why = "graph needs " + std::to_string(smem) + " bytes of shared memory per block in a cluster of " +
+            std::to_string(C) + " (the device allows " + std::to_string(s.smemOptin) + ")";
+      continue;
+    }
+    // Can the device schedule such a cluster?
+    const void *fns[] = {reinterpret_cast<const void *>(clusterKernel<false>),
+                         reinterpret_cast<const void *>(clusterKernel<true>)};
+    bool ok = true;
+    for (const void *fn : fns) {
+      cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      if (st == cudaSuccess && C > 8) st = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (st != cudaSuccess) {
+        why = std::string("cudaFuncSetAttribute(clusterKernel): ") + cudaGetErrorString(st);
+        cudaGetLastError();
+        ok = false;
+        break;
+      }
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = C;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(C);
+      cfg.blockDim = dim3(kClusterThreads);
+      cfg.dynamicSmemBytes = smem;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      st = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+      if (st != cudaSuccess || clusters < 1) {
+        why = "a cluster of " + std::to_string(C) + " blocks of " + std::to_string(kClusterThreads) +
+              " threads with " + std::to_string(smem) + " bytes of shared memory cannot be scheduled (" +
+              (st != cudaSuccess ? cudaGetErrorString(st) : "0 active clusters") + ")";
+        cudaGetLastError();
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    // Packed columns (needs colIdx on the host once).
+    const int nnz = c.nnz;
+    std::vector<int> col(static_cast<size_t>(nnz));
+    if (nnz > 0)
+      PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
+              "cudaMemcpy(colIdx, device to host)");
+    std::vector<unsigned> packed(static_cast<size_t>(nnz));
+    for (int k = 0; k < nnz; ++k) {
+      const int u = col[k];
+      const int q = static_cast<int>(std::upper_bound(a.rb, a.rb + C + 1, u) - a.rb) - 1;
+      packed[k] = (static_cast<unsigned>(q) << kOwnerShift) | static_cast<unsigned>(u - a.rb[q]);
+    }
+    PR_TRY(upload(&s.packed, packed, "d_clusterPackedCols", e));
+    PR_TRY(upload(&s.cHeavy, heavy, "d_clusterHeavy", e));
+    a.rowPtr = c.rowPtr;
+    a.packed = s.packed;
+    a.invOut = c.invOut;
+    a.heavy = s.cHeavy;
+    a.rmax = rmax;
+    a.emax = emax;
+    a.hmax = hmax;
+    s.cargs = a;
+    s.clusterSize = C;
+    s.clusterSmem = smem;
+    s.clusterWhy.clear();
+    return PRLAB_OK;
+  }
+  s.clusterWhy = why;
+  return PRLAB_OK;
+}
+
+int setup(Ctx &c, FrontierState **out, Err &e) {
+  PR_TRY(getState(c, out, e));
+  return build(c, **out, e);
+}
+
+DevGraph devGraph(const Ctx &c, const FrontierState &s) {
+  return DevGraph{c.rowPtr, c.colIdx, c.invOut, s.tiles, s.heavyStart, s.heavy,
+                  s.numTiles, s.tileEdges, s.tileRows, c.n};
+}
+
+Vec vecs(const Ctx &c, const FrontierState &s) {
+  Vec V;
+  for (int i = 0; i < 2; ++i) {
+    V.x[i] = c.xbuf[i];
+    V.contrib[i] = s.contrib[i];
+    V.dPart[i] = s.dPart[i];
+    V.rPart[i] = s.rPart[i];
+    V.sPart[i] = s.sPart[i];
+  }
+  return V;
+}
+
+Coef coef(const Ctx &c, float d) {
+  return Coef{static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(c.n)), d,
+              static_cast<float>(1.0 / static_cast<double>(c.n)),
+              static_cast<float>(1.0 / static_cast<double>(c.n))};
+}
+
+Inst inst(const Ctx &c, const FrontierState &s, float tol) {
+  return Inst{c.residHist, c.sumHist, s.ctl, tol};
+}
+
+// ---- launchers (all on the frontier stream; none synchronizes)
+
+int launchPrologue(const Ctx &c, const FrontierState &s, int grid, float d, Err &e) {
+  prologueKernel<<<grid, kThreads, 0, s.st>>>(devGraph(c, s), vecs(c, s), coef(c, d));
+  PR_LAUNCH(e, "prologueKernel<<<%d, %d>>>", grid, kThreads);
+  return PRLAB_OK;
+}
+
+template <bool kInstr>
+int launchIter(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, cudaStream_t st,
+               Err &e) {
+  iterKernel<kInstr><<<s.gridFused, kThreads, s.tileSmem, st>>>(devGraph(c, s), vecs(c, s), coef(c, d), kRel,
+                                                                 p, inst(c, s, tol));
+  PR_LAUNCH(e, "iterKernel<<<%d, %d, %zu>>>", s.gridFused, kThreads, s.tileSmem);
+  return PRLAB_OK;
+}
+
+int launchT4Spmv(const Ctx &c, const FrontierState &s, int bucket, int p, Err &e) {
+  const int cnt = s.bucketCount[bucket];
+  if (cnt == 0) return PRLAB_OK;
+  const float *cin = s.contrib[p];
+  if (bucket == 0) {
+    const int g = blocksFor(cnt, kThreads);
+    t4ThreadKernel<<<g, kThreads, 0, s.st>>>(s.bucketRows[0], cnt, c.rowPtr, c.colIdx, cin, c.y);
+    PR_LAUNCH(e, "t4ThreadKernel<<<%d, %d>>>", g, kThreads);
+  } else if (bucket == 1) {
+    const int g = blocksFor(static_cast<long long>(cnt) * 32, kThreads);
+    t4WarpKernel<<<g, kThreads, 0, s.st>>>(s.bucketRows[1], cnt, c.rowPtr, c.colIdx, cin, c.y);
+    PR_LAUNCH(e, "t4WarpKernel<<<%d, %d>>>", g, kThreads);
+  } else {
+    t4BlockKernel<<<cnt, kThreads, 0, s.st>>>(s.bucketRows[2], c.rowPtr, c.colIdx, cin, c.y);
+    PR_LAUNCH(e, "t4BlockKernel<<<%d, %d>>>", cnt, kThreads);
+  }
+  return PRLAB_OK;
+}
+
+template <bool kInstr>
+int launchT4Combine(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, Err &e) {
+  t4CombineKernel<kInstr><<<s.gridT4, kThreads, 0, s.st>>>(c.y, c.invOut, c.n, vecs(c, s), coef(c, d), kRel, p,
+                                                             inst(c, s, tol));
+  PR_LAUNCH(e, "t4CombineKernel<<<%d, %d>>>", s.gridT4, kThreads);
+  return PRLAB_OK;
+}
+
+template <bool kInstr>
+int launchT4Iteration(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, Err &e) {
+  for (int b = 0; b < 3; ++b) PR_TRY(launchT4Spmv(c, s, b, p, e));
+  return launchT4Combine<kInstr>(c, s, kRel, p, d, tol, e);
+}
+
+template <bool kInstr>
+int launchPersistent(const Ctx &c, const FrontierState &s, int iters, float d, float tol, Err &e) {
+  DevGraph g = devGraph(c, s);
+  Vec V = vecs(c, s);
+  Coef co = coef(c, d);
+  Inst in = inst(c, s, tol);
+  void *args[] = {&g, &V, &co, &iters, &in};
+  PR_CUDA(e,
+          cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(persistentKernel<kInstr>), dim3(s.gridCoop),
+                                      dim3(kThreads), args, s.tileSmem, s.st),
+          "cudaLaunchCooperativeKernel(persistentKernel, %d blocks of %d, %zu bytes)", s.gridCoop, kThreads,
+          s.tileSmem);
+  return PRLAB_OK;
+}
+
+template <bool kInstr>
+int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, float tol, float *xOut, Err &e) {
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = s.clusterSize;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(s.clusterSize);
+  cfg.blockDim = dim3(kClusterThreads);
+  cfg.dynamicSmemBytes = s.clusterSmem;
+  cfg.stream = s.st;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  PR_CUDA(e, cudaLaunchKernelEx(&cfg, clusterKernel<kInstr>, s.cargs, coef(c, d), iters, xOut, inst(c, s, tol)),
+          "cudaLaunchKernelEx(clusterKernel, cluster of %d blocks of %d, %zu bytes)", s.clusterSize,
+          kClusterThreads, s.clusterSmem);
+  return PRLAB_OK;
+}
+
+int requireCluster(Ctx &c, FrontierState &s, Err &e) {
+  PR_TRY(buildCluster(c, s, e));
+  if (s.clusterSize == 0)
+    return ffail(e, PRLAB_ERR_ARG, "cluster implementation unavailable: %s", s.clusterWhy.c_str());
+  return PRLAB_OK;
+}
+
+// The timed work of one run (benchmark): prologue + `iters` iterations, no
+// convergence test, no host synchronization.
+int timedWork(Ctx &c, FrontierState &s, int impl, int iters, float d, Err &e) {
+  switch (impl) {
+  case PRLAB_IMPL_T4_BUCKETED:
+    PR_TRY(launchPrologue(c, s, s.gridT4, d, e));
+    for (int k = 0; k < iters; ++k) PR_TRY(launchT4Iteration<false>(c, s, k, k & 1, d, 0.0f, e));
+    return PRLAB_OK;
+  case PRLAB_IMPL_FUSED:
+    PR_TRY(launchPrologue(c, s, s.gridFused, d, e));
+    for (int k = 0; k < iters; ++k) PR_TRY(launchIter<false>(c, s, k, k & 1, d, 0.0f, s.st, e));
+    return PRLAB_OK;
+  case PRLAB_IMPL_GRAPH:
+    if (s.benchExec == nullptr || s.benchIters != iters || s.benchD != d) {
+      if (s.benchExec) cudaGraphExecDestroy(s.benchExec);
+      s.benchExec = nullptr;
+      cudaGraph_t graph = nullptr;
+      PR_CUDA(e, cudaStreamBeginCapture(s.st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+      int rc = launchPrologue(c, s, s.gridFused, d, e);
+      for (int k = 0; rc == PRLAB_OK && k < iters; ++k) rc = launchIter<false>(c, s, k, k & 1, d, 0.0f, s.st, e);
+      cudaError_t st = cudaStreamEndCapture(s.st, &graph);
+      if (rc != PRLAB_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        return rc;
+      }
+      PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", iters);
+      st = cudaGraphInstantiateWithFlags(&s.benchExec, graph, 0);
+      cudaGraphDestroy(graph);
+      PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", iters);
+      PR_CUDA(e, cudaGraphUpload(s.benchExec, s.st), "cudaGraphUpload");
+      s.benchIters = iters;
+      s.benchD = d;
+    }
+    PR_CUDA(e, cudaGraphLaunch(s.benchExec, s.st), "cudaGraphLaunch (%d iterations)", iters);
+    return PRLAB_OK;
+  case PRLAB_IMPL_PERSISTENT:
+    return launchPersistent<false>(c, s, iters, d, 0.0f, e);
+  case PRLAB_IMPL_CLUSTER:
+    return launchCluster<false>(c, s, iters, d, 0.0f, c.xbuf[iters & 1], e);
+  }
+  return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
+               PRLAB_IMPL_FRONTIER_FIRST, PRLAB_IMPL_FRONTIER_END);
+}
+
+int readCtl(FrontierState &s, int *h, Err &e) {
+  PR_CUDA(e, cudaMemcpyAsync(h, s.ctl, 4 * kCtlCount, cudaMemcpyDeviceToHost, s.st),
+          "cudaMemcpyAsync(control words, device to host)");
+  PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (control words)");
+  return PRLAB_OK;
+}
+
+int readStopped(FrontierState &s, int *stopped, Err &e) {
+  PR_CUDA(e, cudaMemcpyAsync(stopped, s.ctl + kCtlStopped, 4, cudaMemcpyDeviceToHost, s.st),
+          "cudaMemcpyAsync(stop flag, 4 bytes, device to host)");
+  PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (stop flag)");
+  return PRLAB_OK;
+}
+
+int runGraph(Ctx &c, FrontierState &s, int iters, float d, float tol, Err &e) {
+  int K = std::min(std::max(s.knobGraphK, 2), iters);
+  K -= K & 1; // even, so that a replay's parities do not depend on its base
+  int base = 0;
+  if (K >= 2) {
+    if (s.runExec == nullptr || s.runK != K || s.runD != d || s.runTol != tol) {
+      if (s.runExec) cudaGraphExecDestroy(s.runExec);
+      s.runExec = nullptr;
+      cudaGraph_t graph = nullptr;
+      PR_CUDA(e, cudaStreamBeginCapture(s.st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+      int rc = PRLAB_OK;
+      for (int j = 0; rc == PRLAB_OK && j < K; ++j) rc = launchIter<true>(c, s, j, j & 1, d, tol, s.st, e);
+      if (rc == PRLAB_OK) {
+        advanceKernel<<<1, 1, 0, s.st>>>(s.ctl, K);
+        cudaError_t le = cudaGetLastError();
+        if (le != cudaSuccess) rc = cudaFail(e, le, "advanceKernel<<<1, 1>>>");
+      }
+      cudaError_t st = cudaStreamEndCapture(s.st, &graph);
+      if (rc != PRLAB_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        return rc;
+      }
+      PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", K);
+      st = cudaGraphInstantiateWithFlags(&s.runExec, graph, 0);
+      cudaGraphDestroy(graph);
+      PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", K);
+      s.runK = K;
+      s.runD = d;
+      s.runTol = tol;
+    }
+    for (; base + K <= iters; base += K) {
+      PR_CUDA(e, cudaGraphLaunch(s.runExec, s.st), "cudaGraphLaunch (iterations %d..%d)", base, base + K - 1);
+      if (tol > 0.0f) { // the convergence test: one 4-byte read per K iterations
+        int stopped = 0;
+        PR_TRY(readStopped(s, &stopped, e));
+        if (stopped) return PRLAB_OK;
+      }
+    }
+  }
+  const int rem = iters - base; // ctl[base] == base here
+  for (int j = 0; j < rem; ++j) {
+    PR_TRY(launchIter<true>(c, s, j, (base + j) & 1, d, tol, s.st, e));
+    if (tol > 0.0f) {
+      int stopped = 0;
+      PR_TRY(readStopped(s, &stopped, e));
+      if (stopped) return PRLAB_OK;
+    }
+  }
+  finishKernel<<<1, 32, 0, s.st>>>(vecs(c, s), rem, iters & 1, s.gridFused, inst(c, s, tol));
+  PR_LAUNCH(e, "finishKernel<<<1, 32>>>");
+  return PRLAB_OK;
+}
+
+template <class F> int timeEvents(FrontierState &s, int warmups, int repeats, std::vector<float> &times, F body,
+                                  const char *what, Err &e) {
+  times.clear();
+  for (int r = 0; r < warmups + repeats; ++r) {
+    PR_CUDA(e, cudaEventRecord(s.ev0, s.st), "cudaEventRecord(%s start)", what);
+    PR_TRY(body());
+    PR_CUDA(e, cudaEventRecord(s.ev1, s.st), "cudaEventRecord(%s stop)", what);
+    PR_CUDA(e, cudaEventSynchronize(s.ev1), "cudaEventSynchronize(%s)", what);
+    float ms = 0.0f;
+    PR_CUDA(e, cudaEventElapsedTime(&ms, s.ev0, s.ev1), "cudaEventElapsedTime(%s)", what);
+    if (r >= warmups) times.push_back(ms);
+  }
+  return PRLAB_OK;
+}
+
+float medianOf(std::vector<float> v) {
+  if (v.empty()) return 0.0f;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5f * (v[m - 1] + v[m]);
+}
+
+int checkRange(int impl, Err &e) {
+  if (!isFrontierImpl(impl))
+    return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
+                 PRLAB_IMPL_FRONTIER_FIRST, PRLAB_IMPL_FRONTIER_END);
+  return PRLAB_OK;
+}
+
+int checkDampingF(float d, Err &e) {
+  if (!(d > 0.0f && d < 1.0f))
+    return ffail(e, PRLAB_ERR_ARG, "damping factor %g out of range (0, 1)", static_cast<double>(d));
+  return PRLAB_OK;
+}
+
+int primitive(Ctx &c, FrontierState &s, int which, int count, int warmups, int repeats, float *med, Err &e) {
+  if (count < 1 || count > 1000000 || warmups < 0 || repeats < 1 || !med)
+    return ffail(e, PRLAB_ERR_ARG, "count %d, warmups %d, repeats %d: need [1, 1e6], >= 0, >= 1", count, warmups,
+                 repeats);
+  std::vector<float> t;
+  switch (which) {
+  case PRLAB_PRIM_EMPTY_LAUNCH:
+    PR_TRY(timeEvents(s, warmups, repeats, t, [&]() -> int {
+      for (int i = 0; i < count; ++i) emptyKernel<<<1, 32, 0, s.st>>>();
+      PR_LAUNCH(e, "emptyKernel<<<1, 32>>> x %d", count);
+      return PRLAB_OK;
+    }, "empty launches", e));
+    *med = medianOf(t);
+    return PRLAB_OK;
+  case PRLAB_PRIM_GRAPH_NODE: {
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    PR_CUDA(e, cudaStreamBeginCapture(s.st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+    for (int i = 0; i < count; ++i) emptyKernel<<<1, 32, 0, s.st>>>();
+    cudaError_t le = cudaGetLastError();
+    cudaError_t st = cudaStreamEndCapture(s.st, &graph);
+    if (le != cudaSuccess) {
+      if (graph) cudaGraphDestroy(graph);
+      return cudaFail(e, le, "emptyKernel capture");
+    }
+    PR_CUDA(e, st, "cudaStreamEndCapture (%d empty nodes)", count);
+    st = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d empty nodes)", count);
+    int rc = timeEvents(s, warmups, repeats, t, [&]() -> int {
+      PR_CUDA(e, cudaGraphLaunch(exec, s.st), "cudaGraphLaunch (%d empty nodes)", count);
+      return PRLAB_OK;
+    }, "graph of empty nodes", e);
+    cudaGraphExecDestroy(exec);
+    PR_TRY(rc);
+    *med = medianOf(t);
+    return PRLAB_OK;
+  }
+  case PRLAB_PRIM_GRID_SYNC:
+  case PRLAB_PRIM_COOP_LAUNCH: {
+    int occ = 0;
+    PR_TRY(occupancy(&occ, reinterpret_cast<const void *>(gridSyncKernel), kThreads, 0, "gridSyncKernel", e));
+    const int grid = std::min(s.gridCoop, std::max(1, occ) * s.sms);
+    auto coop = [&](int syncs) -> int {
+      int *sink = s.sink;
+      int k = syncs;
+      void *args[] = {&k, &sink};
+      PR_CUDA(e, cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(gridSyncKernel), dim3(grid),
+                                             dim3(kThreads), args, 0, s.st),
+              "cudaLaunchCooperativeKernel(gridSyncKernel, %d blocks, %d syncs)", grid, syncs);
+      return PRLAB_OK;
+    };
+    if (which == PRLAB_PRIM_COOP_LAUNCH) {
+      PR_TRY(timeEvents(s, warmups, repeats, t, [&]() -> int {
+        for (int i = 0; i < count; ++i) PR_TRY(coop(0));
+        return PRLAB_OK;
+      }, "cooperative launches", e));
+      *med = medianOf(t);
+      return PRLAB_OK;
+    }
+    std::vector<float> t0;
+    PR_TRY(timeEvents(s, warmups, repeats, t0, [&]() { return coop(0); }, "grid sync x0", e));
+    PR_TRY(timeEvents(s, warmups, repeats, t, [&]() { return coop(count); }, "grid sync xK", e));
+    *med = std::max(0.0f, medianOf(t) - medianOf(t0));
+    return PRLAB_OK;
+  }
+  case PRLAB_PRIM_CLUSTER_SYNC: {
+    PR_TRY(buildCluster(c, s, e));
+    if (s.clusterSize == 0)
+      return ffail(e, PRLAB_ERR_ARG, "cluster primitive unavailable: %s", s.clusterWhy.c_str());
+    const int C = s.clusterSize;
+    if (C > 8)
+      PR_CUDA(e, cudaFuncSetAttribute(clusterSyncKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+              "cudaFuncSetAttribute(clusterSyncKernel, non-portable cluster size)");
+    auto launch = [&](int syncs) -> int {
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = C;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(C);
+      cfg.blockDim = dim3(kClusterThreads);
+      cfg.stream = s.st;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      PR_CUDA(e, cudaLaunchKernelEx(&cfg, clusterSyncKernel, syncs, s.sink),
+              "cudaLaunchKernelEx(clusterSyncKernel, cluster of %d, %d syncs)", C, syncs);
+      return PRLAB_OK;
+    };
+    std::vector<float> t0;
+    PR_TRY(timeEvents(s, warmups, repeats, t0, [&]() { return launch(0); }, "cluster sync x0", e));
+    PR_TRY(timeEvents(s, warmups, repeats, t, [&]() { return launch(count); }, "cluster sync xK", e));
+    *med = std::max(0.0f, medianOf(t) - medianOf(t0));
+    return PRLAB_OK;
+  }
+  }
+  return ffail(e, PRLAB_ERR_ARG, "primitive %d out of range [0, %d)", which, PRLAB_PRIM_COUNT);
+}
+
+} // namespace
+
+// ==================================================================== entry points used by api.cu
+
+bool isFrontierImpl(int impl) { return impl >= PRLAB_IMPL_FRONTIER_FIRST && impl < PRLAB_IMPL_FRONTIER_END; }
+bool isFrontierStage(int stage) { return stage >= PRLAB_STAGE_FRONTIER_FIRST && stage < PRLAB_STAGE_FRONTIER_END; }
+
+int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
+                int *done, int *converged, Err &e) {
+  PR_TRY(checkRange(impl, e));
+  PR_TRY(checkDampingF(d, e));
+  if (iterations < 1 || iterations > c.maxIter)
+    return ffail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
+                 c.maxIter);
+  if (!ranks || !residuals || !sums || !done || !converged)
+    return ffail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  FrontierState *sp = nullptr;
+  PR_TRY(setup(c, &sp, e));
+  FrontierState &s = *sp;
+  if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
+  const float t = tol > 0.0f ? tol : 0.0f;
+  PR_CUDA(e, cudaMemsetAsync(s.ctl, 0, 4 * kCtlCount, s.st), "cudaMemsetAsync(d_frontierControl)");
+  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations), s.st), "cudaMemsetAsync(d_residuals)");
+  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations), s.st), "cudaMemsetAsync(d_sums)");
+  float *xOut = c.xbuf[0];
+  switch (impl) {
+  case PRLAB_IMPL_T4_BUCKETED:
+  case PRLAB_IMPL_FUSED: {
+    const bool t4 = impl == PRLAB_IMPL_T4_BUCKETED;
+    const int G = t4 ? s.gridT4 : s.gridFused;
+    PR_TRY(launchPrologue(c, s, G, d, e));
+    bool stopped = false;
+    for (int k = 0; k < iterations && !stopped; ++k) {
+      if (t4) PR_TRY(launchT4Iteration<true>(c, s, k, k & 1, d, t, e));
+      else PR_TRY(launchIter<true>(c, s, k, k & 1, d, t, s.st, e));
+      if (t > 0.0f) { // the course's convergence test: one 4-byte read per iteration
+        int st = 0;
+        PR_TRY(readStopped(s, &st, e));
+        stopped = st != 0;
+      }
+    }
+    if (!stopped) {
+      finishKernel<<<1, 32, 0, s.st>>>(vecs(c, s), iterations, iterations & 1, G, inst(c, s, t));
+      PR_LAUNCH(e, "finishKernel<<<1, 32>>>");
+    }
+    break;
+  }
+  case PRLAB_IMPL_GRAPH:
+    PR_TRY(launchPrologue(c, s, s.gridFused, d, e));
+    PR_TRY(runGraph(c, s, iterations, d, t, e));
+    break;
+  case PRLAB_IMPL_PERSISTENT:
+    PR_TRY(launchPersistent<true>(c, s, iterations, d, t, e));
+    break;
+  case PRLAB_IMPL_CLUSTER:
+    PR_TRY(launchCluster<true>(c, s, iterations, d, t, xOut, e));
+    break;
+  }
+  int h[kCtlCount] = {0, 0, 0, 0};
+  PR_TRY(readCtl(s, h, e));
+  const int k = h[kCtlDone];
+  if (k < 1 || k > iterations)
+    return ffail(e, PRLAB_ERR_INTERNAL, "frontier implementation %d reported %d iterations done (asked %d)", impl, k,
+                 iterations);
+  *done = k;
+  *converged = h[kCtlConverged] != 0;
+  const float *xFinal = impl == PRLAB_IMPL_CLUSTER ? xOut : c.xbuf[k & 1];
+  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
+  PR_CUDA(e, cudaMemcpy(ranks, xFinal, 4 * N, cudaMemcpyDeviceToHost), "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * N);
+  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(residuals, device to host)");
+  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(sums, device to host)");
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d iterations)", k);
+  return PRLAB_OK;
+}
+
+int frontierBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
+                      Err &e) {
+  PR_TRY(checkRange(impl, e));
+  PR_TRY(checkDampingF(d, e));
+  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
+    return ffail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
+                 runs);
+  FrontierState *sp = nullptr;
+  PR_TRY(setup(c, &sp, e));
+  FrontierState &s = *sp;
+  if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before timing)");
+  std::vector<float> t;
+  PR_TRY(timeEvents(s, warmups, runs, t, [&]() { return timedWork(c, s, impl, iterations, d, e); }, "benchmark", e));
+  for (int r = 0; r < runs; ++r) runsMs[r] = t[static_cast<size_t>(r)];
+  if (ranks)
+    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
+            "cudaMemcpy(ranks, device to host)");
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after timing)");
+  return PRLAB_OK;
+}
+
+int frontierTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, float *med, Err &e) {
+  if (!isFrontierStage(stage))
+    return ffail(e, PRLAB_ERR_ARG, "frontier stage %d out of range [%d, %d)", stage, PRLAB_STAGE_FRONTIER_FIRST,
+                 PRLAB_STAGE_FRONTIER_END);
+  PR_TRY(checkDampingF(d, e));
+  if (warmups < 0 || repeats < 1 || !med)
+    return ffail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
+  FrontierState *sp = nullptr;
+  PR_TRY(setup(c, &sp, e));
+  FrontierState &s = *sp;
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before stage timing)");
+  // Inputs of a real iteration: x_0, contrib_0, the partials of the grid
+  // that reads them, and y of one SpMV.
+  const bool t4 = stage != PRLAB_STAGE_FUSED_ITERATION;
+  PR_TRY(launchPrologue(c, s, t4 ? s.gridT4 : s.gridFused, d, e));
+  if (t4)
+    for (int b = 0; b < 3; ++b) PR_TRY(launchT4Spmv(c, s, b, 0, e));
+  std::vector<float> t;
+  PR_TRY(timeEvents(s, warmups, repeats, t, [&]() -> int {
+    switch (stage) {
+    case PRLAB_STAGE_T4_SPMV_THREAD: return launchT4Spmv(c, s, 0, 0, e);
+    case PRLAB_STAGE_T4_SPMV_WARP: return launchT4Spmv(c, s, 1, 0, e);
+    case PRLAB_STAGE_T4_SPMV_BLOCK: return launchT4Spmv(c, s, 2, 0, e);
+    case PRLAB_STAGE_T4_COMBINE: return launchT4Combine<false>(c, s, 0, 0, d, 0.0f, e);
+    default: return launchIter<false>(c, s, 0, 0, d, 0.0f, s.st, e);
+    }
+  }, "frontier stage", e));
+  *med = medianOf(t);
+  PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (stage timing)");
+  return PRLAB_OK;
+}
+
+void frontierFree(Ctx &c) {
+  FrontierState *s = stateOf(c);
+  if (s == nullptr) return;
+  if (s->st) cudaStreamSynchronize(s->st);
+  freeLayout(*s);
+  if (s->ev0) cudaEventDestroy(s->ev0);
+  if (s->ev1) cudaEventDestroy(s->ev1);
+  if (s->st) cudaStreamDestroy(s->st);
+  delete s;
+  c.frontier = nullptr;
+}
+
+} // namespace prlab
+
+// ==================================================================== C API (prlab_cuda.h)
+
+namespace {
+
+template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
+  prlab::Err e{msg, msg_len};
+  if (msg && msg_len > 0) msg[0] = '\0';
+  try {
+    if (handle == nullptr) return prlab::ffail(e, PRLAB_ERR_ARG, "graph handle is NULL");
+    prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
+    PR_CUDA(e, cudaSetDevice(c.device), "cudaSetDevice(%d)", c.device);
+    prlab::FrontierState *s = nullptr;
+    PR_TRY(prlab::getState(c, &s, e));
+    return body(c, *s, e);
+  } catch (const std::exception &ex) {
+    return prlab::ffail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception: %s", ex.what());
+  } catch (...) {
+    return prlab::ffail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, int msg_len) {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+    if (!out) return prlab::ffail(e, PRLAB_ERR_ARG, "output pointer is NULL");
+    std::memset(out, 0, sizeof(*out));
+    PR_TRY(prlab::build(c, s, e));
+    PR_TRY(prlab::buildCluster(c, s, e));
+    for (int b = 0; b < 3; ++b) {
+      out->bucket_rows[b] = s.bucketCount[b];
+      out->bucket_nnz[b] = s.bucketNnz[b];
+      out->bucket_max_degree[b] = s.bucketMaxDeg[b];
+    }
+    out->tiles = s.numTiles;
+    out->tile_edges = s.tileEdges;
+    out->tile_rows = s.tileRows;
+    out->heavy_rows = s.numHeavy;
+    out->block_tiles = s.numBlockTiles;
+    out->grid_fused = s.gridFused;
+    out->grid_t4 = s.gridT4;
+    out->grid_coop = s.gridCoop;
+    out->coop_blocks_per_sm = s.coopPerSM;
+    out->threads_per_block = prlab::fr::kThreads;
+    out->cluster_size = s.clusterSize;
+    out->cluster_threads = prlab::fr::kClusterThreads;
+    out->cluster_smem_bytes = static_cast<long long>(s.clusterSmem);
+    out->sms = s.sms;
+    out->graph_k = s.knobGraphK;
+    out->max_in_degree = s.maxInDegree;
+    snprintf(out->cluster_reason, sizeof(out->cluster_reason), "%s", s.clusterWhy.c_str());
+    return PRLAB_OK;
+  });
+}
+
+int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len) {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+    (void)c;
+    if (value < 0) return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
+    switch (knob) {
+    case PRLAB_FKNOB_TILE_EDGES:
+      if (value != 0 && (value < 32 || value > 8192))
+        return prlab::ffail(e, PRLAB_ERR_ARG, "tile edges %d outside [32, 8192]", value);
+      s.knobTileEdges = value;
+      break;
+    case PRLAB_FKNOB_TILE_ROWS:
+      if (value != 0 && (value < 1 || value > 2048))
+        return prlab::ffail(e, PRLAB_ERR_ARG, "tile rows %d outside [1, 2048]", value);
+      s.knobTileRows = value;
+      break;
+    case PRLAB_FKNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
+    case PRLAB_FKNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
+    case PRLAB_FKNOB_CLUSTER_SIZE:
+      if (value > prlab::fr::kMaxCluster)
+        return prlab::ffail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
+      s.knobClusterSize = value;
+      break;
+    default:
+      return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d out of range [0, %d)", knob, PRLAB_FKNOB_COUNT);
+    }
+    cudaDeviceSynchronize();
+    prlab::freeLayout(s);
+    return PRLAB_OK;
+  });
+}
+
+int prlab_frontier_primitive(void *handle, int which, int count, int warmups, int repeats, float *median_ms,
+                             char *msg, int msg_len) {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+    PR_TRY(prlab::build(c, s, e));
+    PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before primitive)");
+    return prlab::primitive(c, s, which, count, warmups, repeats, median_ms, e);
+  });
+}
+
+} // extern "C"
