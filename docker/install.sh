@@ -266,12 +266,20 @@ step_cli() {
 }
 
 # gpu_archs: this host's GPUs as the Makefile's CUDA_ARCHS ("90" for an H200,
-# "80 90" for mixed GPUs), from nvidia-smi's compute capability ("9.0");
-# empty without a visible GPU.
+# "80 90" for mixed GPUs), from nvidia-smi's compute capability ("9.0"), for
+# the GPUs CUDA_VISIBLE_DEVICES selects when it is set; empty without a
+# visible GPU.
 gpu_archs() {
 	command -v nvidia-smi >/dev/null || return 0
-	nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
-		tr -d ' .\r' | grep -E '^[0-9]+$' | sort -un | paste -sd ' ' -
+	local sel=()
+	if [[ -v CUDA_VISIBLE_DEVICES ]]; then
+		case $CUDA_VISIBLE_DEVICES in "" | -1) return 0 ;; esac
+		sel=(-i "$CUDA_VISIBLE_DEVICES")
+	fi
+	local caps
+	caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader "${sel[@]}" 2>/dev/null) ||
+		caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null) || return 0 # e.g. MIG ids
+	tr -d ' .\r' <<<"$caps" | grep -E '^[0-9]+$' | sort -un | paste -sd ' ' - || true
 }
 
 step_cuda() {

@@ -73,9 +73,17 @@ func (s *sandbox) tool(name, script string) {
 	s.write(filepath.Join(s.bin, name), "#!/usr/bin/env bash\n"+script, 0o755)
 }
 
+// gpus makes nvidia-smi report these compute capabilities, one GPU each,
+// honouring -i INDEX[,INDEX] as the real one does.
 func (s *sandbox) gpus(caps ...string) {
-	s.tool("nvidia-smi", `case "$*" in
-*compute_cap*) printf '`+strings.Join(caps, `\n`)+`\n' ;;
+	s.tool("nvidia-smi", `caps=(`+strings.Join(caps, " ")+`)
+sel=""
+for ((i = 1; i <= $#; i++)); do [[ ${!i} == -i ]] && { j=$((i + 1)); sel=${!j}; }; done
+case "$*" in
+*compute_cap*)
+	if [[ -z $sel ]]; then printf '%s\n' "${caps[@]}"; exit 0; fi
+	IFS=, read -ra ids <<<"$sel"
+	for id in "${ids[@]}"; do printf '%s\n' "${caps[$id]}"; done ;;
 *) echo "GPU 0: stand-in" ;;
 esac
 `)
@@ -145,6 +153,19 @@ func TestInstallCUDAStep(t *testing.T) {
 	cuda("CUDA_ARCHS=75")
 	if got := s.calls(); got != "80 90\n75\n75\n" {
 		t.Fatalf("after an nvcc change: calls %q", got)
+	}
+
+	// CUDA_VISIBLE_DEVICES picks the GPUs the build is for; empty or -1
+	// hides them all.
+	os.RemoveAll(filepath.Join(s.root, "build"))
+	cuda("CUDA_VISIBLE_DEVICES=1")
+	if got := s.calls(); got != "80\n" {
+		t.Fatalf("CUDA_VISIBLE_DEVICES=1: calls %q, want 80", got)
+	}
+	for _, v := range []string{"", "-1"} {
+		if msg := cuda("CUDA_VISIBLE_DEVICES=" + v); !strings.Contains(msg, "no GPU visible") {
+			t.Fatalf("CUDA_VISIBLE_DEVICES=%q: %q", v, msg)
+		}
 	}
 
 	// --cpu-only never builds.
