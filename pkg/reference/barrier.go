@@ -2,20 +2,30 @@ package reference
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
-// spinBarrier is a centralised sense-counting barrier for a fixed number of
-// goroutines. Arrivals increment count; the last one resets count and bumps
-// gen, which releases the others. Waiters spin on gen (a few hundred
-// nanoseconds when every party has its own core) and, after spinLimit
-// polls, yield with runtime.Gosched so that the barrier still makes progress
-// when there are more parties than GOMAXPROCS. It never parks a goroutine,
-// so it must only be used while all parties are running (one Run).
+// spinBarrier is a centralised barrier for a fixed number of goroutines
+// (parties), built for T1's one barrier per iteration:
+//
+//   - Arrival: each party increments count; the last one resets count and
+//     bumps gen, which releases the others.
+//   - Waiting, phase 1 (spin): poll gen for up to spinPolls polls (tens of
+//     microseconds), calling runtime.Gosched every yieldEvery polls so that
+//     the barrier still progresses when there are more parties than
+//     GOMAXPROCS. With one core per party and balanced work the other
+//     parties arrive in this phase, and a crossing costs a cache-line
+//     transfer rather than a wake-up.
+//   - Waiting, phase 2 (park): if gen still has not moved, sleep on a
+//     sync.Cond. This only happens when a party lost its core (another
+//     process on the machine, GC): a spinning waiter would then burn the
+//     very core the late party needs.
 //
 // Go's sync/atomic operations are sequentially consistent and create
 // happens-before edges (The Go Memory Model, "Atomic Values"), so plain
-// writes made before wait are visible to every party after wait.
+// writes made before wait are visible to every party after wait. The
+// barrier does not allocate.
 type spinBarrier struct {
 	parties int32
 	_       [60]byte // keep count and gen on their own cache lines
@@ -23,12 +33,20 @@ type spinBarrier struct {
 	_       [60]byte
 	gen     atomic.Uint32
 	_       [60]byte
+	mu      sync.Mutex
+	cond    sync.Cond
 }
 
-// spinLimit is the number of polls before a waiter starts yielding.
-const spinLimit = 1 << 12
+const (
+	spinPolls  = 1 << 16 // polls before parking (roughly 30-100 us)
+	yieldEvery = 1 << 10 // polls between runtime.Gosched calls while spinning
+)
 
-func newSpinBarrier(parties int) *spinBarrier { return &spinBarrier{parties: int32(parties)} }
+func newSpinBarrier(parties int) *spinBarrier {
+	b := &spinBarrier{parties: int32(parties)}
+	b.cond.L = &b.mu
+	return b
+}
 
 // wait blocks until all parties have called wait for this generation.
 func (b *spinBarrier) wait() {
@@ -38,12 +56,23 @@ func (b *spinBarrier) wait() {
 	g := b.gen.Load()
 	if b.count.Add(1) == b.parties {
 		b.count.Store(0) // reset before release: a released party may arrive at the next barrier at once
+		b.mu.Lock()      // a parker checks gen under mu, so it cannot miss this bump
 		b.gen.Add(1)
+		b.cond.Broadcast()
+		b.mu.Unlock()
 		return
 	}
-	for i := 0; b.gen.Load() == g; i++ {
-		if i >= spinLimit {
+	for i := 1; i <= spinPolls; i++ {
+		if b.gen.Load() != g {
+			return
+		}
+		if i%yieldEvery == 0 {
 			runtime.Gosched()
 		}
 	}
+	b.mu.Lock()
+	for b.gen.Load() == g {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
 }

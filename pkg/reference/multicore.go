@@ -277,16 +277,24 @@ func (e *engine[T]) initBlock(b int, x0 T) {
 // partials of the residual, the rank sum and D_{k+1}, plus contrib_{k+1}.
 func (e *engine[T]) iterateBlock(b, cur int, massPerNode T) {
 	lo, hi := int(e.blocks[b]), int(e.blocks[b+1])
+	m := hi - lo
 	nxt := cur ^ 1
-	x, xn := e.x[cur][lo:hi], e.x[nxt][lo:hi]
-	c, cn := e.contrib[cur], e.contrib[nxt][lo:hi]
-	inv, dm := e.invOut[lo:hi], e.dmask[lo:hi]
-	rowPtr := e.rowPtr[lo : hi+1]
-	colIdx := e.colIdx
+	// Re-slice everything to the block's m rows so the compiler can prove
+	// the per-row indices in bounds; only the gather c[u] keeps its check.
+	xn := e.x[nxt][lo:hi]
+	x := e.x[cur][lo:hi][:m]
+	cn := e.contrib[nxt][lo:hi][:m]
+	inv := e.invOut[lo:hi][:m]
+	dm := e.dmask[lo:hi][:m]
+	ends := e.rowPtr[lo+1 : hi+1][:m] // ends[i] is row lo+i's end; its start is the previous end
+	c, colIdx := e.contrib[cur], e.colIdx
 	d, teleport := e.d, e.teleport
+	start := e.rowPtr[lo]
 	var residual, sum, mass T
 	for i := range xn {
-		row := colIdx[rowPtr[i]:rowPtr[i+1]]
+		end := ends[i]
+		row := colIdx[start:end]
+		start = end
 		var s T
 		if len(row) >= wideRow {
 			s = gatherSum8(c, row)

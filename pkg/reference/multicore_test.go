@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -197,7 +198,8 @@ func TestPartitionRows(t *testing.T) {
 // With more parties than GOMAXPROCS, no party leaves a barrier before every
 // party has arrived: after round r's barrier the arrival count is exactly
 // parties*r (a party running ahead would make it larger, a missed wake-up
-// would hang).
+// would hang). Every 50th round one party arrives 2 ms late, so the others
+// run out of spinning and take the parking path.
 func TestSpinBarrier(t *testing.T) {
 	for _, parties := range []int{1, 2, 5} {
 		old := runtime.GOMAXPROCS(2)
@@ -205,12 +207,15 @@ func TestSpinBarrier(t *testing.T) {
 		var arrived atomic.Int64
 		var bad atomic.Int64
 		var wg sync.WaitGroup
-		const rounds = 2000
+		const rounds = 1000
 		for p := 0; p < parties; p++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for r := 1; r <= rounds; r++ {
+					if p == parties-1 && r%50 == 0 {
+						time.Sleep(2 * time.Millisecond)
+					}
 					arrived.Add(1)
 					b.wait()
 					if got := arrived.Load(); got != int64(parties*r) {

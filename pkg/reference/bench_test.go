@@ -1,0 +1,132 @@
+package reference
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Benchmarks. Two graphs: "aan", the real citation graph (skipped with the
+// reason when data/aan/acl.txt is absent; PRLAB_AAN_EDGES overrides the
+// path), and "rmat18", a Graph500 R-MAT graph with 2^18 nodes and edge
+// factor 16 (pagerank.RMAT, seed 1; about 4M edges, larger than this
+// machine's 2 MiB per-core L2).
+//
+//	BenchmarkIteration: one op = one iteration of a warmed run (ns/op is
+//	    ns per iteration; allocs/op shows the loop is allocation-free).
+//	BenchmarkRun50:     one op = the public Run with pagerank.Fixed(50), the
+//	    course's timing protocol and GAP pr_spmv's trial; reports ns/iter =
+//	    ns/op / 50 (setup, conversions and worker start included).
+//	BenchmarkSpinBarrier: one op = one barrier crossing by GOMAXPROCS parties.
+
+var rmat18 struct {
+	once sync.Once
+	g    *pagerank.Graph
+	err  error
+}
+
+func benchGraphs(b *testing.B) []func(*testing.B) *pagerank.Graph {
+	return []func(*testing.B) *pagerank.Graph{
+		func(b *testing.B) *pagerank.Graph { return aanGraph(b) },
+		func(b *testing.B) *pagerank.Graph {
+			rmat18.once.Do(func() { rmat18.g, rmat18.err = pagerank.RMAT(pagerank.Graph500RMAT(18, 1)) })
+			if rmat18.err != nil {
+				b.Fatal(rmat18.err)
+			}
+			return rmat18.g
+		},
+	}
+}
+
+var benchGraphNames = []string{"aan", "rmat18"}
+
+func reportPerIter(b *testing.B, iters int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(iters), "ns/iter")
+}
+
+func BenchmarkIteration(b *testing.B) {
+	for gi, load := range benchGraphs(b) {
+		b.Run(benchGraphNames[gi], func(b *testing.B) {
+			g := load(b)
+			b.Run("t0-oracle", func(b *testing.B) {
+				st := newOracleState(g, pagerank.DefaultDamping, true)
+				st.step()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					st.step()
+				}
+				reportPerIter(b, 1)
+			})
+			for _, w := range []int{1, 0} {
+				suffix := ""
+				if w == 1 {
+					suffix = "-w1"
+				}
+				b.Run("t1-f64"+suffix, func(b *testing.B) { benchEngine(b, newEngine[float64](g, pagerank.DefaultDamping, workersOr(w))) })
+				b.Run("t1-f32"+suffix, func(b *testing.B) { benchEngine(b, newEngine[float32](g, pagerank.DefaultDamping, workersOr(w))) })
+			}
+		})
+	}
+}
+
+func workersOr(w int) int {
+	if w <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return w
+}
+
+// benchEngine runs b.N iterations of e in one run (workers started once).
+func benchEngine[T float](b *testing.B, e *engine[T]) {
+	e.run(pagerank.Fixed(3), nil) // warm caches and the scheduler
+	b.ReportAllocs()
+	b.ResetTimer()
+	e.run(pagerank.Params{Damping: pagerank.DefaultDamping, Mode: pagerank.FixedIterations, Iterations: b.N}, nil)
+	reportPerIter(b, 1)
+}
+
+func BenchmarkRun50(b *testing.B) {
+	impls := []pagerank.Implementation{Oracle(), Multicore(pagerank.Float64, 0), Multicore(pagerank.Float32, 0)}
+	p := pagerank.Fixed(pagerank.TimingIterations)
+	for gi, load := range benchGraphs(b) {
+		b.Run(benchGraphNames[gi], func(b *testing.B) {
+			g := load(b)
+			for _, impl := range impls {
+				b.Run(impl.Name(), func(b *testing.B) {
+					b.ReportAllocs()
+					for range b.N {
+						if _, err := impl.Run(g, p); err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportPerIter(b, p.Iterations)
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkSpinBarrier measures one barrier crossing with GOMAXPROCS
+// parties, the synchronisation T1 pays once per iteration.
+func BenchmarkSpinBarrier(b *testing.B) {
+	parties := runtime.GOMAXPROCS(0)
+	bar := newSpinBarrier(parties)
+	var wg sync.WaitGroup
+	for p := 1; p < parties; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range b.N {
+				bar.wait()
+			}
+		}()
+	}
+	b.ResetTimer()
+	for range b.N {
+		bar.wait()
+	}
+	wg.Wait()
+}
