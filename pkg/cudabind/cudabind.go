@@ -17,7 +17,7 @@ import (
 const LibraryName = "libprlab_cuda.so"
 
 // abiVersion must equal PRLAB_ABI_VERSION in csrc/prlab_cuda.h.
-const abiVersion = 1
+const abiVersion = 2
 
 // ErrUnavailable wraps every error returned because the GPU path cannot run
 // here; errors.Is(err, ErrUnavailable) tells a skip from a failure.
