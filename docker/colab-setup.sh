@@ -32,6 +32,9 @@ if [[ -n ${PRLAB_DATA_MIRROR:-} ]]; then
 fi
 
 bash "$here/install.sh" --root "$root" --only "$steps" "$@"
+for arg; do
+	if [[ $arg == --dry-run ]]; then exit 0; fi
+done
 
 # Colab and Kaggle start kernels from their own server; the kernel spec carries
 # the right PATH, and there (as root) the tools are also linked into

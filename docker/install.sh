@@ -39,6 +39,7 @@
 #   --root DIR      the prlab checkout (default: the folder above this script)
 #   --prefix DIR    where binaries go: DIR/bin (default: $PRLAB_PREFIX, else
 #                   $HOME/.local/prlab)
+#   --dry-run       print the steps that would run, and stop
 #   -h, --help      this text
 #
 # Environment: PRLAB_PREFIX, PRLAB_GOROOT (where a downloaded Go is unpacked;
@@ -49,8 +50,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# PRLAB_VERSIONS_ENV replaces versions.env (the tests use it).
 # shellcheck source=docker/versions.env
-. "$here/versions.env"
+. "${PRLAB_VERSIONS_ENV:-$here/versions.env}"
 
 log() { printf 'install.sh: %s\n' "$*" >&2; }
 die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -62,6 +64,7 @@ only="go,tools,kernel,cli,cuda"
 skip=""
 cpu_only=0
 offline=0
+dry_run=0
 root=""
 prefix=${PRLAB_PREFIX:-"$HOME/.local/prlab"}
 
@@ -73,6 +76,7 @@ while (($#)); do
 	--skip=*) skip=${1#*=} ;;
 	--cpu-only) cpu_only=1 ;;
 	--offline) offline=1 ;;
+	--dry-run) dry_run=1 ;;
 	--root) root=${2:?--root needs a folder}; shift ;;
 	--root=*) root=${1#*=} ;;
 	--prefix) prefix=${2:?--prefix needs a folder}; shift ;;
@@ -86,6 +90,14 @@ done
 for s in ${only//,/ } ${skip//,/ }; do
 	[[ " ${all_steps[*]} " == *" $s "* ]] || die "unknown step: $s (steps: ${all_steps[*]})"
 done
+selected=()
+for s in "${all_steps[@]}"; do
+	if [[ ",$only," == *",$s,"* && ",$skip," != *",$s,"* ]]; then selected+=("$s"); fi
+done
+if ((dry_run)); then
+	echo "install.sh would run: ${selected[*]}"
+	exit 0
+fi
 
 root=${root:-$(dirname "$here")}
 mkdir -p "$prefix/bin"
@@ -94,9 +106,6 @@ export PRLAB_PREFIX=$prefix
 export PATH="$prefix/bin:$PATH"
 goroot_target=${PRLAB_GOROOT:-"$prefix/go"}
 cuda_lib=${PRLAB_CUDA_LIB:-"$root/build/libprlab_cuda.so"}
-
-# wanted STEP: true when STEP is selected and not skipped.
-wanted() { [[ ",$only," == *",$1,"* && ",$skip," != *",$1,"* ]]; }
 
 need_root() {
 	[[ -f $root/go.mod ]] || die "step $1 needs the prlab checkout (no go.mod in $root; use --root)"
@@ -138,7 +147,10 @@ step_go() {
 		tmp=$(mktemp -d)
 		log "go: downloading go$GO_VERSION.linux-$arch.tar.gz"
 		curl -fsSL --retry 3 -o "$tmp/go.tgz" "https://go.dev/dl/go$GO_VERSION.linux-$arch.tar.gz"
-		printf '%s  %s\n' "$sha" "$tmp/go.tgz" | sha256sum -c --quiet -
+		printf '%s  %s\n' "$sha" "$tmp/go.tgz" | sha256sum -c --quiet - || {
+			rm -rf "$tmp"
+			die "go: go$GO_VERSION.linux-$arch.tar.gz does not have the sha256 pinned in versions.env; not unpacked"
+		}
 		mkdir -p "$tmp/go"
 		tar -C "$tmp/go" --strip-components=1 -xzf "$tmp/go.tgz"
 		rm -rf "$goroot_target"
@@ -321,9 +333,7 @@ step_data() {
 	make data >&2
 }
 
-for s in "${all_steps[@]}"; do
-	if wanted "$s"; then
-		"step_$s"
-	fi
+for s in "${selected[@]}"; do
+	"step_$s"
 done
-log "done: steps ${only} (skipped: ${skip:-none})"
+log "done: ${selected[*]}"

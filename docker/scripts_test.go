@@ -1,7 +1,11 @@
 package docker
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -279,5 +283,109 @@ printf 'PRLAB_TOKEN %s\n' "${PRLAB_JUPYTER_TOKEN-unset}"
 	}
 	if !strings.Contains(out, "--ServerApp.allow_origin=https://colab.research.google.com") {
 		t.Errorf("allow_origin: %q", out)
+	}
+}
+
+// fakeGoTarball is a stand-in for go$VERSION.linux-$ARCH.tar.gz: a go/ tree
+// whose bin/go answers `go env GOVERSION`.
+func fakeGoTarball(t *testing.T, version string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct {
+		name, body string
+		mode       int64
+	}{
+		{"go/VERSION", "go" + version + "\n", 0o644},
+		{"go/bin/go", "#!/usr/bin/env bash\n[[ \"$1 $2\" == \"env GOVERSION\" ]] && echo go" + version + "\n", 0o755},
+	} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(f.body))
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// The go step's download path (go.dev cannot be reached from CI): a stand-in
+// curl serves a tarball; its sha256 must match versions.env before anything
+// is unpacked.
+func TestInstallGoDownload(t *testing.T) {
+	s := newSandbox(t)
+	tarball := fakeGoTarball(t, "9.9.9")
+	tgz := filepath.Join(s.home, "served.tgz")
+	s.write(tgz, string(tarball), 0o644)
+	sum := sha256.Sum256(tarball)
+	s.tool("curl", `out=""; url=""
+while (($#)); do case $1 in -o) out=$2; shift ;; https://*) url=$1 ;; esac; shift; done
+echo "$url" >>"`+filepath.Join(s.home, "urls")+`"
+cp "`+tgz+`" "$out"
+`)
+	versions := func(sha string) string {
+		p := filepath.Join(s.home, "versions-"+sha[:8]+".env")
+		s.write(p, "GO_VERSION=9.9.9\nGO_SHA256_LINUX_AMD64="+sha+"\nGO_SHA256_LINUX_ARM64="+sha+"\nGOPLS_VERSION=v0.0.1\n", 0o644)
+		return p
+	}
+	good := versions(hex.EncodeToString(sum[:]))
+	bad := versions(strings.Repeat("0", 64))
+
+	goroot := filepath.Join(s.home, "goroot")
+	_, stderr, err := s.run("install.sh", []string{"PRLAB_VERSIONS_ENV=" + good, "PRLAB_GOROOT=" + goroot}, "--only", "go")
+	if err != nil || !strings.Contains(stderr, "installed go9.9.9 in "+goroot) {
+		t.Fatalf("download: %v\n%s", err, stderr)
+	}
+	urls, _ := os.ReadFile(filepath.Join(s.home, "urls"))
+	if !regexp.MustCompile(`^https://go\.dev/dl/go9\.9\.9\.linux-(amd64|arm64)\.tar\.gz\n$`).Match(urls) {
+		t.Errorf("downloaded %q", urls)
+	}
+	// Installed: the next run keeps it.
+	_, stderr, err = s.run("install.sh", []string{"PRLAB_VERSIONS_ENV=" + good, "PRLAB_GOROOT=" + goroot}, "--only", "go")
+	if err != nil || !strings.Contains(stderr, "is go9.9.9 (pinned); not downloading") {
+		t.Fatalf("second run: %v\n%s", err, stderr)
+	}
+
+	// A tarball that does not match the pinned sha256 is refused and nothing
+	// is unpacked.
+	goroot2 := filepath.Join(s.home, "goroot2")
+	_, stderr, err = s.run("install.sh", []string{"PRLAB_VERSIONS_ENV=" + bad, "PRLAB_GOROOT=" + goroot2}, "--only", "go")
+	if err == nil || !strings.Contains(stderr, "does not have the sha256 pinned") {
+		t.Fatalf("checksum mismatch accepted: %v\n%s", err, stderr)
+	}
+	if _, err := os.Stat(goroot2); err == nil {
+		t.Error("a tarball with the wrong sha256 was unpacked")
+	}
+	// --offline never downloads.
+	_, stderr, err = s.run("install.sh", []string{"PRLAB_VERSIONS_ENV=" + good, "PRLAB_GOROOT=" + goroot2}, "--only", "go", "--offline")
+	if err == nil || !strings.Contains(stderr, "--offline cannot download") {
+		t.Fatalf("--offline: %v\n%s", err, stderr)
+	}
+	// A folder that is not a Go tree is not overwritten.
+	os.MkdirAll(filepath.Join(goroot2, "keep"), 0o755)
+	_, stderr, err = s.run("install.sh", []string{"PRLAB_VERSIONS_ENV=" + good, "PRLAB_GOROOT=" + goroot2}, "--only", "go")
+	if err == nil || !strings.Contains(stderr, "is not a Go tree") {
+		t.Fatalf("non-Go folder: %v\n%s", err, stderr)
+	}
+}
+
+func TestColabSetupSteps(t *testing.T) {
+	s := newSandbox(t)
+	steps := func(env ...string) string {
+		t.Helper()
+		out, stderr, err := s.run("colab-setup.sh", env, "--dry-run")
+		if err != nil {
+			t.Fatalf("colab-setup.sh --dry-run: %v\n%s", err, stderr)
+		}
+		return strings.TrimSpace(out)
+	}
+	// No jupyter here (hidden): JupyterLab is installed too; no mirror: no data step.
+	if got := steps(); got != "install.sh would run: go tools gopls jupyterlab kernel smoke cli cuda" {
+		t.Errorf("without jupyter: %q", got)
+	}
+	s.tool("jupyter", "exit 0\n")
+	if got := steps("PRLAB_DATA_MIRROR=/content/drive/aan"); got != "install.sh would run: go tools gopls kernel smoke cli cuda data" {
+		t.Errorf("with jupyter and a mirror: %q", got)
 	}
 }
