@@ -58,20 +58,26 @@ type chartHTML struct {
 
 type view struct {
 	*Run
-	EChartsJS    template.JS
-	Verdict      []string
-	Exercise     []string
-	Labels       map[string]string
-	ConvChart    *chartHTML
-	XDRAMChart   *chartHTML
-	StageRows    []stageView
-	EndToEnd     []TimingRow
-	RatioLines   []string
-	DRAM         float64
-	GPUTimed     bool
-	L2Line       string
-	HasTierTable bool
-	Calibration  string
+	// Rows shown in the tables: every row except those skipped for the
+	// run-wide GPU reason, which SkippedGPU summarises in one line instead.
+	CorrectnessRows []Check
+	ConvergenceRows []Convergence
+	TimingRows      []TimingRow
+	SkippedGPU      string
+	EChartsJS       template.JS
+	Verdict         []string
+	Exercise        []string
+	Labels          map[string]string
+	ConvChart       *chartHTML
+	XDRAMChart      *chartHTML
+	StageRows       []stageView
+	EndToEnd        []TimingRow
+	RatioLines      []string
+	DRAM            float64
+	GPUTimed        bool
+	L2Line          string
+	HasTierTable    bool
+	Calibration     string
 }
 
 type stageView struct {
@@ -141,6 +147,30 @@ func newView(run *Run) (*view, error) {
 	for _, im := range run.Implementations {
 		v.Labels[im.Name] = im.Label
 	}
+	gpuSkipped := func(status, reason string) bool {
+		return run.GPUSkipped != "" && status == StatusSkipped && reason == run.GPUSkipped
+	}
+	skipped := map[string]bool{}
+	for _, c := range run.Correctness {
+		if gpuSkipped(c.Status, c.Reason) {
+			skipped[c.Implementation] = true
+		} else {
+			v.CorrectnessRows = append(v.CorrectnessRows, c)
+		}
+	}
+	for _, c := range run.Convergence {
+		if !gpuSkipped(c.Status, c.Reason) {
+			v.ConvergenceRows = append(v.ConvergenceRows, c)
+		}
+	}
+	for _, t := range run.Timings {
+		if !gpuSkipped(t.Status, t.Reason) {
+			v.TimingRows = append(v.TimingRows, t)
+		}
+	}
+	if len(skipped) > 0 {
+		v.SkippedGPU = fmt.Sprintf("%d GPU implementations not shown: skipped on every case because %s", len(skipped), run.GPUSkipped)
+	}
 	v.verdict()
 	if c, err := convergenceChart(run, v.Labels); err != nil {
 		return nil, err
@@ -204,7 +234,7 @@ func newView(run *Run) (*view, error) {
 // verdict summarises correctness like the course's closing "every case passed".
 func (v *view) verdict() {
 	var bad []string
-	var ran int
+	var ran, skippedRows int
 	exercise := map[string][]string{}
 	for _, c := range v.Correctness {
 		if c.Kind == KindExercise {
@@ -215,6 +245,7 @@ func (v *view) verdict() {
 		case StatusPass:
 			ran++
 		case StatusSkipped:
+			skippedRows++
 		default:
 			ran++
 			bad = append(bad, fmt.Sprintf("%s on %s: %s", c.Implementation, c.Case, c.Status))
@@ -228,14 +259,16 @@ func (v *view) verdict() {
 	switch {
 	case ran == 0:
 		v.Verdict = []string{"no correctness case ran"}
-	case len(bad) == 0:
+	case len(bad) == 0 && skippedRows == 0:
 		v.Verdict = []string{"every case passed"}
+	case len(bad) == 0:
+		v.Verdict = []string{fmt.Sprintf("every case that ran passed (%d rows; %d skipped rows, see below)", ran, skippedRows)}
 	default:
 		v.Verdict = append([]string{fmt.Sprintf("%d problem(s):", len(bad))}, bad...)
 	}
 	for _, im := range v.Implementations {
 		if r, ok := exercise[im.Name]; ok {
-			v.Exercise = append(v.Exercise, fmt.Sprintf("%s (%s, deliberately wrong): %s", im.Name, im.Label, strings.Join(r, ", ")))
+			v.Exercise = append(v.Exercise, fmt.Sprintf("%s (%s): %s", im.Name, im.Label, strings.Join(r, ", ")))
 		}
 	}
 }

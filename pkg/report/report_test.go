@@ -388,3 +388,38 @@ func TestWriteFilesAtomicKeepsPreviousOnFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLCollapsesGPUSkippedRows: GPU rows skipped for the run-wide reason
+// are summarised in one line per table instead of one row per case.
+func TestHTMLCollapsesGPUSkippedRows(t *testing.T) {
+	run := fixtureRun(false)
+	why := run.GPUSkipped
+	run.Implementations = append(run.Implementations, Impl{Name: "gpu-x", Label: "GPU x", Kind: KindGPU, Precision: pagerank.Float32, Reason: why})
+	for _, k := range run.Cases {
+		run.Correctness = append(run.Correctness, Check{Case: k.Name, Implementation: "gpu-x", Label: "GPU x", Kind: KindGPU,
+			Status: StatusSkipped, Reason: why, ErrOverTol: NaN, MaxRelErr: NaN, SumMinus1: NaN, SumAllowed: NaN, Spearman: NaN})
+	}
+	run.Convergence = append(run.Convergence, Convergence{Implementation: "gpu-x", Label: "GPU x", Kind: KindGPU, Tolerance: 1e-6,
+		Status: StatusSkipped, Reason: why, FinalResidual: NaN, SumMinus1: NaN, SumAllowed: NaN, Spearman: NaN})
+	page, err := RenderHTML(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	if n := strings.Count(s, why); n != 2 { // the correctness summary line and the GPU section
+		t.Errorf("the skip reason appears %d times, want 2", n)
+	}
+	if !strings.Contains(s, "1 GPU implementations not shown: skipped on every case because "+why) {
+		t.Error("no summary line for the skipped GPU rows")
+	}
+	if !strings.Contains(s, "every case that ran passed (") {
+		t.Error("verdict does not say that some rows were skipped")
+	}
+	for _, table := range []string{"correctness-table", "convergence-table"} {
+		i := strings.Index(s, `id="`+table+`"`)
+		j := strings.Index(s[i:], "</table>")
+		if i < 0 || j < 0 || strings.Contains(s[i:i+j], "GPU x") {
+			t.Errorf("%s still lists the skipped GPU rows", table)
+		}
+	}
+}
