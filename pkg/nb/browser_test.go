@@ -101,24 +101,7 @@ func TestNotebookInBrowser(t *testing.T) {
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
 
-	// The browser: Debian's chromium with the flags this machine needs.
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium),
-		chromedp.UserDataDir(filepath.Join(jdir, "chromium")),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 1600),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	defer cancelC()
+	ctx := newBrowser(t, chromium, filepath.Join(jdir, "chromium"))
 
 	url := fmt.Sprintf("%s/notebooks/notebooks/%s?token=%s", base, copyName, token)
 	if err := chromedp.Do(ctx,
@@ -166,24 +149,7 @@ func TestNotebookInBrowser(t *testing.T) {
 	}
 
 	// Give ECharts a moment, then count drawn pixels on every chart canvas.
-	var counts []int
-	const pixelsJS = `Array.from(document.querySelectorAll('.` + ChartClass + ` canvas')).map(function (cv) {
-  var w = cv.width, h = cv.height; if (!w || !h) { return 0; }
-  var d = cv.getContext('2d').getImageData(0, 0, w, h).data, n = 0;
-  for (var i = 0; i < d.length; i += 4) { if (d[i+3] > 0 && (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240)) { n++; } }
-  return n;
-})`
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		counts, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](pixelsJS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(counts) > 0 && counts[0] > 1000 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	counts := chartPixels(t, ctx, 1, 30*time.Second)
 	if shot := os.Getenv("PRLAB_NOTEBOOK_SCREENSHOT"); shot != "" {
 		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
 			_ = os.WriteFile(shot, png, 0o644)
@@ -199,6 +165,150 @@ func TestNotebookInBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("charts: %d, drawn pixels per chart: %v", len(counts), counts)
+}
+
+// newBrowser starts Debian's chromium headless with the flags this machine
+// needs (no sandbox as root; no background networking, which the closed
+// network here refuses) and a fresh user-data-dir; it stops with the test.
+func newBrowser(t *testing.T, chromium, userDataDir string) context.Context {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium),
+		chromedp.UserDataDir(userDataDir),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 1600),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancelC(); cancelA() })
+	return ctx
+}
+
+// pixelsJS counts, per ECharts canvas inside a chart container, the pixels
+// that are drawn and not (near) white background.
+const pixelsJS = `Array.from(document.querySelectorAll('.` + ChartClass + ` canvas')).map(function (cv) {
+  var w = cv.width, h = cv.height; if (!w || !h) { return 0; }
+  var d = cv.getContext('2d').getImageData(0, 0, w, h).data, n = 0;
+  for (var i = 0; i < d.length; i += 4) { if (d[i+3] > 0 && (d[i] < 240 || d[i+1] < 240 || d[i+2] < 240)) { n++; } }
+  return n;
+})`
+
+// chartPixels waits until at least want chart canvases have each drawn more
+// than 1000 pixels (or timeout passes) and returns the counts.
+func chartPixels(t *testing.T, ctx context.Context, want int, timeout time.Duration) []int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](pixelsJS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		drawn := 0
+		for _, n := range counts {
+			if n > 1000 {
+				drawn++
+			}
+		}
+		if drawn >= want || time.Now().After(deadline) {
+			return counts
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// TestChartUnderRequireJS is the RequireJS trap in isolation: a page that,
+// like the classic Notebook, has a global AMD define before ECharts loads.
+// LibraryHTML must still set window.echarts (not register an AMD module),
+// and ChartHTML must draw. Runs wherever Debian's chromium is installed.
+func TestChartUnderRequireJS(t *testing.T) {
+	chromium := ""
+	for _, n := range []string{os.Getenv("PRLAB_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if n == "" {
+			continue
+		}
+		if p, err := exec.LookPath(n); err == nil {
+			chromium = p
+			break
+		}
+	}
+	if chromium == "" {
+		t.Skip("no chromium (apt-get install chromium)")
+	}
+	chart, err := ChartHTML(lineChart(), "300px")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	page := `<!doctype html><html><body>
+<script>window.amdCalls = 0; window.define = function () { window.amdCalls++; }; window.define.amd = { jQuery: true };</script>
+` + chart + LibraryHTML() + `</body></html>`
+	path := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t, chromium, filepath.Join(dir, "chromium"))
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path)); err != nil {
+		t.Fatal(err)
+	}
+	counts := chartPixels(t, ctx, 1, 20*time.Second)
+	state, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(typeof window.echarts) + "/" + window.amdCalls`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state != "object/0" {
+		t.Errorf("typeof echarts / AMD define calls = %s, want object/0 (ECharts registered with RequireJS instead of setting window.echarts)", state)
+	}
+	if len(counts) != 1 || counts[0] < 1000 {
+		t.Errorf("chart drawn pixels %v, want one chart with > 1000 (the chart script ran before the library: it must wait)", counts)
+	}
+}
+
+// TestExportedNotebookHTML opens every static export in reports/notebooks
+// (written by make notebooks) from disk in headless Chromium and checks that
+// each chart it holds has drawn pixels, with no server and no network.
+func TestExportedNotebookHTML(t *testing.T) {
+	if os.Getenv(EnvBrowserTest) == "" {
+		t.Skipf("set %s=1 (make notebooks-test) after make notebooks", EnvBrowserTest)
+	}
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(root, "reports", "notebooks", "*.html"))
+	if len(pages) == 0 {
+		t.Fatal("no reports/notebooks/*.html: run make notebooks first")
+	}
+	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
+	ctx := newBrowser(t, chromium, filepath.Join(t.TempDir(), "chromium"))
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Count(string(b), `class="`+ChartClass+`"`)
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+p)); err != nil {
+			t.Fatal(err)
+		}
+		counts := chartPixels(t, ctx, want, 20*time.Second)
+		drawn := 0
+		for _, n := range counts {
+			if n > 1000 {
+				drawn++
+			}
+		}
+		if drawn != want {
+			t.Errorf("%s: %d of %d charts drawn (pixels %v)", filepath.Base(p), drawn, want, counts)
+		} else {
+			t.Logf("%s: %d charts drawn (pixels %v)", filepath.Base(p), want, counts)
+		}
+	}
 }
 
 // poll evaluates the JavaScript expression js every 250 ms until it is true

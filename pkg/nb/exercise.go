@@ -128,3 +128,43 @@ The measured sum %s the prediction; the top %d lists are %s.`,
 		e.OracleSum, e.BrokenSum, e.D, e.Predicted, e.BrokenSum-e.Predicted, e.Damping*e.D,
 		e.ScaleFactor, e.MaxRatioError, e.Spearman, verdict, e.TopK, top)
 }
+
+// ComparePrediction compares the reader's predicted fixed-point sum (0: none
+// given) with the measured one, in Markdown.
+func (e *Exercise) ComparePrediction(predicted float64) string {
+	if predicted == 0 {
+		return "_You gave no number in `MyPredictedSum`; compare your written prediction with the table above._"
+	}
+	return fmt.Sprintf("Your predicted sum **%.6f**; measured **%.6f** (off by %+.6f); the formula 1 − D·d/(1−d) gives %.6f.",
+		predicted, e.BrokenSum, predicted-e.BrokenSum, e.Predicted)
+}
+
+// ExerciseChecks runs the oracle and the no-dangling variant on the six
+// synthetic cases for the fixed iteration count and validates the variant
+// against the oracle (pagerank.Validate), as the correctness table does.
+func ExerciseChecks(iterations int) (*Table, error) {
+	t := &Table{
+		Caption: fmt.Sprintf("The broken variant (t0-nodangling) on the six synthetic cases, %d fixed iterations, against the oracle", iterations),
+		Header:  []string{"case", "n", "nnz", "dangling", "sum − 1", "allowed", "err/tol", "ρ top 100", "verdict"},
+	}
+	p := pagerank.Fixed(iterations)
+	for _, g := range pagerank.SyntheticCases() {
+		oracle, err := reference.Oracle().Run(g, p)
+		if err != nil {
+			return nil, err
+		}
+		broken, err := reference.NoDangling().Run(g, p)
+		if err != nil {
+			return nil, err
+		}
+		v := pagerank.Validate(g, broken, oracle)
+		verdict, status := "pass", "pass"
+		if !v.Pass {
+			verdict, status = "FAIL", "fail"
+		}
+		t.Add(status, g.Name, fmt.Sprint(g.N), fmt.Sprint(g.NNZ), fmt.Sprint(g.DanglingCount), fmt.Sprintf("%+.3e", v.SumMinus1),
+			fmt.Sprintf("%.2e", v.SumAllowed), fmt.Sprintf("%.3g", v.ErrOverTol), fmt.Sprintf("%.6f", v.Spearman), verdict)
+	}
+	t.Note = "Where a case has no dangling node (nodangling) D = 0 and the variant is the oracle; everywhere else rank leaks and the sum gate fails, while ρ stays 1."
+	return t, nil
+}

@@ -101,12 +101,24 @@ func CacheDir() (string, error) {
 func Show(html string) {
 	gonbui.DisplayHTML(html)
 	gonbui.Sync()
+	checkPipe()
+}
+
+// checkPipe stops the cell when GoNB's display pipe broke: the output would
+// be lost silently otherwise.
+func checkPipe() {
+	if gonbui.IsNotebook {
+		if err := gonbui.Error(); err != nil {
+			panic(fmt.Errorf("display to the notebook failed: %w", err))
+		}
+	}
 }
 
 // ShowMarkdown displays Markdown as the cell's output (and syncs).
 func ShowMarkdown(md string) {
 	gonbui.DisplayMarkdown(md)
 	gonbui.Sync()
+	checkPipe()
 }
 
 // Must stops the cell with err: it panics, so the program exits non-zero and
@@ -121,6 +133,12 @@ func Must(err error) {
 func Must1[T any](v T, err error) T {
 	Must(err)
 	return v
+}
+
+// Must2 returns a and b, or stops the cell with err (see Must).
+func Must2[A, B any](a A, b B, err error) (A, B) {
+	Must(err)
+	return a, b
 }
 
 // Setup is the first Go call of every notebook: it checks that the notebook

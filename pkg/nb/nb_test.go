@@ -1,0 +1,230 @@
+package nb
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+func TestLibraryHTMLHidesAMD(t *testing.T) {
+	h := LibraryHTML()
+	js := report.EChartsJS()
+	if len(js) < 500_000 {
+		t.Fatalf("vendored ECharts is only %d bytes", len(js))
+	}
+	if strings.Contains(strings.ToLower(js), "</script") {
+		t.Fatal("ECharts contains </script: inlining it would end the script element early")
+	}
+	if !strings.Contains(h, js) {
+		t.Fatal("LibraryHTML does not inline the vendored ECharts")
+	}
+	// The UMD must run with define/exports/module shadowed by undefined and this = window.
+	if !strings.Contains(h, "(function (define, exports, module) {") || !strings.Contains(h, "}).call(window);") {
+		t.Fatalf("LibraryHTML lacks the wrapper that hides RequireJS' define:\n%s", h[:300])
+	}
+	for _, bad := range []string{"http://", "https://"} {
+		if i := strings.Index(h[:strings.Index(h, js)], bad); i >= 0 {
+			t.Errorf("LibraryHTML loads from the network: %q", h[i:i+60])
+		}
+	}
+}
+
+func lineChart() *charts.Line {
+	line := charts.NewLine()
+	line.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: `x < y & "z"`}))
+	line.AddSeries("s", []opts.LineData{{Value: []any{1, 0.5}}, {Value: []any{2, 0.25}}})
+	return line
+}
+
+func TestChartHTML(t *testing.T) {
+	h, err := ChartHTML(lineChart(), "300px")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h, `class="`+ChartClass+`"`) || !strings.Contains(h, "height:300px") {
+		t.Errorf("chart div missing class or height:\n%s", h)
+	}
+	// The option is go-echarts' JSON object, assigned once.
+	i := strings.Index(h, "var option = ")
+	if i < 0 {
+		t.Fatalf("no option in:\n%s", h)
+	}
+	rest := h[i+len("var option = "):]
+	obj := rest[:strings.Index(rest, ";\nfunction draw()")]
+	var v map[string]any
+	if err := json.Unmarshal([]byte(obj), &v); err != nil {
+		t.Fatalf("option is not JSON (%v):\n%s", err, obj)
+	}
+	if _, ok := v["series"]; !ok {
+		t.Errorf("option has no series: %v", v)
+	}
+	h2, _ := ChartHTML(lineChart(), "")
+	if h2 == h || !strings.Contains(h2, "height:420px") {
+		t.Error("two charts share an id, or the default height is not 420px")
+	}
+}
+
+func TestTableEscapesAndMarksStatus(t *testing.T) {
+	tb := &Table{Caption: "c<", Header: []string{"a", "b"}}
+	tb.Add("fail", "<script>", "1.5e-3")
+	h := tb.HTML()
+	if strings.Contains(h, "<script>") || !strings.Contains(h, "&lt;script&gt;") {
+		t.Errorf("cell not escaped: %s", h)
+	}
+	if !strings.Contains(h, statusStyle["fail"]) || !strings.Contains(h, "text-align:right") {
+		t.Errorf("status style or numeric alignment missing: %s", h)
+	}
+	if md := tb.Markdown(); !strings.Contains(md, "| <script> | 1.5e-3 |") {
+		t.Errorf("markdown: %s", md)
+	}
+}
+
+func TestInvariantOnTiny(t *testing.T) {
+	g, err := pagerank.SyntheticCase("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := Invariant(g, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From x0 = 1/6, D = 1/6 (node 5); without redistribution the sum is 1 - d/6 = 618/720.
+	if s := steps[0]; math.Abs(s.D-1.0/6) > 1e-15 || math.Abs(s.Broken-618.0/720) > 1e-15 {
+		t.Errorf("step 1: D %v, broken sum %v; want 1/6 and 618/720", s.D, s.Broken)
+	}
+	for _, s := range steps {
+		if math.Abs(s.Teleport+s.Links+s.Dangling-1) > 1e-14 || math.Abs(s.Next-1) > 1e-14 {
+			t.Errorf("step %d: terms sum to %v, oracle sum %v; want 1", s.Iteration, s.Teleport+s.Links+s.Dangling, s.Next)
+		}
+	}
+	if h := InvariantTable(g, steps); !strings.Contains(h, "0.858333333") {
+		t.Errorf("table lacks 618/720: %s", h)
+	}
+}
+
+func TestExerciseOnDanglingCase(t *testing.T) {
+	g, err := pagerank.SyntheticCase("dangling")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := RunExercise(g, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Converged || e.AbsDiff > 1e-10 || !e.SameTop || e.Spearman != 1 {
+		t.Errorf("converged %v, |measured-predicted| %.3g, same top %v, rho %v", e.Converged, e.AbsDiff, e.SameTop, e.Spearman)
+	}
+	if e.BrokenSum > 0.99 || math.Abs(e.OracleSum-1) > 1e-12 {
+		t.Errorf("sums: broken %v, oracle %v", e.BrokenSum, e.OracleSum)
+	}
+	if !strings.Contains(e.Summary(), "matches") || !strings.Contains(e.ComparePrediction(0.5), "Your predicted sum") {
+		t.Error("summary or prediction text wrong")
+	}
+	tb, err := ExerciseChecks(pagerank.CorrectnessIterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range tb.Rows {
+		wantPass := row[0] == "nodangling"
+		if (tb.Status[i] == "pass") != wantPass {
+			t.Errorf("case %s: status %s", row[0], tb.Status[i])
+		}
+	}
+}
+
+func TestCachedComputesOnce(t *testing.T) {
+	t.Setenv(EnvCache, t.TempDir())
+	var calls atomic.Int32
+	compute := func() ([]int, error) { calls.Add(1); return []int{1, 2, 3}, nil }
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := Cached("k-"+CacheKey("a", 1), compute)
+			if err != nil || len(v) != 3 {
+				t.Errorf("Cached: %v %v", v, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("computed %d times, want 1", n)
+	}
+	if CacheKey("a", 1) == CacheKey("a", 2) {
+		t.Error("CacheKey ignores its parts")
+	}
+	if err := ClearCache(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Cached("k", compute); err != nil || calls.Load() != 2 {
+		t.Errorf("after ClearCache: %v, calls %d", err, calls.Load())
+	}
+}
+
+func TestRootAndPath(t *testing.T) {
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pkg", "nb", "nb.go")); err != nil {
+		t.Fatalf("Root %s is not this checkout", root)
+	}
+	p, err := Path("data/aan")
+	if err != nil || p != filepath.Join(root, "data", "aan") {
+		t.Errorf("Path: %s %v", p, err)
+	}
+	t.Setenv(EnvRoot, t.TempDir())
+	if _, err := Root(); err == nil || !strings.Contains(err.Error(), EnvRoot) {
+		t.Errorf("a PRLAB_ROOT without go.mod: %v", err)
+	}
+}
+
+func TestStagesSourceWithoutGPU(t *testing.T) {
+	s := &StudyRun{Run: &report.Run{Name: "x", GPUSkipped: "no GPU here"}}
+	src, err := StagesSource(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := CommittedGPURuns()
+	if len(runs) == 0 {
+		if src.Run != s.Run || !strings.Contains(src.Markdown, "There are no GPU numbers here") || !strings.Contains(src.Markdown, "no GPU here") {
+			t.Errorf("without GPU or committed report: %q", src.Markdown)
+		}
+	} else if src.Run != runs[0].Run || !strings.Contains(src.Markdown, runs[0].Path) {
+		t.Errorf("with a committed GPU report: %q", src.Markdown)
+	}
+	if h := StageTable(s.Run); !strings.Contains(h, "no stage rows") {
+		t.Errorf("empty stage table: %s", h)
+	}
+	if h, err := XDRAMChart(s.Run); err != nil || !strings.Contains(h, "No x DRAM chart") {
+		t.Errorf("empty x DRAM chart: %s %v", h, err)
+	}
+}
+
+func TestScaleGraphs(t *testing.T) {
+	gs, err := ScaleGraphs([]int{8}, 8, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 2 || gs[0].N != 256 || gs[1].N != 64 || gs[1].NNZ != 4*8*7 || gs[1].Dangling != 0 {
+		t.Fatalf("graphs: %+v", gs)
+	}
+	if len(gs[0].Smoke) != 2 || !(gs[0].Smoke[0].MsPerIteration > 0) {
+		t.Errorf("smoke: %+v", gs[0].Smoke)
+	}
+	if h, err := SmokeChart(gs); err != nil || !strings.Contains(h, ChartClass) {
+		t.Errorf("smoke chart: %v", err)
+	}
+}

@@ -1,0 +1,336 @@
+package nb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prlab/prlab/pkg/dataset"
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+	"github.com/prlab/prlab/pkg/study"
+)
+
+// Data file names inside the graph directory (as `prlab report` reads them).
+const (
+	EdgeFile   = "acl.txt"
+	PapersFile = "papers.tsv"
+)
+
+// Params are a notebook's parameters (its cell tagged "parameters").
+type Params struct {
+	// GraphDir is the data directory holding SHA256SUMS, acl.txt and
+	// papers.tsv, relative to the checkout (default "data/aan"). When its
+	// files are missing they are fetched from the mirror and verified
+	// (pkg/dataset), as `prlab report` does.
+	GraphDir string
+	// Iterations is the fixed iteration count of the correctness runs (the
+	// course uses 100 on both sides).
+	Iterations int
+	// Impls is a comma-separated list of implementation names ("" = all; the
+	// oracle always runs). `prlab list` prints the names.
+	Impls string
+	// Runs is the number of timed runs per implementation (default 10).
+	Runs int
+}
+
+func (p Params) withDefaults() Params {
+	if p.GraphDir == "" {
+		p.GraphDir = "data/aan"
+	}
+	if p.Iterations == 0 {
+		p.Iterations = pagerank.CorrectnessIterations
+	}
+	if p.Runs == 0 {
+		p.Runs = pagerank.TimingRuns
+	}
+	return p
+}
+
+func (p Params) implList() []string {
+	var out []string
+	for _, s := range strings.Split(p.Impls, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// GPU is the GPU half the notebooks' study runs with; nil (no GPU support
+// linked, every GPU row skipped with study.NoGPUReason) until pkg/cudabind
+// provides a study.GPU. Set it before calling Study.
+var GPU study.GPU
+
+// DataDir resolves p.GraphDir against the checkout and makes sure its files
+// are there and match SHA256SUMS, fetching them from the mirror when they
+// are not ($PRLAB_DATA_MIRROR, else ../shared/data/aan beside the checkout).
+// It returns the directory and the verified files.
+func DataDir(graphDir string) (string, []string, error) {
+	dir, err := Path(graphDir)
+	if err != nil {
+		return "", nil, err
+	}
+	entries, err := dataset.Verify(dir)
+	if err != nil {
+		mirror := dataset.ResolveMirror("")
+		if !filepath.IsAbs(mirror) {
+			root, rerr := Root()
+			if rerr != nil {
+				return "", nil, rerr
+			}
+			mirror = filepath.Join(root, mirror)
+		}
+		if _, ferr := dataset.Fetch(mirror, dir); ferr != nil {
+			return "", nil, fmt.Errorf("data in %s missing or not verified (%v), and fetching it failed: %w", dir, err, ferr)
+		}
+		if entries, err = dataset.Verify(dir); err != nil {
+			return "", nil, err
+		}
+	}
+	files := make([]string, len(entries))
+	for i, e := range entries {
+		files[i] = filepath.Join(dir, e.Name)
+	}
+	return dir, files, nil
+}
+
+// StudyRun is a study run and where it came from.
+type StudyRun struct {
+	*report.Run
+	CachePath string        // results.json in the cache
+	FromCache bool          // loaded from the cache rather than computed by this cell
+	Took      time.Duration // computing it (0 when loaded from the cache)
+}
+
+// Study runs prlab's main job (pkg/study: every implementation on the six
+// synthetic cases and the real graph, validated against the float64 oracle;
+// tolerance mode and the timing protocol on the real graph) with the
+// notebook's parameters, or loads the same run from the cache: GoNB runs
+// the program again for every cell, and this keeps a notebook from
+// recomputing (or re-timing) the study in every cell. The cache key is the
+// parameters and the data files' SHA-256; the file is
+// <CacheDir>/study-<key>/results.json, written with report.Write.
+func Study(p Params) (*StudyRun, error) {
+	p = p.withDefaults()
+	dir, files, err := DataDir(p.GraphDir)
+	if err != nil {
+		return nil, err
+	}
+	var sums []string
+	for _, f := range files {
+		s, err := dataset.FileSHA256(f)
+		if err != nil {
+			return nil, err
+		}
+		sums = append(sums, filepath.Base(f)+"="+s)
+	}
+	gpuTag := "nogpu"
+	if GPU != nil {
+		gpuTag = "gpu"
+	}
+	key := cacheKey(fmt.Sprintf("study|%s|%d|%s|%d|%s|%s", dir, p.Iterations, p.Impls, p.Runs, gpuTag, strings.Join(sums, ",")))
+	cfg := study.Config{
+		Name:       "notebook",
+		GraphName:  "aan",
+		EdgeList:   filepath.Join(dir, EdgeFile),
+		Papers:     filepath.Join(dir, PapersFile),
+		Datasets:   files,
+		Impls:      p.implList(),
+		Iterations: p.Iterations,
+		Runs:       p.Runs,
+		GPU:        GPU,
+		Progress:   io.Discard,
+	}
+	// Reject bad parameters (with the valid range) before touching the cache:
+	// study.Run applies the same checks after filling in its defaults.
+	check := cfg
+	check.Entries = study.Registry(GPU)
+	check.TimingIterations, check.Warmups, check.FloatTolerance, check.OracleTolerance, check.MaxIterations =
+		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, pagerank.MaxIterationsCap
+	if err := check.Validate(); err != nil {
+		return nil, err
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(cache, "study-"+key)
+	path := filepath.Join(out, report.JSONFile)
+	if run, err := report.ReadJSON(path); err == nil {
+		return &StudyRun{Run: run, CachePath: path, FromCache: true}, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(out + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if run, err := report.ReadJSON(path); err == nil { // computed while we waited
+		return &StudyRun{Run: run, CachePath: path, FromCache: true}, nil
+	}
+	start := time.Now()
+	run, err := study.Run(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	took := time.Since(start)
+	if err := report.Write(out, run); err != nil {
+		return nil, fmt.Errorf("cache the study run: %w", err)
+	}
+	return &StudyRun{Run: run, CachePath: path, Took: took}, nil
+}
+
+// Cached returns the value compute returns, computing it only when
+// <CacheDir>/<name>.json does not hold it yet (JSON; written atomically).
+// name must be a file name; key parameters belong in it (see CacheKey).
+func Cached[T any](name string, compute func() (T, error)) (T, error) {
+	var zero T
+	cache, err := CacheDir()
+	if err != nil {
+		return zero, err
+	}
+	path := filepath.Join(cache, name+".json")
+	read := func() (T, bool) {
+		var v T
+		b, err := os.ReadFile(path)
+		return v, err == nil && json.Unmarshal(b, &v) == nil
+	}
+	if v, ok := read(); ok {
+		return v, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return zero, err
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return zero, err
+	}
+	defer unlock()
+	if v, ok := read(); ok { // computed while we waited
+		return v, nil
+	}
+	v, err := compute()
+	if err != nil {
+		return zero, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return zero, fmt.Errorf("cache %s: %w", name, err)
+	}
+	if err := report.WriteFileAtomic(path, b); err != nil {
+		return zero, err
+	}
+	return v, nil
+}
+
+// CacheKey is a short hex digest of the parts, for cache names.
+func CacheKey(parts ...any) string { return cacheKey(fmt.Sprint(parts...)) }
+
+func cacheKey(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:8])
+}
+
+// ClearCache removes the notebooks' results cache.
+func ClearCache() error {
+	cache, err := CacheDir()
+	if err != nil {
+		return err
+	}
+	return os.RemoveAll(cache)
+}
+
+// LoadGraph loads the real graph and its paper metadata from the (verified)
+// data directory graphDir, e.g. "data/aan".
+func LoadGraph(graphDir string) (*pagerank.Graph, *pagerank.Papers, error) {
+	dir, _, err := DataDir(graphDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := pagerank.LoadEdgeList(filepath.Join(dir, EdgeFile), "aan")
+	if err != nil {
+		return nil, nil, err
+	}
+	papers, err := pagerank.LoadPapers(filepath.Join(dir, PapersFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, papers, nil
+}
+
+// CommittedRun is a results.json committed under reports/ (a real run's
+// report, see DESIGN.md) and its path relative to the checkout.
+type CommittedRun struct {
+	*report.Run
+	Path string
+}
+
+// CommittedGPURuns returns every committed report under <checkout>/reports
+// (reports/*/results.json and reports/*/*/results.json) whose run measured a
+// GPU, newest first (by the run's date). Files that do not read as a
+// results.json are skipped.
+func CommittedGPURuns() ([]CommittedRun, error) {
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, pat := range []string{"reports/*/" + report.JSONFile, "reports/*/*/" + report.JSONFile} {
+		m, err := filepath.Glob(filepath.Join(root, pat))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, m...)
+	}
+	var out []CommittedRun
+	for _, p := range paths {
+		run, err := report.ReadJSON(p)
+		if err != nil || run.GPU == nil {
+			continue
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, CommittedRun{Run: run, Path: rel})
+	}
+	slices.SortStableFunc(out, func(a, b CommittedRun) int { return strings.Compare(b.Env.Date, a.Env.Date) })
+	return out, nil
+}
+
+// StagesSource picks the run notebook 03 draws its stage table and x DRAM
+// chart from, and says which in Markdown: this notebook's own run when it
+// measured a GPU; else the newest GPU report committed under reports/; else
+// this machine's CPU-only run, saying plainly that no GPU numbers exist yet.
+func StagesSource(s *StudyRun) (Source, error) {
+	if s.GPU != nil {
+		return Source{s.Run, fmt.Sprintf("**Source: this notebook's own run**, measured just now on %s (compute capability %s).", s.GPU.Name, s.GPU.ComputeCapability)}, nil
+	}
+	runs, err := CommittedGPURuns()
+	if err != nil {
+		return Source{}, err
+	}
+	if len(runs) > 0 {
+		r := runs[0]
+		return Source{r.Run, fmt.Sprintf("**Source: the committed report `%s`** (this machine has no GPU: %s). It was measured on %s (compute capability %s), driver %s, runtime %s, on %s at commit %s; its environment is below.",
+			r.Path, s.GPUSkipped, r.GPU.Name, r.GPU.ComputeCapability, r.GPU.Driver, r.GPU.Runtime, r.Env.Date, r.Env.Commit)}, nil
+	}
+	return Source{s.Run, fmt.Sprintf("**Source: this machine's CPU-only run. There are no GPU numbers here.** This machine has no GPU (%s), and no GPU report is committed under `reports/` yet. "+
+		"The stage table and the x DRAM chart need CUDA-event stage timings and the device-to-device copy rows, so they stay empty below; "+
+		"the CPU timing rows (Go's monotonic clock) are what this machine can measure. Once a GPU report (results.json with a GPU context) is committed under `reports/`, this notebook loads it instead.", s.GPUSkipped)}, nil
+}
+
+// Source is the run a notebook draws from and a Markdown line saying which
+// run that is (see StagesSource).
+type Source struct {
+	Run      *report.Run
+	Markdown string
+}
