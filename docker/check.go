@@ -162,7 +162,7 @@ func CheckDockerfile(src []byte, repo Repo) ([]Finding, error) {
 		}
 		final := si == len(stages)-1
 		env := map[string]string{}
-		user, workdir = "", "/"
+		user, workdir, copies = "", "/", nil
 		for _, cmd := range st.Commands {
 			order++
 			line := lineOf(cmd.Location())

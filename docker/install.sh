@@ -100,6 +100,7 @@ if ((dry_run)); then
 fi
 
 root=${root:-$(dirname "$here")}
+if [[ -d $root ]]; then root=$(cd "$root" && pwd); fi
 mkdir -p "$prefix/bin"
 prefix=$(cd "$prefix" && pwd)
 export PRLAB_PREFIX=$prefix
