@@ -172,7 +172,7 @@ func newView(run *Run) (*view, error) {
 		v.SkippedGPU = fmt.Sprintf("%d GPU implementations not shown: skipped on every case because %s", len(skipped), run.GPUSkipped)
 	}
 	v.verdict()
-	if c, err := convergenceChart(run, v.Labels); err != nil {
+	if c, err := convergenceChart(run); err != nil {
 		return nil, err
 	} else {
 		v.ConvChart = c
@@ -303,7 +303,7 @@ func ratioLines(rows []TimingRow) []string {
 
 // convergenceChart is the L1 residual per iteration of every tolerance-mode
 // run on the real graph, log y axis, one series per implementation.
-func convergenceChart(run *Run, labels map[string]string) (c *chartHTML, err error) {
+func convergenceChart(run *Run) (c *chartHTML, err error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartConvergence, Width: "960px", Height: "440px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
@@ -327,11 +327,8 @@ func convergenceChart(run *Run, labels map[string]string) (c *chartHTML, err err
 				data = append(data, opts.LineData{Value: []any{k + 1, x}})
 			}
 		}
-		name := labels[r.Implementation]
-		if name == "" {
-			name = r.Implementation
-		}
-		line.AddSeries(fmt.Sprintf("%s (%s)", name, r.Precision), data,
+		// The registry name keeps the legend short; the tables give the labels.
+		line.AddSeries(r.Implementation, data,
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
 		n++
 	}
