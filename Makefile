@@ -41,6 +41,7 @@ NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9]*.ipynb))
 NB_APT := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-nbformat chromium
 .PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server
 notebook-deps:
+	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NB_APT)
 	$(GO) mod download
 kernel:
@@ -56,7 +57,7 @@ notebooks-commit: kernel
 notebooks-test: kernel
 	PRLAB_NOTEBOOK_TEST=1 $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser' -v ./pkg/nb/
 notebook-server: kernel
-	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR)
+	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # ---- the main job (issues 2 and 7): data, report, tests ----
 # make data     copy + verify the AAN citation graph into data/aan (mirror: PRLAB_DATA_MIRROR, default ../shared/data/aan)
