@@ -95,3 +95,15 @@ docker-check:
 		--prefix $(DOCKER_CHECK_DIR) --only go,tools,kernel,smoke,cli,cuda
 	$(GO) vet ./docker/...
 	$(GO) test -count=1 ./docker/...
+
+# ---- the scale study (issue 5): every implementation on R-MAT 2^16..2^24 and 2-D grids ----
+# make scale                                   default: scales 16..24 + grids, 5 min budget -> reports/scale-latest/
+# make scale SCALE_FLAGS="--max-scale 20"      anything `prlab scale -h` lists; --plan prints the plan only
+# make scale-gpu-binary                        build .gpu/prlab (cgo, dlopen: no CUDA needed here) for a GPU host
+SCALE_OUT ?= reports/scale-latest
+SCALE_FLAGS ?=
+.PHONY: scale scale-gpu-binary
+scale:
+	$(GO) run ./cmd/prlab scale --out $(SCALE_OUT) $(SCALE_FLAGS)
+scale-gpu-binary:
+	CGO_ENABLED=1 $(GO) build -o .gpu/prlab ./cmd/prlab

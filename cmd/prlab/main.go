@@ -13,6 +13,10 @@
 //	    re-render index.html from a results.json without recomputing
 //	prlab list
 //	    the registered implementations and whether each can run here
+//	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--budget 5m] ...
+//	    the scale study (issue 5): every CPU and GPU implementation on R-MAT
+//	    graphs (and 2-D grids) from 2^16 to 2^24 nodes within a time budget;
+//	    writes DIR/index.html, scale.csv and scale.json (see scale.go)
 //
 // Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
 // Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
@@ -77,6 +81,7 @@ commands:
   report       run the whole study and write reports/<run>/{index.html,results.csv,results.json}
   render       re-render index.html from a results.json
   list         list the implementations and whether each can run here
+  scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids) within a time budget
 
 Run "prlab <command> -h" for the flags of one command.
 `
@@ -95,12 +100,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdRender(args[1:], stdout, stderr)
 	case "list":
 		return cmdList(args[1:], stdout, stderr)
+	case "scale":
+		return cmdScale(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want fetch-data, report, render or list", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q: want fetch-data, report, render, list or scale", args[0])}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {

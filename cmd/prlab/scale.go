@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prlab/prlab/pkg/report"
+	"github.com/prlab/prlab/pkg/study"
+)
+
+// defaultScaleOut is where `prlab scale` writes unless --out says otherwise.
+const defaultScaleOut = "reports/scale-latest"
+
+// cmdScale is `prlab scale`: the scale study (issue 5, the tiered study's
+// phase 6). Every CPU and GPU implementation on Graph500 R-MAT graphs from
+// 2^min-scale to 2^max-scale nodes (and 2-D grids of comparable n), within
+// a time budget; writes DIR/index.html, scale.csv and scale.json.
+//
+//	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--grid=true]
+//	            [--budget 5m] [--impl a,b] [--oracle-max-scale 0] [--seed 1]
+//	            [--validate-iterations 20] [--copy-mib 512] [--plan]
+func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("scale", stderr)
+	out := fs.String("out", defaultScaleOut, "report directory (index.html, scale.csv, scale.json); its base name is the run name")
+	minScale := fs.Int("min-scale", study.DefaultMinScale, fmt.Sprintf("smallest R-MAT scale (n = 2^scale), in [1, %d]", study.MaxScaleLimit))
+	maxScale := fs.Int("max-scale", study.DefaultMaxScale, fmt.Sprintf("largest R-MAT scale, in [min-scale, %d]", study.MaxScaleLimit))
+	grid := fs.Bool("grid", true, "also run a 2-D grid of comparable n at every scale (the high-diameter, no-skew contrast)")
+	budget := fs.Duration("budget", study.DefaultScaleBudget, "time budget for the whole study (e.g. 5m, 90s); the plan fits rows into it and skips, with the reason, what would overrun")
+	seed := fs.Uint64("seed", study.DefaultScaleSeed, "R-MAT seed (fixed, so every run builds the same graphs)")
+	validate := fs.Int("validate-iterations", study.DefaultValidateIterations, fmt.Sprintf("fixed iterations of every validation run, in [1, %d]", 10000))
+	oracleMax := fs.Int("oracle-max-scale", 0, "run the float64 sequential oracle only up to this scale (0: as far as the budget allows; -1: never)")
+	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
+	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running")
+	var impls listFlag
+	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *budget < time.Second {
+		return usageError{fmt.Sprintf("--budget %v out of range: must be at least 1s", *budget)}
+	}
+	if *copyMiB < 1 || *copyMiB > 16<<10 {
+		return usageError{fmt.Sprintf("--copy-mib %d out of range: must be in [1, 16384]", *copyMiB)}
+	}
+	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
+		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
+	}
+	cfg := study.ScaleConfig{
+		Name:               filepath.Base(filepath.Clean(*out)),
+		MinScale:           *minScale,
+		MaxScale:           *maxScale,
+		Grid:               *grid,
+		Seed:               *seed,
+		Impls:              impls,
+		Budget:             *budget,
+		ValidateIterations: *validate,
+		OracleMaxScale:     *oracleMax,
+		CopyBytes:          *copyMiB << 20,
+		PlanOnly:           *planOnly,
+		GPU:                gpu(),
+		Progress:           stderr,
+	}
+	if *seed == 0 {
+		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
+	}
+	s, err := study.RunScale(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	if *planOnly {
+		return nil
+	}
+	if err := report.WriteScale(*out, s); err != nil {
+		return fmt.Errorf("scale: %w", err)
+	}
+	for _, g := range s.Goals {
+		fmt.Fprintf(stdout, "%-52s %-13s %s\n", g.Name, g.Status, g.Measured)
+	}
+	fmt.Fprintf(stdout, "scale: %d graphs, %d rows in %.1f s; wrote %s\n", len(s.Graphs), len(s.Rows), s.ElapsedS,
+		filepath.Join(*out, report.HTMLFile))
+	return nil
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/report"
+)
+
+func TestScaleCommandWritesReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scale-small")
+	out, progress, err := runCLI(t, "scale", "--min-scale", "8", "--max-scale", "9", "--budget", "60s", "--copy-mib", "1", "--out", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	s, err := report.ReadScaleJSON(filepath.Join(dir, report.ScaleJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "scale-small" || len(s.Graphs) != 4 || len(s.Goals) != 3 {
+		t.Errorf("name %q, %d graphs, %d goals", s.Name, len(s.Graphs), len(s.Goals))
+	}
+	for _, f := range []string{report.ScaleCSVFile, report.HTMLFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(out, "not measured") || !strings.Contains(out, "wrote "+filepath.Join(dir, "index.html")) {
+		t.Errorf("stdout %q", out)
+	}
+	for _, want := range []string{"plan: 4 graphs", "rmat 2^9", "grid 2^9", "GPU rows skipped"} {
+		if !strings.Contains(progress, want) {
+			t.Errorf("progress lacks %q", want)
+		}
+	}
+}
+
+func TestScaleCommandPlanAndUsage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "never")
+	_, progress, err := runCLI(t, "scale", "--plan", "--out", dir)
+	if err != nil || !strings.Contains(progress, "plan: 18 graphs") || !strings.Contains(progress, "rmat 2^24") {
+		t.Fatalf("plan: %v\n%s", err, progress)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Error("--plan wrote a report")
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, args := range [][]string{{"--budget", "0s"}, {"--copy-mib", "0"}, {"--out", file}, {"--min-scale", "9", "--max-scale", "8"}, {"extra"}} {
+		_, _, err := runCLI(t, append([]string{"scale"}, args...)...)
+		var ue usageError
+		if err == nil || (!errors.As(err, &ue) && !strings.Contains(err.Error(), "out of range")) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+}

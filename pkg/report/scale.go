@@ -1,0 +1,533 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// The scale study (the tiered study's phase 6): every CPU and GPU
+// implementation on RMAT graphs (and 2-D grids of comparable n) from 2^16 to
+// 2^24 nodes in one run, time per iteration, GTEPS, the byte floor, the
+// CPU/GPU crossover and the goals of issue 5. pkg/study.RunScale fills a
+// ScaleStudy; WriteScale writes it as scale.json, scale.csv and index.html.
+
+// ScaleSchema identifies the layout of scale.json; ReadScaleJSON rejects any other value.
+const ScaleSchema = "prlab/scale/v1"
+
+// File names inside a scale-study report directory.
+const (
+	ScaleJSONFile = "scale.json"
+	ScaleCSVFile  = "scale.csv"
+)
+
+// Graph families of the scale study.
+const (
+	FamilyRMAT = "rmat" // Graph500 R-MAT: power-law degrees, low diameter
+	FamilyGrid = "grid" // 2-D grid: no degree skew, diameter 2(side-1)
+)
+
+// Goal statuses.
+const (
+	GoalMet         = "met"
+	GoalNotMet      = "not met"
+	GoalNotMeasured = "not measured"
+)
+
+// ScaleStudy is one scale-study run: what scale.json holds and all the page needs.
+type ScaleStudy struct {
+	Schema     string        `json:"schema"`
+	Name       string        `json:"name"`
+	Env        Environment   `json:"environment"`
+	GPU        *GPUContext   `json:"gpu,omitempty"`
+	GPUSkipped string        `json:"gpu_skipped,omitempty"` // why GPU rows were skipped, when they were
+	Protocol   ScaleProtocol `json:"protocol"`
+	// Plan is the plan printed before the run started (estimated times).
+	Plan []string `json:"plan"`
+	// Bandwidth holds the copy rows every byte floor divides by: the GPU's
+	// 128 MiB device-to-device copy (from pkg/cudabind) and the host's large
+	// memcpy, single-threaded and with every core. Bytes count read + written.
+	Bandwidth []pagerank.Stage `json:"bandwidth"`
+	Graphs    []ScaleGraph     `json:"graphs"`
+	Rows      []ScaleRow       `json:"rows"`
+	Goals     []Goal           `json:"goals"`
+	Notes     []string         `json:"notes,omitempty"`
+	ElapsedS  float64          `json:"elapsed_s"` // wall time of the whole study, seconds
+}
+
+// ScaleProtocol states how the scale study measured, in words and numbers,
+// so every number in the report can be read without the code.
+type ScaleProtocol struct {
+	Damping            float64 `json:"damping"`
+	ValidateIterations int     `json:"validate_iterations"` // fixed iterations of every validation run
+	Seed               uint64  `json:"seed"`                // R-MAT seed
+	EdgeFactor         int     `json:"edge_factor"`         // R-MAT edges generated per node (16)
+	A                  float64 `json:"a"`                   // R-MAT quadrant probabilities (Graph500: 0.57, 0.19, 0.19)
+	B                  float64 `json:"b"`
+	C                  float64 `json:"c"`
+	MinScale           int     `json:"min_scale"`
+	MaxScale           int     `json:"max_scale"`
+	Grid               bool    `json:"grid"`          // 2-D grids of comparable n were run too
+	BudgetS            float64 `json:"budget_s"`      // time budget, seconds
+	OracleRule         string  `json:"oracle_rule"`   // when the float64 sequential oracle runs, and what validates the rest
+	Reference          string  `json:"reference"`     // how each row is validated
+	CPUTiming          string  `json:"cpu_timing"`    // how CPU time per iteration is measured
+	GPUTiming          string  `json:"gpu_timing"`    // how GPU time per iteration is measured
+	Ladder             string  `json:"ladder"`        // iterations x runs used as the sizes grow
+	FloorFormula       string  `json:"floor_formula"` // the byte floor and the copy rows it divides by
+	EdgeCount          string  `json:"edge_count"`    // what prlab counts as an edge (GTEPS, ns per edge)
+}
+
+// ScaleGraph is one graph of the study.
+type ScaleGraph struct {
+	Family       string  `json:"family"` // FamilyRMAT or FamilyGrid
+	Scale        int     `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)))
+	Name         string  `json:"name"`
+	N            int     `json:"n"`
+	NNZ          int     `json:"nnz"` // directed edges after dropping self-loops and duplicates
+	SelfLoops    int     `json:"self_loops"`
+	Duplicates   int     `json:"duplicates"`
+	Dangling     int     `json:"dangling"`
+	MaxInDegree  int     `json:"max_in_degree"`
+	MaxOutDegree int     `json:"max_out_degree"`
+	BuildMs      float64 `json:"build_ms"` // edge generation + parallel CSR and transpose build, wall ms
+	// Reference is the implementation every row on this graph is validated
+	// against; ReferenceNote says why when it is not the oracle.
+	Reference     string `json:"reference"`
+	ReferenceNote string `json:"reference_note,omitempty"`
+	Skipped       string `json:"skipped,omitempty"` // why the graph was not run (time budget), if it was not
+}
+
+// ScaleRow is one implementation on one graph of the scale study.
+//
+// Units: MsPerIter in milliseconds (median of Timing's runs / Timing.Iterations);
+// GTEPS = NNZ / (MsPerIter * 1e6), giga traversed edges per second of one
+// iteration; NsPerEdge = MsPerIter * 1e6 / NNZ; FloorBytes the byte floor of
+// one iteration at this row's precision; FloorMs = FloorBytes / (CopyGBps *
+// 1e6); FloorFraction = FloorMs / MsPerIter (1 = at the floor);
+// SpeedupVsCPU = the fastest multi-core CPU row's MsPerIter on this graph /
+// this row's (GPU rows; > 1 means the GPU wins).
+type ScaleRow struct {
+	Family         string             `json:"family"`
+	Scale          int                `json:"scale"`
+	Graph          string             `json:"graph"`
+	N              int                `json:"n"`
+	NNZ            int                `json:"nnz"`
+	Implementation string             `json:"implementation"`
+	Label          string             `json:"label"`
+	Kind           string             `json:"kind"`
+	Precision      pagerank.Precision `json:"precision"`
+	Status         string             `json:"status"` // pass, fail (validation), failed (error) or skipped
+	Reason         string             `json:"reason,omitempty"`
+	Reference      string             `json:"reference"` // what the ranks were validated against
+	ErrOverTol     F                  `json:"err_over_tol"`
+	SumMinus1      F                  `json:"sum_minus_1"`
+	Spearman       F                  `json:"spearman"`
+	Timing         pagerank.Timing    `json:"timing"`
+	MsPerIter      F                  `json:"ms_per_iter"`
+	GTEPS          F                  `json:"gteps"`
+	NsPerEdge      F                  `json:"ns_per_edge"`
+	// BytesPerIteration is the implementation's own count of one iteration's
+	// traffic (GPU implementations; 0 when not counted).
+	BytesPerIteration int64  `json:"bytes_per_iteration"`
+	FloorBytes        int64  `json:"floor_bytes"`
+	CopyRow           string `json:"copy_row"` // name of the Bandwidth row the floor divides by
+	CopyGBps          F      `json:"copy_gbps"`
+	FloorMs           F      `json:"floor_ms"`
+	FloorFraction     F      `json:"floor_fraction"`
+	SpeedupVsCPU      F      `json:"speedup_vs_cpu"`
+}
+
+// Goal is one goal of issue 5 next to the number this run measured.
+type Goal struct {
+	Name     string `json:"name"`
+	Target   string `json:"target"`   // the goal in words, with its source
+	Measured string `json:"measured"` // the measured number in words
+	Value    F      `json:"value"`    // the measured number the goal compares (unit in Target)
+	Limit    F      `json:"limit"`    // the number it is compared with
+	Status   string `json:"status"`   // GoalMet, GoalNotMet or GoalNotMeasured
+	Note     string `json:"note,omitempty"`
+}
+
+// GTEPS is giga traversed edges per second of one iteration: nnz edges in
+// msPerIter milliseconds is nnz / (msPerIter * 1e6). NaN unless msPerIter > 0.
+func GTEPS(nnz int, msPerIter float64) float64 {
+	if !(msPerIter > 0) {
+		return math.NaN()
+	}
+	return float64(nnz) / (msPerIter * 1e6)
+}
+
+// WriteScale renders s into dir as scale.json, scale.csv and index.html,
+// atomically (see WriteFilesAtomic): all three are rendered in memory first.
+func WriteScale(dir string, s *ScaleStudy) error {
+	js, err := EncodeScaleJSON(s)
+	if err != nil {
+		return err
+	}
+	cs, err := EncodeScaleCSV(s)
+	if err != nil {
+		return err
+	}
+	page, err := RenderScaleHTML(s)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report directory: %w", err)
+	}
+	return WriteFilesAtomic(map[string][]byte{
+		filepath.Join(dir, ScaleJSONFile): js,
+		filepath.Join(dir, ScaleCSVFile):  cs,
+		filepath.Join(dir, HTMLFile):      page,
+	})
+}
+
+// sanitize makes s encodable: non-finite plain float64 values (which
+// encoding/json cannot write) become 0, and non-finite timed runs are cut;
+// F fields encode NaN as null themselves.
+func (s *ScaleStudy) sanitize() {
+	if s.Schema == "" {
+		s.Schema = ScaleSchema
+	}
+	zero := func(ps ...*float64) {
+		for _, p := range ps {
+			if math.IsNaN(*p) || math.IsInf(*p, 0) {
+				*p = 0
+			}
+		}
+	}
+	for i := range s.Bandwidth {
+		b := &s.Bandwidth[i]
+		zero(&b.Ms, &b.GBps, &b.XDRAM)
+	}
+	for i := range s.Rows {
+		t := &s.Rows[i].Timing
+		zero(&t.MeanMs, &t.MedianMs, &t.StdMs, &t.CV)
+		for k, x := range t.RunsMs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				t.RunsMs = t.RunsMs[:k]
+				break
+			}
+		}
+	}
+	for i := range s.Graphs {
+		zero(&s.Graphs[i].BuildMs)
+	}
+	zero(&s.ElapsedS, &s.Protocol.BudgetS, &s.Protocol.Damping, &s.Protocol.A, &s.Protocol.B, &s.Protocol.C)
+}
+
+// EncodeScaleJSON is scale.json: the whole ScaleStudy, indented.
+func EncodeScaleJSON(s *ScaleStudy) ([]byte, error) {
+	s.sanitize()
+	b, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", ScaleJSONFile, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ReadScaleJSON reads and validates a scale.json written by WriteScale.
+func ReadScaleJSON(path string) (*ScaleStudy, error) {
+	data, err := readRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeScaleJSON(data, path)
+}
+
+// DecodeScaleJSON parses and validates scale.json bytes; name is used in
+// errors, which give the line:column of a syntax or type error or the field
+// path of a semantic one.
+func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, ScaleSchema)
+	}
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s: not valid UTF-8", name)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(name, data, err, -1)
+	}
+	if head.Schema == nil {
+		return nil, fmt.Errorf("%s: schema: missing, want %q", name, ScaleSchema)
+	}
+	if *head.Schema != ScaleSchema {
+		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), ScaleSchema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	s := new(ScaleStudy)
+	if err := dec.Decode(s); err != nil {
+		return nil, jsonError(name, data, err, dec.InputOffset())
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+var families = []string{FamilyRMAT, FamilyGrid}
+var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured}
+
+// Validate checks the invariants the page and the readers rely on; the error names the field.
+func (s *ScaleStudy) Validate() error {
+	if s.Schema != ScaleSchema {
+		return fmt.Errorf("schema: %q is not supported, want %q", clip(s.Schema), ScaleSchema)
+	}
+	if s.Name == "" {
+		return errors.New("name: missing")
+	}
+	if s.Env.Date == "" {
+		return errors.New("environment.date: missing")
+	}
+	graphs := map[string]bool{}
+	for i, g := range s.Graphs {
+		p := fmt.Sprintf("graphs[%d]", i)
+		if !slices.Contains(families, g.Family) {
+			return fmt.Errorf("%s.family: %q is not one of %s", p, clip(g.Family), strings.Join(families, ", "))
+		}
+		if g.Name == "" || graphs[g.Name] {
+			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(g.Name))
+		}
+		graphs[g.Name] = true
+		if g.N < 0 || g.NNZ < 0 {
+			return fmt.Errorf("%s: n %d and nnz %d must be >= 0", p, g.N, g.NNZ)
+		}
+	}
+	for i, r := range s.Rows {
+		p := fmt.Sprintf("rows[%d]", i)
+		if !graphs[r.Graph] {
+			return fmt.Errorf("%s.graph: %q is not in graphs", p, clip(r.Graph))
+		}
+		if r.Implementation == "" {
+			return fmt.Errorf("%s.implementation: missing", p)
+		}
+		if !slices.Contains(kinds, r.Kind) {
+			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(r.Kind), strings.Join(kinds, ", "))
+		}
+		if !slices.Contains(statuses, r.Status) {
+			return fmt.Errorf("%s.status: %q is not one of %s", p, clip(r.Status), strings.Join(statuses, ", "))
+		}
+		if r.N < 0 || r.NNZ < 0 || r.FloorBytes < 0 || r.BytesPerIteration < 0 {
+			return fmt.Errorf("%s: n, nnz and byte counts must be >= 0", p)
+		}
+		for j, ms := range r.Timing.RunsMs {
+			if math.IsNaN(ms) || math.IsInf(ms, 0) {
+				return fmt.Errorf("%s.timing.runs_ms[%d]: %v is not a number of ms", p, j, ms)
+			}
+		}
+	}
+	for i, g := range s.Goals {
+		if !slices.Contains(goalStatuses, g.Status) {
+			return fmt.Errorf("goals[%d].status: %q is not one of %s", i, clip(g.Status), strings.Join(goalStatuses, ", "))
+		}
+	}
+	return nil
+}
+
+// ScaleCSVRow is one row of scale.csv. Section says which table it belongs
+// to: "graph" (one per graph), "row" (graph x implementation), "bandwidth"
+// (the copy rows) or "goal". Columns that do not apply are empty. Times in
+// ms, bytes in bytes, bandwidth in GB/s (1e9 bytes/s), GTEPS in 1e9 edges/s.
+type ScaleCSVRow struct {
+	Section        string `csv:"section"`
+	Family         string `csv:"family"`
+	Scale          Count  `csv:"scale"`
+	Graph          string `csv:"graph"`
+	N              Count  `csv:"n"`
+	NNZ            Count  `csv:"nnz"`
+	Implementation string `csv:"implementation"`
+	Kind           string `csv:"kind"`
+	Precision      string `csv:"precision"`
+	Status         string `csv:"status"`
+	Reason         string `csv:"reason"`
+	Reference      string `csv:"reference"`
+	ErrOverTol     F      `csv:"err_over_tol"`
+	SumMinus1      F      `csv:"sum_minus_1"`
+	Spearman       F      `csv:"spearman"`
+	Iterations     Count  `csv:"iterations"`
+	Warmups        Count  `csv:"warmups"`
+	Runs           Count  `csv:"runs"`
+	Clock          string `csv:"clock"`
+	MedianMs       F      `csv:"median_ms"`
+	CV             F      `csv:"cv"`
+	MsPerIter      F      `csv:"ms_per_iter"`
+	GTEPS          F      `csv:"gteps"`
+	NsPerEdge      F      `csv:"ns_per_edge"`
+	Bytes          Count  `csv:"bytes_per_iter"`
+	FloorBytes     Count  `csv:"floor_bytes"`
+	CopyRow        string `csv:"copy_row"`
+	CopyGBps       F      `csv:"copy_gbps"`
+	FloorMs        F      `csv:"floor_ms"`
+	FloorFraction  F      `csv:"floor_fraction"`
+	SpeedupVsCPU   F      `csv:"speedup_vs_cpu"`
+	BuildMs        F      `csv:"build_ms"`
+	Target         string `csv:"target"`
+	Measured       string `csv:"measured"`
+}
+
+// Scale CSV sections.
+const (
+	ScaleSectionGraph     = "graph"
+	ScaleSectionRow       = "row"
+	ScaleSectionBandwidth = "bandwidth"
+	ScaleSectionGoal      = "goal"
+)
+
+var scaleSections = []string{ScaleSectionGraph, ScaleSectionRow, ScaleSectionBandwidth, ScaleSectionGoal}
+
+func blankScaleRow(section string) ScaleCSVRow {
+	return ScaleCSVRow{Section: section, ErrOverTol: NaN, SumMinus1: NaN, Spearman: NaN, MedianMs: NaN, CV: NaN,
+		MsPerIter: NaN, GTEPS: NaN, NsPerEdge: NaN, CopyGBps: NaN, FloorMs: NaN, FloorFraction: NaN,
+		SpeedupVsCPU: NaN, BuildMs: NaN}
+}
+
+// ScaleCSVRows flattens s into scale.csv rows.
+func ScaleCSVRows(s *ScaleStudy) []ScaleCSVRow {
+	var rows []ScaleCSVRow
+	for _, b := range s.Bandwidth {
+		r := blankScaleRow(ScaleSectionBandwidth)
+		r.Implementation, r.Status, r.Reason = b.Name, StatusPass, b.Formula
+		r.MedianMs, r.Bytes, r.CopyGBps = F(b.Ms), Count(b.Bytes), F(b.GBps)
+		rows = append(rows, r)
+	}
+	for _, g := range s.Graphs {
+		r := blankScaleRow(ScaleSectionGraph)
+		r.Family, r.Scale, r.Graph, r.N, r.NNZ = g.Family, Count(g.Scale), g.Name, Count(g.N), Count(g.NNZ)
+		r.Implementation, r.Reference, r.Reason, r.BuildMs = "build", g.Reference, g.ReferenceNote, F(g.BuildMs)
+		r.Status = StatusPass
+		if g.Skipped != "" {
+			r.Status, r.Reason = StatusSkipped, g.Skipped
+		}
+		rows = append(rows, r)
+	}
+	for _, x := range s.Rows {
+		r := blankScaleRow(ScaleSectionRow)
+		r.Family, r.Scale, r.Graph, r.N, r.NNZ = x.Family, Count(x.Scale), x.Graph, Count(x.N), Count(x.NNZ)
+		r.Implementation, r.Kind, r.Precision, r.Status, r.Reason = x.Implementation, x.Kind, string(x.Precision), x.Status, x.Reason
+		r.Reference, r.ErrOverTol, r.SumMinus1, r.Spearman = x.Reference, x.ErrOverTol, x.SumMinus1, x.Spearman
+		if len(x.Timing.RunsMs) > 0 {
+			r.Iterations, r.Warmups, r.Runs, r.Clock = Count(x.Timing.Iterations), Count(x.Timing.Warmups), Count(len(x.Timing.RunsMs)), x.Timing.Clock
+			r.MedianMs, r.CV = F(x.Timing.MedianMs), F(x.Timing.CV)
+		}
+		r.MsPerIter, r.GTEPS, r.NsPerEdge = x.MsPerIter, x.GTEPS, x.NsPerEdge
+		r.Bytes, r.FloorBytes, r.CopyRow, r.CopyGBps = Count(x.BytesPerIteration), Count(x.FloorBytes), x.CopyRow, x.CopyGBps
+		r.FloorMs, r.FloorFraction, r.SpeedupVsCPU = x.FloorMs, x.FloorFraction, x.SpeedupVsCPU
+		rows = append(rows, r)
+	}
+	for _, g := range s.Goals {
+		r := blankScaleRow(ScaleSectionGoal)
+		r.Implementation, r.Status, r.Target, r.Measured, r.Reason = g.Name, g.Status, g.Target, g.Measured, g.Note
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// EncodeScaleCSV is scale.csv (gocsv, with a header line).
+func EncodeScaleCSV(s *ScaleStudy) ([]byte, error) {
+	var buf bytes.Buffer
+	rows := ScaleCSVRows(s)
+	if len(rows) == 0 {
+		buf.WriteString(strings.Join(scaleCSVHeader(), ",") + "\n")
+		return buf.Bytes(), nil
+	}
+	if err := gocsv.Marshal(rows, &buf); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", ScaleCSVFile, err)
+	}
+	return buf.Bytes(), nil
+}
+
+func scaleCSVHeader() []string {
+	var b bytes.Buffer
+	gocsv.Marshal([]ScaleCSVRow{blankScaleRow(ScaleSectionRow)}, &b)
+	h, _ := csv.NewReader(&b).Read()
+	return h
+}
+
+// ReadScaleCSV reads and validates a scale.csv written by WriteScale.
+func ReadScaleCSV(path string) ([]ScaleCSVRow, error) {
+	data, err := readRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeScaleCSV(data, path)
+}
+
+// DecodeScaleCSV parses and validates scale.csv bytes; errors name the file,
+// line and column.
+func DecodeScaleCSV(data []byte, name string) ([]ScaleCSVRow, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want a header line starting with \"section\"", name)
+	}
+	header, err := csv.NewReader(bytes.NewReader(data)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: header: %v", name, err)
+	}
+	want := scaleCSVHeader()
+	for _, h := range want {
+		if !slices.Contains(header, h) {
+			return nil, fmt.Errorf("%s:1: header: missing column %q", name, h)
+		}
+	}
+	for i, h := range header {
+		if !slices.Contains(want, h) {
+			return nil, fmt.Errorf("%s:1: header: unknown column %d %q", name, i+1, clip(h))
+		}
+		if slices.Index(header, h) != i {
+			return nil, fmt.Errorf("%s:1: header: duplicate column %q", name, h)
+		}
+	}
+	var rows []ScaleCSVRow
+	if err := gocsv.UnmarshalBytes(data, &rows); err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			col := ""
+			if pe.Column >= 1 && pe.Column <= len(header) {
+				col = " column " + header[pe.Column-1] + ":"
+			}
+			return nil, fmt.Errorf("%s:%d:%s %v", name, pe.Line, col, pe.Err)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	for i, r := range rows {
+		line := i + 2
+		if !slices.Contains(scaleSections, r.Section) {
+			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(scaleSections, ", "))
+		}
+		if r.Implementation == "" {
+			return nil, fmt.Errorf("%s:%d: column implementation: empty", name, line)
+		}
+		ok := slices.Contains(statuses, r.Status)
+		if r.Section == ScaleSectionGoal {
+			ok = slices.Contains(goalStatuses, r.Status)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: column status: %q is not valid in a %s row", name, line, clip(r.Status), r.Section)
+		}
+		if r.N < 0 || r.NNZ < 0 || r.Iterations < 0 || r.Runs < 0 || r.Bytes < 0 || r.FloorBytes < 0 {
+			return nil, fmt.Errorf("%s:%d: n, nnz, iterations, runs and bytes must be >= 0", name, line)
+		}
+	}
+	return rows, nil
+}

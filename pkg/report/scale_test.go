@@ -1,0 +1,98 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+func scaleFixture() *ScaleStudy {
+	row := func(graph, family string, scale, nnz int, impl, kind string, ms float64) ScaleRow {
+		r := ScaleRow{Family: family, Scale: scale, Graph: graph, N: 1 << scale, NNZ: nnz, Implementation: impl, Kind: kind,
+			Precision: pagerank.Float32, Status: StatusPass, Reference: "t0-oracle", ErrOverTol: 0.01, SumMinus1: 1e-7, Spearman: 1,
+			Timing: pagerank.NewTiming(10, 1, []float64{10 * ms, 10 * ms, 10 * ms}, "wall"), MsPerIter: F(ms),
+			GTEPS: F(GTEPS(nnz, ms)), NsPerEdge: F(ms * 1e6 / float64(nnz)), FloorBytes: 1000, CopyRow: "copy", CopyGBps: 100,
+			FloorMs: 1e-5, FloorFraction: F(1e-5 / ms), SpeedupVsCPU: NaN}
+		return r
+	}
+	gpu := row("rmat16", FamilyRMAT, 16, 1000000, "gpu-x", KindGPU, 0.05)
+	gpu.SpeedupVsCPU = 20
+	skipped := row("rmat16", FamilyRMAT, 16, 1000000, "t0-oracle", KindCPU, 1)
+	skipped.Status, skipped.Reason, skipped.MsPerIter, skipped.Timing = StatusSkipped, "t0-oracle skipped from this size on", NaN, pagerank.Timing{}
+	return &ScaleStudy{Schema: ScaleSchema, Name: "scale-test", Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2},
+		Protocol: ScaleProtocol{Damping: 0.85, MinScale: 16, MaxScale: 16, Grid: true, BudgetS: 60, OracleRule: "stated"},
+		Plan:     []string{"plan: 2 graphs"},
+		Bandwidth: []pagerank.Stage{{Name: "CPU memcpy, 1 MiB, 1 goroutine", Ms: 0.1, Bytes: 2 << 20, GBps: 20.97152},
+			{Name: "weird", Ms: math.NaN(), Bytes: 1}},
+		Graphs: []ScaleGraph{{Family: FamilyRMAT, Scale: 16, Name: "rmat16", N: 65536, NNZ: 1000000, Reference: "t1-multicore-f64", ReferenceNote: "oracle skipped"},
+			{Family: FamilyGrid, Scale: 16, Name: "grid256", N: 65536, NNZ: 261120, Reference: "t0-oracle", BuildMs: math.Inf(1)}},
+		Rows: []ScaleRow{row("rmat16", FamilyRMAT, 16, 1000000, "t1-multicore-f32", KindCPU, 1), gpu, skipped,
+			row("grid256", FamilyGrid, 16, 261120, "t1-multicore-f32", KindCPU, 0.2)},
+		Goals: []Goal{{Name: "g", Target: "t", Measured: "m", Value: NaN, Limit: 1.9, Status: GoalNotMeasured}},
+	}
+}
+
+func TestScaleRoundTripAndPage(t *testing.T) {
+	s := scaleFixture()
+	dir := t.TempDir()
+	if err := WriteScale(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadScaleJSON(filepath.Join(dir, ScaleJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Rows[1].SpeedupVsCPU != 20 || back.Rows[0].SpeedupVsCPU.Valid() || back.Graphs[1].BuildMs != 0 || back.Bandwidth[1].Ms != 0 {
+		t.Errorf("read back %+v", back.Rows[1])
+	}
+	rows, err := ReadScaleCSV(filepath.Join(dir, ScaleCSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2+2+4+1 || rows[4].Section != ScaleSectionRow || rows[4].MsPerIter != 1 || rows[4].GTEPS != 1 || rows[4].Runs != 3 {
+		t.Errorf("csv rows %+v", rows[4])
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	for _, want := range []string{ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor, "oracle skipped", "t0-oracle skipped from this size on",
+		"not measured", "grid256", "10 x 3", "20.00x"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if bytes.Contains(page, []byte("http://")) && !bytes.Contains(page, []byte("echarts")) {
+		t.Error("page refers to the network")
+	}
+}
+
+func TestScaleReadersReject(t *testing.T) {
+	good, err := EncodeScaleJSON(scaleFixture())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ data, want string }{
+		"empty":   {"", "empty file"},
+		"schema":  {`{"schema": "prlab/results/v1"}`, "not supported"},
+		"unknown": {strings.Replace(string(good), `"name":`, `"nmae": 1, "name":`, 1), "unknown field"},
+		"status":  {strings.Replace(string(good), `"status": "skipped"`, `"status": "maybe"`, 1), "rows[2].status"},
+		"graph":   {strings.Replace(string(good), `"graph": "grid256"`, `"graph": "nope"`, 1), "not in graphs"},
+		"goal":    {strings.Replace(string(good), `"status": "not measured"`, `"status": "perhaps"`, 1), "goals[0].status"},
+	} {
+		_, err := DecodeScaleJSON([]byte(c.data), "scale.json")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+	csv, _ := EncodeScaleCSV(scaleFixture())
+	bad := strings.Replace(string(csv), "\nrow,", "\nrows,", 1)
+	if _, err := DecodeScaleCSV([]byte(bad), "scale.csv"); err == nil || !strings.Contains(err.Error(), "column section") {
+		t.Errorf("bad section: %v", err)
+	}
+	if _, err := DecodeScaleCSV([]byte("section,foo\n"), "scale.csv"); err == nil || !strings.Contains(err.Error(), "missing column") {
+		t.Errorf("bad header: %v", err)
+	}
+}

@@ -1,0 +1,83 @@
+package study
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// MemcpyBandwidth measures the host's copy bandwidth, the denominator of
+// the CPU rows' byte floors: `workers` goroutines copy disjoint parts of a
+// size-byte buffer into another (Go's copy, i.e. runtime.memmove), after
+// `warmups` untimed copies (which also fault the pages in); the row is the
+// median of `repeats` timed copies. Bytes counts what one copy moves, read
+// plus written (2 x size), as the GPU's device-to-device copy row does, so
+// GB/s = 2 x size / (ms x 1e6). With a size well above the last-level cache
+// (the default 512 MiB) this is DRAM bandwidth.
+func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
+	workers, repeats = max(1, workers), max(1, repeats)
+	src := make([]byte, size)
+	dst := make([]byte, size)
+	parallelCopy := func(fill bool) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := size*int64(w)/int64(workers), size*int64(w+1)/int64(workers)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if fill {
+					for i := lo; i < hi; i += 4096 {
+						src[i] = byte(i >> 12)
+					}
+					return
+				}
+				copy(dst[lo:hi], src[lo:hi])
+			}()
+		}
+		wg.Wait()
+	}
+	parallelCopy(true)
+	for range warmups {
+		parallelCopy(false)
+	}
+	ms := make([]float64, repeats)
+	for i := range ms {
+		start := time.Now()
+		parallelCopy(false)
+		ms[i] = float64(time.Since(start).Nanoseconds()) / 1e6
+	}
+	sort.Float64s(ms)
+	med := ms[len(ms)/2]
+	if len(ms)%2 == 0 {
+		med = (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
+	}
+	goroutines := "1 goroutine"
+	if workers > 1 {
+		goroutines = fmt.Sprintf("%d goroutines", workers)
+	}
+	row := pagerank.Stage{
+		Name:    fmt.Sprintf("CPU memcpy, %s, %s", sizeText(size), goroutines),
+		Ms:      med,
+		Bytes:   2 * size,
+		Formula: fmt.Sprintf("Go copy() of %d bytes split over %s: %d read + %d written; median of %d after %d warm-up(s)", size, goroutines, size, size, repeats, warmups),
+	}
+	if med > 0 {
+		row.GBps = float64(row.Bytes) / (med * 1e6)
+	}
+	return row
+}
+
+func sizeText(b int64) string {
+	switch {
+	case b >= 1<<30 && b%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", b>>30)
+	case b >= 1<<20 && b%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", b>>20)
+	case b >= 1<<10 && b%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", b>>10)
+	}
+	return fmt.Sprintf("%d bytes", b)
+}

@@ -1,0 +1,709 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/reference"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// Scale study defaults (issue 5, the tiered study's phase 6).
+const (
+	DefaultMinScale           = 16
+	DefaultMaxScale           = 24
+	DefaultScaleSeed          = 1
+	DefaultValidateIterations = 20
+	DefaultScaleBudget        = 5 * time.Minute
+	DefaultCopyBytes          = 512 << 20 // each of the two buffers of the CPU memcpy row
+	// MaxScaleLimit is the largest scale accepted: 16 * 2^26 edges still fit
+	// int32 indices, and 2^26 is the issue's stretch size.
+	MaxScaleLimit = 26
+)
+
+// ReferenceFallback is the implementation that validates the rows of a graph
+// on which the oracle does not run: the multi-core float64 T1, itself
+// validated against the oracle on every graph where both run.
+var ReferenceFallback = reference.Multicore(pagerank.Float64, 0).Name()
+
+// Goals of issue 5 (the numbers it quotes).
+const (
+	GoalGPUMsPerIter = 1.9  // ms per iteration, RMAT 2^24, H200
+	CuPyMsPerIter    = 2.8  // ms per iteration of a CuPy cuSPARSE SpMV loop on the H200 (issue 5)
+	GoalSpeedup      = 60.0 // x the Go multi-core CPU per iteration, same graph, same host
+	GAPNsPerArc      = 0.47 // GAP pr_spmv ns per arc per iteration on the H200's 16-core host (issue 5)
+	GAPArcs          = 521e6
+	GAPMsPerIter     = 246.0
+	// GAPCompetitive is how close counts as competitive: within 25 % of
+	// GAP's ns per arc.
+	GAPCompetitive = 1.25
+	GoalScale      = 24
+)
+
+// ScaleConfig is one scale study. Zero fields take the defaults above.
+type ScaleConfig struct {
+	Name               string
+	MinScale, MaxScale int
+	Grid               bool   // also run a 2-D grid of comparable n at every scale
+	Seed               uint64 // R-MAT seed
+	Impls              []string
+	Budget             time.Duration
+	ValidateIterations int
+	// OracleMaxScale 0: the oracle runs wherever the budget allows (see
+	// planner.fit); > 0: only on scales <= OracleMaxScale; < 0: never.
+	OracleMaxScale int
+	Workers        int   // goroutines for generation and the build (0: GOMAXPROCS)
+	CopyBytes      int64 // CPU memcpy buffer size in bytes
+	// Rates override the planner's prior rates per implementation name (tests).
+	Rates    map[string]ScaleRates
+	PlanOnly bool // return after planning: the study holds the plan and no rows
+
+	Entries  []Entry // nil: Registry(GPU) without the exercise variant
+	GPU      GPU     // nil: no GPU support in this binary
+	Progress io.Writer
+	Now      func() time.Time
+}
+
+func (c *ScaleConfig) defaults() {
+	if c.Name == "" {
+		c.Name = "scale"
+	}
+	if c.MinScale == 0 {
+		c.MinScale = DefaultMinScale
+	}
+	if c.MaxScale == 0 {
+		c.MaxScale = DefaultMaxScale
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultScaleSeed
+	}
+	if c.Budget == 0 {
+		c.Budget = DefaultScaleBudget
+	}
+	if c.ValidateIterations == 0 {
+		c.ValidateIterations = DefaultValidateIterations
+	}
+	if c.CopyBytes == 0 {
+		c.CopyBytes = DefaultCopyBytes
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Entries == nil {
+		for _, e := range Registry(c.GPU) {
+			if e.Kind != report.KindExercise {
+				c.Entries = append(c.Entries, e)
+			}
+		}
+	}
+}
+
+// Validate rejects a configuration out of range; messages give the valid range.
+func (c *ScaleConfig) Validate() error {
+	switch {
+	case c.MinScale < 1 || c.MinScale > MaxScaleLimit:
+		return fmt.Errorf("min scale %d out of range: must be in [1, %d]", c.MinScale, MaxScaleLimit)
+	case c.MaxScale < c.MinScale || c.MaxScale > MaxScaleLimit:
+		return fmt.Errorf("max scale %d out of range: must be in [min scale %d, %d]", c.MaxScale, c.MinScale, MaxScaleLimit)
+	case c.Budget < time.Second || c.Budget > 24*time.Hour:
+		return fmt.Errorf("budget %v out of range: must be in [1s, 24h]", c.Budget)
+	case c.ValidateIterations < 1 || c.ValidateIterations > pagerank.MaxIterationsCap:
+		return fmt.Errorf("validation iterations %d out of range: must be in [1, %d]", c.ValidateIterations, pagerank.MaxIterationsCap)
+	case c.CopyBytes < 1<<10 || c.CopyBytes > 1<<34:
+		return fmt.Errorf("copy size %d bytes out of range: must be in [1 KiB, 16 GiB]", c.CopyBytes)
+	case c.OracleMaxScale > MaxScaleLimit:
+		return fmt.Errorf("oracle max scale %d out of range: must be <= %d (or 0 for the budget's choice, < 0 for never)", c.OracleMaxScale, MaxScaleLimit)
+	}
+	if c.MinScale == 1 && c.Grid {
+		return errors.New("min scale 1 with --grid: a grid needs a side of at least 2 (scale >= 2)")
+	}
+	if _, err := Select(c.Entries, c.Impls); err != nil {
+		return err
+	}
+	return nil
+}
+
+// scaleRunner is the state of one RunScale.
+type scaleRunner struct {
+	cfg     ScaleConfig
+	ctx     context.Context
+	start   time.Time
+	out     *report.ScaleStudy
+	entries []Entry
+	avail   map[string]string
+	plan    *planner
+	cpuCopy map[bool]pagerank.Stage // multi-core? -> memcpy row
+	gpuCopy *pagerank.Stage
+}
+
+// elapsed is the seconds since the study started.
+func (r *scaleRunner) elapsed() float64 { return r.cfg.Now().Sub(r.start).Seconds() }
+
+// left is the seconds of budget left.
+func (r *scaleRunner) left() float64 { return r.cfg.Budget.Seconds() - r.elapsed() }
+
+// progress writes one progress line: elapsed seconds, graph, phase, text.
+func (r *scaleRunner) progress(graph, phase, format string, args ...any) {
+	fmt.Fprintf(r.cfg.Progress, "[%6.1fs] %-11s %-24s %s\n", r.elapsed(), graph, phase, fmt.Sprintf(format, args...))
+}
+
+func (r *scaleRunner) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.out.Notes = append(r.out.Notes, msg)
+	fmt.Fprintln(r.cfg.Progress, "note: "+msg)
+}
+
+// RunScale runs the scale study: for every scale from MinScale to MaxScale,
+// an R-MAT graph (Graph500 parameters, fixed seed) and, with Grid, a 2-D
+// grid of comparable n; on each, every CPU and GPU implementation is
+// validated against the best reference run there (the float64 oracle where
+// the budget allows it, else the multi-core float64 T1) and timed. It
+// prints the plan first, then one progress line per phase (elapsed seconds,
+// graph, phase), re-plans after every graph from the times measured so far,
+// and skips (with the reason) whatever would overrun the budget. It returns
+// an error only for a bad configuration or a cancelled ctx.
+func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) {
+	cfg.defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	// The selected implementations, plus the oracle and the fallback reference
+	// whatever the selection: every row is validated against one of them.
+	var entries []Entry
+	for _, e := range cfg.Entries {
+		name := e.Impl.Name()
+		if len(cfg.Impls) == 0 || slices.Contains(cfg.Impls, name) || name == OracleName || name == ReferenceFallback {
+			entries = append(entries, e)
+		}
+	}
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	r := &scaleRunner{cfg: cfg, ctx: ctx, start: cfg.Now(), entries: entries, avail: map[string]string{},
+		plan: &planner{cfg: &cfg, workers: workers, rates: map[string]ScaleRates{}}, cpuCopy: map[bool]pagerank.Stage{}}
+	env, err := report.CollectEnvironment(cfg.Now(), nil)
+	if err != nil {
+		return nil, err
+	}
+	r.out = &report.ScaleStudy{Schema: report.ScaleSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
+
+	gpuWhy := r.gpuContext()
+	for _, e := range entries {
+		r.avail[e.Impl.Name()] = Availability(e, cfg.GPU)
+	}
+	var runnable []Entry
+	for _, e := range entries {
+		if r.avail[e.Impl.Name()] == "" {
+			runnable = append(runnable, e)
+		}
+	}
+	gs := graphsFor(&cfg, runnable)
+	reserve := 0.15*cfg.Budget.Seconds() + 3 // bandwidth rows, report writing, estimate error
+	r.plan.fit(gs, cfg.Budget.Seconds()-reserve)
+	r.out.Plan = r.plan.planLines(gs, gpuWhy)
+	for _, l := range r.out.Plan {
+		fmt.Fprintln(cfg.Progress, l)
+	}
+	if cfg.PlanOnly {
+		return r.out, nil
+	}
+
+	r.bandwidth(workers)
+	for i, g := range gs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		if i > 0 { // re-plan what is left with the rates measured so far
+			rest := gs[i:]
+			before := planKey(rest)
+			for _, h := range rest {
+				h.Skip = ""
+				for j := range h.Rows {
+					h.Rows[j].Rung = 0
+					if h.Rows[j].Entry.Impl.Name() != OracleName || h.Oracle {
+						h.Rows[j].Skip = ""
+					}
+				}
+			}
+			r.plan.fit(rest, r.left()-reserve*0.5)
+			if planKey(rest) != before {
+				lines := r.plan.planLines(rest, "")
+				for _, l := range lines[1 : len(lines)-1] {
+					r.progress("", "re-plan", "%s", strings.TrimSpace(l))
+				}
+			}
+		}
+		if err := r.graph(g, workers); err != nil {
+			return nil, err
+		}
+	}
+	// Unavailable implementations: one skipped row per graph.
+	r.out.Protocol.OracleRule = r.oracleRuleFromGraphs()
+	r.out.Goals = r.goals()
+	r.out.ElapsedS = r.elapsed()
+	for _, gl := range r.out.Goals {
+		fmt.Fprintf(cfg.Progress, "goal %s: %s — %s (%s)\n", gl.Name, gl.Measured, gl.Status, gl.Target)
+	}
+	return r.out, nil
+}
+
+func (r *scaleRunner) protocol() report.ScaleProtocol {
+	c := r.cfg
+	p := pagerank.Graph500RMAT(c.MinScale, c.Seed)
+	return report.ScaleProtocol{
+		Damping: pagerank.DefaultDamping, ValidateIterations: c.ValidateIterations, Seed: c.Seed,
+		EdgeFactor: p.EdgeFactor, A: p.A, B: p.B, C: p.C, MinScale: c.MinScale, MaxScale: c.MaxScale, Grid: c.Grid,
+		BudgetS: c.Budget.Seconds(),
+		Reference: fmt.Sprintf("every row runs %d fixed iterations from 1/n and is validated against the reference's %d iterations on the same graph (pagerank.Validate: |sum-1| <= 4*FLT_EPSILON*sqrt(n), Spearman rho over the reference's top %d >= %.3f, max relative error <= %g); where the plain rho misses the gate, rho is taken again with the reference's near-ties (neighbouring top values within a relative %g, below float32's resolution: the grid's symmetric and interior nodes) counted as ties, and the row says so; the reference is %s where it runs, else %s",
+			c.ValidateIterations, c.ValidateIterations, pagerank.SpearmanTopK, pagerank.SpearmanGate, pagerank.RelTolerance, NearTie, OracleName, ReferenceFallback),
+		CPUTiming:    "Go's monotonic wall clock; each timed run is one Run of K fixed iterations and one Run of 1 iteration, and the run's time is their difference, i.e. K-1 iterations without the per-call setup (allocating and converting the work vectors), as the GPU's CUDA events exclude the upload; ms per iteration = median over runs / (K-1)",
+		GPUTiming:    "the implementation's own Benchmark: CUDA events around K warmed iterations, copies outside (pkg/cudabind); ms per iteration = median over runs / K",
+		Ladder:       "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column",
+		FloorFormula: "byte floor of one pull iteration at precision w bytes: 4(n+1) + 4nnz + 3wn (in-edge CSR read once; rank vector read once and written once; 1/outdeg read once; every gathered x[u]/outdeg[u] assumed a cache hit), divided by a copy bandwidth measured in the same process (bytes read + written): GPU rows by the 128 MiB device-to-device copy row of pkg/cudabind, multi-core CPU rows by a memcpy of two large buffers with every core, the sequential oracle by the same memcpy on one goroutine",
+		EdgeCount:    "prlab counts directed edges after dropping self-loops and duplicate edges (nnz of the in-edge CSR; about 0.96 x 16 x 2^scale for R-MAT); GTEPS = nnz / time per iteration. GAP's pr_spmv counts arcs of the symmetrized graph (521M at scale 24, about twice prlab's nnz); both do one gather and one add per counted edge or arc, so ns per edge compares with GAP's ns per arc",
+	}
+}
+
+// gpuContext records the GPU and its DRAM copy row, or why GPU rows are skipped.
+func (r *scaleRunner) gpuContext() string {
+	gpu := r.cfg.GPU
+	if gpu == nil {
+		r.out.GPUSkipped = NoGPUReason
+		return NoGPUReason
+	}
+	if ok, why := gpu.Available(); !ok {
+		r.out.GPUSkipped = why
+		return why
+	}
+	ctx, err := safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
+	if err != nil {
+		r.out.GPUSkipped = "GPU context: " + err.Error()
+		return r.out.GPUSkipped
+	}
+	r.out.GPU = ctx
+	fmt.Fprintf(r.cfg.Progress, "GPU: %s (compute capability %s, %d SMs, %d bytes of L2)\n", ctx.Name, ctx.ComputeCapability, ctx.SMs, ctx.L2Bytes)
+	return ""
+}
+
+// bandwidth measures the copy rows the byte floors divide by.
+func (r *scaleRunner) bandwidth(workers int) {
+	for _, multi := range []bool{false, true} {
+		w := 1
+		if multi {
+			w = workers
+		}
+		row := MemcpyBandwidth(r.cfg.CopyBytes, w, 1, 5)
+		r.cpuCopy[multi] = row
+		r.out.Bandwidth = append(r.out.Bandwidth, row)
+		r.progress("", "bandwidth", "%s: %.1f GB/s", row.Name, row.GBps)
+	}
+	if r.out.GPU == nil {
+		return
+	}
+	tiny := pagerank.SyntheticCases()[0]
+	copies, _, err := safeCall2(func() ([]pagerank.Stage, []pagerank.Stage, error) { return r.cfg.GPU.StageTable(tiny) })
+	if err != nil || len(copies) == 0 {
+		r.note("GPU copy rows failed (GPU byte floors not computed): %v", err)
+		return
+	}
+	row := copies[0]
+	for _, c := range copies {
+		if strings.Contains(c.Name, "128 MiB") {
+			row = c
+		}
+	}
+	row.Name = "GPU " + row.Name
+	r.gpuCopy = &row
+	r.out.Bandwidth = append(r.out.Bandwidth, row)
+	r.progress("", "bandwidth", "%s: %.1f GB/s", row.Name, row.GBps)
+}
+
+func safeCall2[A, B any](f func() (A, B, error)) (a A, b B, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, firstFrames(debug.Stack()))
+		}
+	}()
+	return f()
+}
+
+// buildGraph generates and builds g (parallel build, equal to the serial one).
+func (r *scaleRunner) buildGraph(pg *plannedGraph, workers int) (*pagerank.Graph, error) {
+	var n int
+	var src, dst []int32
+	var err error
+	if pg.Family == report.FamilyGrid {
+		n, src, dst, err = pagerank.GridEdges(pg.Side, workers)
+	} else {
+		p := pagerank.Graph500RMAT(pg.Scale, r.cfg.Seed)
+		p.Workers = workers
+		n, src, dst, err = pagerank.RMATEdges(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return pagerank.NewGraphParallel(pg.name(), n, src, dst, nil, workers)
+}
+
+// graph runs every row of one planned graph.
+func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
+	label := pg.label()
+	sg := report.ScaleGraph{Family: pg.Family, Scale: pg.Scale, Name: pg.name(), N: pg.N, NNZ: pg.NNZ}
+	if pg.Skip == "" && r.left() < r.plan.buildS(pg)+1 {
+		pg.Skip = fmt.Sprintf("time budget: %.0f s left, building alone was estimated at %.0f s", r.left(), r.plan.buildS(pg))
+	}
+	if pg.Skip != "" {
+		sg.Skipped = pg.Skip
+		r.out.Graphs = append(r.out.Graphs, sg)
+		r.progress(label, "skipped", "%s", pg.Skip)
+		for _, e := range r.entries {
+			r.out.Rows = append(r.out.Rows, r.skippedRow(sg, e, "graph skipped: "+pg.Skip))
+		}
+		return nil
+	}
+	start := time.Now()
+	g, err := r.buildGraph(pg, workers)
+	if err != nil {
+		return fmt.Errorf("build %s: %w", pg.name(), err)
+	}
+	buildS := time.Since(start).Seconds()
+	r.plan.buildNs = buildS * 1e9 * float64(workers) / (float64(g.NNZ+g.SelfLoops+g.Duplicates) + 1)
+	pg.NNZ = g.NNZ
+	sg.N, sg.NNZ, sg.SelfLoops, sg.Duplicates, sg.Dangling, sg.BuildMs = g.N, g.NNZ, g.SelfLoops, g.Duplicates, g.DanglingCount, buildS*1e3
+	for v := 0; v < g.N; v++ {
+		sg.MaxInDegree = max(sg.MaxInDegree, g.InDegree(v))
+		sg.MaxOutDegree = max(sg.MaxOutDegree, int(g.OutDegree[v]))
+	}
+	r.progress(label, "build", "n=%d nnz=%d (dropped %d self-loops, %d duplicates), max in-degree %d, %.2f s",
+		g.N, g.NNZ, g.SelfLoops, g.Duplicates, sg.MaxInDegree, buildS)
+
+	// The reference: the oracle where planned, else the multi-core float64 T1.
+	refName := OracleName
+	if !pg.Oracle {
+		refName = ReferenceFallback
+		for _, row := range pg.Rows {
+			if row.Entry.Impl.Name() == OracleName {
+				sg.ReferenceNote = row.Skip
+			}
+		}
+	}
+	ref, refEntry, err := r.reference(g, refName, label)
+	if err != nil && refName == OracleName {
+		sg.ReferenceNote = fmt.Sprintf("%s failed (%v); validated against %s instead", OracleName, err, ReferenceFallback)
+		r.note("%s: %s", pg.name(), sg.ReferenceNote)
+		refName = ReferenceFallback
+		ref, refEntry, err = r.reference(g, refName, label)
+	}
+	if err != nil {
+		sg.ReferenceNote = fmt.Sprintf("no reference: %s failed: %v", refName, err)
+		r.note("%s: %s", pg.name(), sg.ReferenceNote)
+		ref = nil
+	}
+	sg.Reference = refName
+	_ = refEntry
+	r.out.Graphs = append(r.out.Graphs, sg)
+
+	first := len(r.out.Rows)
+	for _, pr := range pg.Rows {
+		if err := r.ctx.Err(); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		r.out.Rows = append(r.out.Rows, r.row(g, sg, pg, pr, ref))
+	}
+	for _, e := range r.entries { // unavailable implementations (e.g. no GPU): skipped rows
+		if why := r.avail[e.Impl.Name()]; why != "" {
+			r.out.Rows = append(r.out.Rows, r.skippedRow(sg, e, why))
+		}
+	}
+	speedups(r.out.Rows[first:])
+	ref = nil
+	g = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+	return nil
+}
+
+// reference runs the reference implementation for ValidateIterations.
+func (r *scaleRunner) reference(g *pagerank.Graph, name, label string) (*pagerank.Result, Entry, error) {
+	for _, e := range r.cfg.Entries {
+		if e.Impl.Name() != name {
+			continue
+		}
+		start := time.Now()
+		res, err := run(e, g, pagerank.Fixed(r.cfg.ValidateIterations))
+		if err == nil {
+			v := pagerank.Validate(g, res, res) // sum invariant and finiteness
+			if v.Problem != "" {
+				err = errors.New(v.Problem)
+			}
+		}
+		if err != nil {
+			r.progress(label, "reference "+name, "failed: %s", firstLine(err.Error()))
+			return nil, e, err
+		}
+		r.progress(label, "reference "+name, "%d iterations, %.2f s", r.cfg.ValidateIterations, time.Since(start).Seconds())
+		return res, e, nil
+	}
+	return nil, Entry{}, fmt.Errorf("%s is not registered", name)
+}
+
+func (r *scaleRunner) skippedRow(sg report.ScaleGraph, e Entry, why string) report.ScaleRow {
+	row := newScaleRow(sg, e)
+	row.Status, row.Reason = report.StatusSkipped, why
+	return row
+}
+
+func newScaleRow(sg report.ScaleGraph, e Entry) report.ScaleRow {
+	nan := report.NaN
+	return report.ScaleRow{Family: sg.Family, Scale: sg.Scale, Graph: sg.Name, N: sg.N, NNZ: sg.NNZ,
+		Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
+		ErrOverTol: nan, SumMinus1: nan, Spearman: nan, MsPerIter: nan, GTEPS: nan, NsPerEdge: nan,
+		CopyGBps: nan, FloorMs: nan, FloorFraction: nan, SpeedupVsCPU: nan}
+}
+
+// row validates and times one implementation on g.
+func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGraph, pr plannedRow, ref *pagerank.Result) report.ScaleRow {
+	e := pr.Entry
+	name := e.Impl.Name()
+	row := newScaleRow(sg, e)
+	row.Reference = sg.Reference
+	label := pg.label()
+	if pr.Skip != "" {
+		row.Status, row.Reason = report.StatusSkipped, pr.Skip
+		r.progress(label, name, "skipped: %s", pr.Skip)
+		return row
+	}
+	// Hard guard: never start a row the budget cannot hold, even on the last rung.
+	rung := pr.Rung
+	for rung < len(Ladder)-1 && r.plan.rowS(pg, pr, rung) > r.left()-2 {
+		rung++
+	}
+	if est := r.plan.rowS(pg, pr, rung); est > r.left()-2 {
+		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %.0f s left, this row was estimated at %.0f s", r.left(), est)
+		r.progress(label, name, "skipped: %s", row.Reason)
+		return row
+	}
+
+	// Validation.
+	var res *pagerank.Result
+	var err error
+	if name == sg.Reference && ref != nil {
+		res = ref
+	} else {
+		res, err = run(e, g, pagerank.Fixed(r.cfg.ValidateIterations))
+	}
+	switch {
+	case err != nil:
+		row.Status, row.Reason = report.StatusFailed, err.Error()
+		r.progress(label, name, "failed: %s", firstLine(err.Error()))
+		return row
+	case ref == nil:
+		row.Status, row.Reason = report.StatusFailed, "no reference result to validate against"
+	default:
+		v, tieNote := validateScale(g, res, ref)
+		row.ErrOverTol, row.SumMinus1, row.Spearman = report.F(v.ErrOverTol), report.F(v.SumMinus1), report.F(v.Spearman)
+		switch {
+		case v.Problem != "":
+			row.Status, row.Reason = report.StatusFailed, v.Problem
+		case v.Pass:
+			row.Status, row.Reason = report.StatusPass, tieNote
+		default:
+			row.Status, row.Reason = report.StatusFail, failedGates(v)
+			if tieNote != "" {
+				row.Reason += "; " + tieNote
+			}
+		}
+		if name == sg.Reference {
+			row.Reason = "the reference on this graph (validated against itself: only the sum invariant is a check)"
+		}
+	}
+	res = nil
+	if row.Status == report.StatusFailed {
+		r.progress(label, name, "failed: %s", firstLine(row.Reason))
+		return row
+	}
+
+	// Timing.
+	t, bytes, err := r.time(e, g, Ladder[rung])
+	if err != nil {
+		row.Status, row.Reason = report.StatusFailed, "timing: "+err.Error()
+		r.progress(label, name, "failed: %s", firstLine(row.Reason))
+		return row
+	}
+	row.Timing, row.BytesPerIteration = t, bytes
+	ms := t.MsPerIteration()
+	r.plan.learn(e, pg.Family, g.NNZ, ms)
+	fillRates(&row, ms, r.copyRowFor(e))
+	r.progress(label, name, "%s vs %s (err/tol %s) | %d it x %d runs: %s ms/iter, %s GTEPS, %s of floor",
+		row.Status, sg.Reference, fmtF("%.3g", row.ErrOverTol), t.Iterations, len(t.RunsMs),
+		fmtF("%.4g", row.MsPerIter), fmtF("%.3g", row.GTEPS), fmtF("%.3f", row.FloorFraction))
+	return row
+}
+
+func fmtF(format string, x report.F) string {
+	if !x.Valid() {
+		return "—"
+	}
+	return fmt.Sprintf(format, float64(x))
+}
+
+// copyRowFor is the copy row e's byte floor divides by.
+func (r *scaleRunner) copyRowFor(e Entry) *pagerank.Stage {
+	if e.Kind == report.KindGPU {
+		return r.gpuCopy
+	}
+	row, ok := r.cpuCopy[e.Impl.Name() != OracleName]
+	if !ok {
+		return nil
+	}
+	return &row
+}
+
+// fillRates sets the derived numbers of a timed row: GTEPS, ns per edge,
+// the byte floor and the fraction of it reached.
+func fillRates(row *report.ScaleRow, ms float64, copyRow *pagerank.Stage) {
+	if !(ms > 0) {
+		return
+	}
+	row.MsPerIter = report.F(ms)
+	row.GTEPS = report.F(report.GTEPS(row.NNZ, ms))
+	row.NsPerEdge = report.F(ms * 1e6 / float64(max(row.NNZ, 1)))
+	row.FloorBytes = FloorBytes(row.N, row.NNZ, row.Precision)
+	if copyRow != nil && copyRow.GBps > 0 {
+		row.CopyRow, row.CopyGBps = copyRow.Name, report.F(copyRow.GBps)
+		row.FloorMs = report.F(FloorMs(row.FloorBytes, copyRow.GBps))
+		row.FloorFraction = report.F(float64(row.FloorMs) / ms)
+	}
+}
+
+// FloorBytes is the byte floor of one pull-PageRank iteration on n nodes and
+// nnz edges in a precision of w bytes (4 for float32, 8 for float64):
+//
+//	4(n+1) + 4nnz + 3wn
+//
+// the in-edge CSR read once (row pointer and column index), the rank vector
+// read once and written once, and 1/outdeg read once; every gathered
+// x[u]/outdeg[u] is assumed to hit in cache (its one DRAM read is the rank
+// read). It is the compulsory traffic of the iteration the course's kernels
+// implement (pkg/cudabind counts 33n + 8nnz + 4 bytes for its hand-written
+// float32 iteration, which also writes and re-reads contrib and the
+// dangling mask and counts a 4-byte gather per edge).
+func FloorBytes(n, nnz int, prec pagerank.Precision) int64 {
+	w := int64(4)
+	if prec == pagerank.Float64 {
+		w = 8
+	}
+	return 4*int64(n+1) + 4*int64(nnz) + 3*w*int64(n)
+}
+
+// FloorMs is the time in ms to move bytes at gbps GB/s (1e9 bytes/s): bytes / (gbps * 1e6).
+func FloorMs(bytes int64, gbps float64) float64 {
+	if !(gbps > 0) {
+		return math.NaN()
+	}
+	return float64(bytes) / (gbps * 1e6)
+}
+
+// time measures one row on its rung: GPU (Benchmarker) rows through their
+// own CUDA-event Benchmark of K iterations; CPU rows by the difference of
+// a K-iteration and a 1-iteration Run (wall clock), which times K-1
+// iterations without the per-call setup. bytes is the implementation's own
+// count per iteration (0 if it does not count).
+func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timing, int64, error) {
+	if b, ok := e.Impl.(pagerank.Benchmarker); ok {
+		res, err := safeCall(func() (*pagerank.Result, error) {
+			return b.Benchmark(g, pagerank.Fixed(rung.Iterations), rung.Warmups, rung.Runs)
+		})
+		res, err = stamp(res, err, e, g)
+		if err != nil {
+			return pagerank.Timing{}, 0, err
+		}
+		if res.Timing == nil || len(res.Timing.RunsMs) == 0 {
+			return pagerank.Timing{}, 0, errors.New("Benchmark returned no timed runs")
+		}
+		return *res.Timing, res.BytesPerIteration, nil
+	}
+	k := max(rung.Iterations, 2)
+	for i := 0; i < rung.Warmups; i++ {
+		if _, err := run(e, g, pagerank.Fixed(k)); err != nil {
+			return pagerank.Timing{}, 0, fmt.Errorf("warm-up %d: %w", i+1, err)
+		}
+	}
+	var diffs []float64
+	for i := 0; i < rung.Runs; i++ {
+		if err := r.ctx.Err(); err != nil {
+			return pagerank.Timing{}, 0, err
+		}
+		t0 := time.Now()
+		if _, err := run(e, g, pagerank.Fixed(1)); err != nil {
+			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (1 iteration): %w", i+1, err)
+		}
+		t1 := time.Now()
+		if _, err := run(e, g, pagerank.Fixed(k)); err != nil {
+			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (%d iterations): %w", i+1, k, err)
+		}
+		t2 := time.Now()
+		d := t2.Sub(t1) - t1.Sub(t0)
+		diffs = append(diffs, math.Max(float64(d.Nanoseconds())/1e6, 1e-6))
+	}
+	t := pagerank.NewTiming(k-1, rung.Warmups, diffs, "wall, K minus 1 iteration")
+	return t, 0, nil
+}
+
+// speedups sets SpeedupVsCPU on the GPU rows of one graph: the fastest
+// passing multi-core CPU row's ms per iteration over the GPU row's.
+func speedups(rows []report.ScaleRow) {
+	best := math.Inf(1)
+	for _, x := range rows {
+		if x.Kind == report.KindCPU && x.Implementation != OracleName && x.Status == report.StatusPass && x.MsPerIter.Valid() {
+			best = math.Min(best, float64(x.MsPerIter))
+		}
+	}
+	if math.IsInf(best, 1) {
+		return
+	}
+	for i := range rows {
+		x := &rows[i]
+		if x.Kind == report.KindGPU && x.Status == report.StatusPass && x.MsPerIter.Valid() && x.MsPerIter > 0 {
+			x.SpeedupVsCPU = report.F(best / float64(x.MsPerIter))
+		}
+	}
+}
+
+// oracleRuleFromGraphs states, from the graphs actually run, where the
+// oracle validated the rows and where the fallback did.
+func (r *scaleRunner) oracleRuleFromGraphs() string {
+	maxNNZ, maxName, minSkip, skipName, note := -1, "", -1, "", ""
+	for _, g := range r.out.Graphs {
+		if g.Skipped != "" {
+			continue
+		}
+		if g.Reference == OracleName && g.NNZ > maxNNZ {
+			maxNNZ, maxName = g.NNZ, g.Name
+		}
+		if g.Reference != OracleName && (minSkip < 0 || g.NNZ < minSkip) {
+			minSkip, skipName, note = g.NNZ, g.Name, g.ReferenceNote
+		}
+	}
+	switch {
+	case minSkip < 0:
+		return fmt.Sprintf("%s (float64, sequential) ran on every graph; every row is validated against it", OracleName)
+	case maxNNZ < 0:
+		return fmt.Sprintf("%s ran on no graph (%s); every row is validated against %s (float64, multi-core)", OracleName, note, ReferenceFallback)
+	}
+	return fmt.Sprintf("%s (float64, sequential) ran on graphs of up to %d edges (%s); from %s (%d edges) on: %s. %s is itself validated against the oracle on every graph where both ran",
+		OracleName, maxNNZ, maxName, skipName, minSkip, note, ReferenceFallback)
+}

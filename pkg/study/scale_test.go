@@ -1,0 +1,384 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/reference"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// scaleGPU is a GPU without CUDA for the scale study: one implementation,
+// the float32 multi-core CPU code, whose Benchmark reports exactly 1 us per
+// iteration (CUDA-event style), and a 400 GB/s DRAM copy row, so every
+// derived number of a GPU row is known exactly.
+type scaleGPU struct{}
+
+type scaleGPUImpl struct{ pagerank.Implementation }
+
+func (scaleGPUImpl) Name() string  { return "gpu-fake" }
+func (scaleGPUImpl) Label() string { return "fake GPU, 1 us per iteration" }
+func (f scaleGPUImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
+	res, err := f.Run(g, p)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]float64, runs)
+	for i := range ms {
+		ms[i] = 0.001 * float64(p.Iterations)
+	}
+	tm := pagerank.NewTiming(p.Iterations, warmups, ms, "cuda-events")
+	res.Timing, res.BytesPerIteration = &tm, 1234
+	return res, nil
+}
+
+func (scaleGPU) Available() (bool, string) { return true, "" }
+func (scaleGPU) Implementations() []pagerank.Implementation {
+	return []pagerank.Implementation{scaleGPUImpl{reference.Multicore(pagerank.Float32, 2)}}
+}
+func (scaleGPU) Context() (*report.GPUContext, error) {
+	return &report.GPUContext{Name: "Fake GPU", ComputeCapability: "9.0", SMs: 1, L2Bytes: 1 << 20}, nil
+}
+func (scaleGPU) StageTable(*pagerank.Graph) (copies, stages []pagerank.Stage, err error) {
+	return []pagerank.Stage{{Name: "copy, 128 MiB (DRAM)", Ms: 0.671088, Bytes: 268435456, GBps: 400}}, nil, nil
+}
+func (scaleGPU) Baseline() string                                       { return "gpu-fake" }
+func (scaleGPU) WriteBudget(*pagerank.Graph) (map[string]string, error) { return nil, nil }
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+func TestFloorGTEPSArithmetic(t *testing.T) {
+	// The course's real graph: n = 28042, nnz = 314010.
+	// float32: 4*28043 + 4*314010 + 3*4*28042 = 112172 + 1256040 + 336504.
+	if got := FloorBytes(28042, 314010, pagerank.Float32); got != 1704716 {
+		t.Errorf("float32 floor %d bytes, want 1704716", got)
+	}
+	// float64: 112172 + 1256040 + 3*8*28042 = 2041220.
+	if got := FloorBytes(28042, 314010, pagerank.Float64); got != 2041220 {
+		t.Errorf("float64 floor %d bytes, want 2041220", got)
+	}
+	// 1704716 bytes at 4100 GB/s (the H200's 128 MiB copy row) is 0.000415784... ms.
+	if got := FloorMs(1704716, 4100); !near(got, 1704716/4.1e9) {
+		t.Errorf("floor ms %v", got)
+	}
+	if !math.IsNaN(FloorMs(1, 0)) {
+		t.Error("a zero bandwidth gives a floor")
+	}
+	// RMAT 2^24 at the goal: 2^28 edges in 1.9 ms is 141.28 GTEPS.
+	if got := report.GTEPS(1<<28, 1.9); !near(got, 268435456/1.9e6) || math.Abs(got-141.28) > 0.01 {
+		t.Errorf("GTEPS %v, want 141.28", got)
+	}
+	if !math.IsNaN(report.GTEPS(10, 0)) {
+		t.Error("GTEPS of a zero time")
+	}
+	row := report.ScaleRow{N: 1000, NNZ: 16000, Precision: pagerank.Float32}
+	fillRates(&row, 0.5, &pagerank.Stage{Name: "copy", GBps: 100})
+	// 16000 edges in 0.5 ms: 0.032 GTEPS, 31.25 ns per edge; floor
+	// 4*1001 + 4*16000 + 12*1000 = 80004 bytes at 100 GB/s = 0.00080004 ms.
+	if !near(float64(row.GTEPS), 0.032) || !near(float64(row.NsPerEdge), 31.25) || row.FloorBytes != 80004 ||
+		!near(float64(row.FloorMs), 0.00080004) || !near(float64(row.FloorFraction), 0.00080004/0.5) || row.CopyRow != "copy" {
+		t.Errorf("derived numbers %+v", row)
+	}
+}
+
+func TestMemcpyBandwidthRow(t *testing.T) {
+	row := MemcpyBandwidth(1<<20, 2, 1, 3)
+	if row.Bytes != 2<<20 || row.Ms <= 0 || !near(row.GBps, float64(row.Bytes)/(row.Ms*1e6)) {
+		t.Fatalf("row %+v: want 2 MiB moved and GB/s = bytes / (ms*1e6)", row)
+	}
+	if !strings.Contains(row.Name, "1 MiB, 2 goroutines") || !strings.Contains(row.Formula, "1048576 read + 1048576 written") {
+		t.Errorf("row name %q formula %q", row.Name, row.Formula)
+	}
+}
+
+func smallScale(t *testing.T) (ScaleConfig, *bytes.Buffer) {
+	t.Helper()
+	var progress bytes.Buffer
+	return ScaleConfig{MinScale: 8, MaxScale: 10, Grid: true, Budget: 2 * time.Minute, CopyBytes: 1 << 20,
+		ValidateIterations: 20, Progress: &progress}, &progress
+}
+
+func TestScaleStudySmall(t *testing.T) {
+	cfg, progress := smallScale(t)
+	cfg.GPU = scaleGPU{}
+	s, err := RunScale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Graphs) != 6 {
+		t.Fatalf("%d graphs, want R-MAT and grid at scales 8, 9, 10", len(s.Graphs))
+	}
+	for _, g := range s.Graphs {
+		if g.Reference != OracleName || g.Skipped != "" {
+			t.Errorf("%s: reference %q, skipped %q", g.Name, g.Reference, g.Skipped)
+		}
+		switch g.Family {
+		case report.FamilyRMAT: // the same graph as the serial generator and build
+			want, err := pagerank.RMAT(pagerank.Graph500RMAT(g.Scale, DefaultScaleSeed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.N != want.N || g.NNZ != want.NNZ || g.Duplicates != want.Duplicates || g.Dangling != want.DanglingCount {
+				t.Errorf("%s: n %d nnz %d dup %d dangling %d, want %d %d %d %d", g.Name, g.N, g.NNZ, g.Duplicates, g.Dangling,
+					want.N, want.NNZ, want.Duplicates, want.DanglingCount)
+			}
+		case report.FamilyGrid:
+			side := GridSide(g.Scale) // 16, 23, 32
+			if g.N != side*side || g.NNZ != 4*side*(side-1) || g.Dangling != 0 || g.MaxInDegree != 4 {
+				t.Errorf("%s: n %d nnz %d, want side %d", g.Name, g.N, g.NNZ, side)
+			}
+		}
+	}
+	if len(s.Rows) != 6*4 {
+		t.Fatalf("%d rows, want 6 graphs x 4 implementations", len(s.Rows))
+	}
+	if len(s.Bandwidth) != 3 || s.Bandwidth[0].Bytes != 2<<20 || s.Bandwidth[2].GBps != 400 || !strings.Contains(s.Bandwidth[2].Name, "GPU copy, 128 MiB") {
+		t.Fatalf("bandwidth rows %+v", s.Bandwidth)
+	}
+	cpu1, cpuN := s.Bandwidth[0].GBps, s.Bandwidth[1].GBps
+	for _, graph := range s.Graphs {
+		best := math.Inf(1)
+		for _, r := range s.Rows {
+			if r.Graph == graph.Name && r.Kind == report.KindCPU && r.Implementation != OracleName {
+				best = math.Min(best, float64(r.MsPerIter))
+			}
+		}
+		for _, r := range s.Rows {
+			if r.Graph != graph.Name {
+				continue
+			}
+			if r.Status != report.StatusPass || r.Reference != OracleName {
+				t.Errorf("%s %s: %s (%s) vs %s", r.Graph, r.Implementation, r.Status, r.Reason, r.Reference)
+				continue
+			}
+			floor := FloorBytes(r.N, r.NNZ, r.Precision)
+			if r.FloorBytes != floor || !near(float64(r.GTEPS), float64(r.NNZ)/(float64(r.MsPerIter)*1e6)) {
+				t.Errorf("%s %s: floor %d (want %d), GTEPS %v at %v ms", r.Graph, r.Implementation, r.FloorBytes, floor, r.GTEPS, r.MsPerIter)
+			}
+			switch {
+			case r.Kind == report.KindGPU:
+				// 1 us per iteration exactly, 400 GB/s copy row.
+				if !near(float64(r.MsPerIter), 0.001) || !near(float64(r.GTEPS), float64(r.NNZ)/1000) ||
+					!near(float64(r.FloorMs), float64(floor)/400e6) || !near(float64(r.FloorFraction), float64(floor)/400e6/0.001) ||
+					!near(float64(r.SpeedupVsCPU), best/0.001) || r.BytesPerIteration != 1234 || r.Timing.Clock != "cuda-events" {
+					t.Errorf("GPU row %+v", r)
+				}
+			case r.Implementation == OracleName:
+				if !near(float64(r.CopyGBps), cpu1) || r.SpeedupVsCPU.Valid() {
+					t.Errorf("oracle floor divides by %v GB/s, want the 1-goroutine row %v", r.CopyGBps, cpu1)
+				}
+			default:
+				if !near(float64(r.CopyGBps), cpuN) || !strings.HasPrefix(r.Timing.Clock, "wall") || r.Timing.Iterations != Ladder[0].Iterations-1 {
+					t.Errorf("%s: copy %v (want %v), clock %q, %d iterations", r.Implementation, r.CopyGBps, cpuN, r.Timing.Clock, r.Timing.Iterations)
+				}
+			}
+		}
+	}
+	for _, g := range s.Goals {
+		if g.Status != report.GoalNotMeasured || !strings.Contains(g.Measured, "at 2^10 only") {
+			t.Errorf("goal %q: %s, %q (the study stopped at 2^10)", g.Name, g.Status, g.Measured)
+		}
+	}
+	if !strings.Contains(s.Protocol.OracleRule, "ran on every graph") {
+		t.Errorf("oracle rule %q", s.Protocol.OracleRule)
+	}
+	out := progress.String()
+	for _, want := range []string{"plan: 6 graphs", "rmat 2^10", "build", "reference t0-oracle", "bandwidth", "GTEPS", "goal "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Written and read back.
+	dir := t.TempDir()
+	if err := report.WriteScale(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.ReadScaleJSON(filepath.Join(dir, report.ScaleJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != len(s.Rows) || back.Rows[0].MsPerIter != s.Rows[0].MsPerIter {
+		t.Error("scale.json does not read back")
+	}
+	rows, err := report.ReadScaleCSV(filepath.Join(dir, report.ScaleCSVFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(s.Bandwidth)+len(s.Graphs)+len(s.Rows)+len(s.Goals) {
+		t.Errorf("%d CSV rows", len(rows))
+	}
+	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{report.ChartScaleTime, report.ChartScaleSpeedup, report.ChartScaleFloor, "goal-table", "gpu-fake"} {
+		if !bytes.Contains(page, []byte(id)) {
+			t.Errorf("page lacks %q", id)
+		}
+	}
+}
+
+// The oracle rule: skipped where its estimated validation run exceeds
+// OracleShare of the budget, on that graph and every larger one; those
+// graphs are validated against ReferenceFallback, and all of it is stated.
+func TestScaleOracleSkipRuleAppliedAndStated(t *testing.T) {
+	cfg, progress := smallScale(t)
+	cfg.Grid = false
+	// Pretend the oracle gathers at 20 us per edge: the planner's estimate of
+	// its minimal rows at scales 9 and 10, and a budget between them.
+	cfg.Rates = map[string]ScaleRates{OracleName: {NsPerEdge: 20000, AtNNZ: 1 << 20}}
+	cfg.defaults()
+	p := &planner{cfg: &cfg, workers: 2, rates: map[string]ScaleRates{}}
+	est := func(scale int) float64 {
+		n := 1 << scale
+		g := &plannedGraph{Family: report.FamilyRMAT, Scale: scale, N: n, NNZ: int(0.95 * float64(16*n))}
+		return p.rowS(g, plannedRow{Entry: Entry{reference.Oracle(), report.KindCPU}}, len(Ladder)-1)
+	}
+	cfg.Budget = time.Duration((est(9) + est(10)) / 2 / OracleShare * float64(time.Second))
+	s, err := RunScale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range s.Graphs {
+		want := OracleName
+		if g.Scale == 10 {
+			want = ReferenceFallback
+			if !strings.Contains(g.ReferenceNote, "t0-oracle skipped from this size on") || !strings.Contains(g.ReferenceNote, "10 %") {
+				t.Errorf("reference note %q", g.ReferenceNote)
+			}
+		}
+		if g.Reference != want {
+			t.Errorf("%s validated against %s, want %s", g.Name, g.Reference, want)
+		}
+	}
+	for _, r := range s.Rows {
+		switch {
+		case r.Scale == 10 && r.Implementation == OracleName:
+			if r.Status != report.StatusSkipped || !strings.Contains(r.Reason, "validated against "+ReferenceFallback) {
+				t.Errorf("oracle at 2^10: %s %q", r.Status, r.Reason)
+			}
+		case r.Scale == 10 && r.Implementation == ReferenceFallback:
+			if r.Status != report.StatusPass || !strings.Contains(r.Reason, "the reference on this graph") {
+				t.Errorf("fallback at 2^10: %s %q", r.Status, r.Reason)
+			}
+		case r.Status != report.StatusPass:
+			t.Errorf("%s %s: %s %q", r.Graph, r.Implementation, r.Status, r.Reason)
+		case r.Scale == 10 && r.Reference != ReferenceFallback:
+			t.Errorf("%s at 2^10 validated against %s", r.Implementation, r.Reference)
+		}
+	}
+	rule := s.Protocol.OracleRule
+	if !strings.Contains(rule, "up to") || !strings.Contains(rule, "rmat9") || !strings.Contains(rule, "from rmat10") {
+		t.Errorf("oracle rule not stated: %q", rule)
+	}
+	var planned bool
+	for _, l := range s.Plan {
+		if strings.Contains(l, "rmat 2^10") && strings.Contains(l, "ref "+ReferenceFallback) && strings.Contains(l, "t0-oracle skipped") {
+			planned = true
+		}
+	}
+	if !planned || !strings.Contains(progress.String(), "skipped: t0-oracle skipped from this size on") {
+		t.Errorf("skip not in the plan or the progress:\n%s\n%s", strings.Join(s.Plan, "\n"), progress.String())
+	}
+
+	// --oracle-max-scale states its own reason.
+	cfg2, _ := smallScale(t)
+	cfg2.Grid, cfg2.MaxScale, cfg2.OracleMaxScale = false, 9, 8
+	s2, err := RunScale(context.Background(), cfg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s2.Graphs[1]; g.Reference != ReferenceFallback || !strings.Contains(g.ReferenceNote, "--oracle-max-scale") {
+		t.Errorf("forced rule: %+v", g)
+	}
+}
+
+// A budget that cannot hold the study leaves out graphs and rows with the
+// reason, and the study still ends (with a report) near its budget.
+func TestScaleBudgetSkipsWithReason(t *testing.T) {
+	cfg, _ := smallScale(t)
+	// A clock that runs 2 s per reading: the budget is spent after a few rows.
+	t0 := time.Unix(0, 0)
+	cfg.Now = func() time.Time { t0 = t0.Add(2 * time.Second); return t0 }
+	cfg.Budget = 40 * time.Second
+	s, err := RunScale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped int
+	for _, r := range s.Rows {
+		if r.Status == report.StatusSkipped {
+			skipped++
+			if !strings.Contains(r.Reason, "time budget") {
+				t.Errorf("%s %s skipped for %q", r.Graph, r.Implementation, r.Reason)
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Fatal("nothing skipped on an exhausted budget")
+	}
+	// Plan only: a 1 s budget leaves graphs out and says so.
+	cfg2, _ := smallScale(t)
+	cfg2.Budget, cfg2.PlanOnly = time.Second, true
+	s2, err := RunScale(context.Background(), cfg2)
+	if err != nil || len(s2.Rows) != 0 || !strings.Contains(strings.Join(s2.Plan, "\n"), "SKIPPED: time budget") {
+		t.Errorf("plan-only: err %v, %d rows, plan:\n%s", err, len(s2.Rows), strings.Join(s2.Plan, "\n"))
+	}
+}
+
+func TestScaleConfigRejects(t *testing.T) {
+	for _, c := range []ScaleConfig{
+		{MinScale: 0, MaxScale: 10}, {MinScale: 12, MaxScale: 10}, {MinScale: 8, MaxScale: 27},
+		{MinScale: 8, MaxScale: 9, Budget: time.Millisecond}, {MinScale: 8, MaxScale: 9, OracleMaxScale: 30},
+		{MinScale: 8, MaxScale: 9, Impls: []string{"nope"}},
+	} {
+		c.defaults()
+		if err := c.Validate(); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+}
+
+func TestSpearmanNearTies(t *testing.T) {
+	// Exact ties in the reference, broken differently by rounding: plain rho
+	// misses the gate, near-tie rho is 1.
+	ref := []float64{0.5, 0.4, 0.4, 0.4, 0.3, 0.2, 0.1}
+	got := []float64{0.5, 0.4000001, 0.3999999, 0.4, 0.3, 0.2, 0.1}
+	plain, _ := pagerank.SpearmanTop(ref, got, 7)
+	rho, groups := SpearmanNearTies(ref, got, 7, NearTie)
+	if rho != 1 || groups != 5 || plain >= 1 {
+		t.Errorf("near-tie rho %v over %d groups (want 1 over 5), plain %v", rho, groups, plain)
+	}
+	// A real swap between groups still counts.
+	bad := []float64{0.5, 0.4, 0.4, 0.4, 0.1, 0.2, 0.3}
+	if rho, _ := SpearmanNearTies(ref, bad, 7, NearTie); rho > 0.9 {
+		t.Errorf("swapped order scores %v", rho)
+	}
+	// Without near-ties it is SpearmanTop.
+	ref2 := []float64{1, 2, 3, 4, 5, 6}
+	got2 := []float64{1, 3, 2, 4, 6, 5}
+	r1, _ := pagerank.SpearmanTop(ref2, got2, 6)
+	r2, g2 := SpearmanNearTies(ref2, got2, 6, NearTie)
+	if !near(r1, r2) || g2 != 6 {
+		t.Errorf("no ties: %v vs SpearmanTop %v (%d groups)", r2, r1, g2)
+	}
+	// float32 on a 2-D grid: the plain gate fails on ties, the near-tie gate passes.
+	g, err := pagerank.Grid2D(32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref3, _ := reference.Oracle().Run(g, pagerank.Fixed(20))
+	f32, _ := reference.Multicore(pagerank.Float32, 2).Run(g, pagerank.Fixed(20))
+	v, note := validateScale(g, f32, ref3)
+	if !v.Pass || !strings.Contains(note, "near-ties") {
+		t.Errorf("grid float32: %+v %q", v, note)
+	}
+}
