@@ -131,6 +131,16 @@ int thrustCombine(Ctx &c, float *xn, float d, bool nosync, Err &e) {
 
 // ---------------------------------------------------------------- cuSPARSE
 
+// The cuSPARSE SpMV algorithm. CSR_ALG1 is the default (fastest here);
+// building with -DPRLAB_CUSPARSE_ALG=CUSPARSE_SPMV_CSR_ALG2 selects the
+// deterministic algorithm, which scripts/gpu-run.sh uses to check whether
+// racecheck's hazards inside cuSPARSE's csrmv kernel belong to ALG1 alone.
+#ifndef PRLAB_CUSPARSE_ALG
+#define PRLAB_CUSPARSE_ALG CUSPARSE_SPMV_CSR_ALG1
+#endif
+#define PRLAB_STR2(x) #x
+#define PRLAB_STR(x) PRLAB_STR2(x)
+
 int cusparseInit(Ctx &c, Err &e) {
   if (c.spReady) return PRLAB_OK;
   PR_TRY(devAlloc(reinterpret_cast<void **>(&c.pVals), sizeof(float) * static_cast<size_t>(c.nnz),
@@ -152,8 +162,8 @@ int cusparseInit(Ctx &c, Err &e) {
     PR_CUSPARSE(e,
                 cusparseSpMV_bufferSize(c.sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c.spA,
                                         c.spX[0], &beta, c.spY, CUDA_R_32F,
-                                        CUSPARSE_SPMV_CSR_ALG1, &c.spBufBytes),
-                "cusparseSpMV_bufferSize(CSR_ALG1)");
+                                        PRLAB_CUSPARSE_ALG, &c.spBufBytes),
+                "cusparseSpMV_bufferSize(%s)", PRLAB_STR(PRLAB_CUSPARSE_ALG));
     PR_TRY(devAlloc(&c.spBuf, c.spBufBytes, "d_cusparseBuffer", e));
   }
   c.spReady = true;
@@ -169,8 +179,8 @@ int cusparseSpmv(Ctx &c, int in, Err &e) {
   const float alpha = 1.0f, beta = 0.0f;
   PR_CUSPARSE(e,
               cusparseSpMV(c.sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c.spA, c.spX[in], &beta,
-                           c.spY, CUDA_R_32F, CUSPARSE_SPMV_CSR_ALG1, c.spBuf),
-              "cusparseSpMV(CSR_ALG1, n %d, nnz %d)", c.n, c.nnz);
+                           c.spY, CUDA_R_32F, PRLAB_CUSPARSE_ALG, c.spBuf),
+              "cusparseSpMV(%s, n %d, nnz %d)", PRLAB_STR(PRLAB_CUSPARSE_ALG), c.n, c.nnz);
   PR_CUDA(e, cudaGetLastError(), "cusparseSpMV launch");
   return PRLAB_OK;
 }
