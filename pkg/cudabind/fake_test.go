@@ -137,6 +137,14 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 	if err != nil || rc.Value != 4 || rc.GridBlocks != 1 || rc.FloatsWritten != 2 {
 		t.Errorf("checkReduction: %+v, %v", rc, err)
 	}
+
+	// Write budgets: two-pass reductions meet gridDim.x + 1, atomics never do,
+	// library reductions are not counted.
+	wb, err := CheckWriteBudgets(g)
+	if err != nil || wb[NameThreadPerRow] != "met" || wb[NameWarpPerRow] != "met" || wb[NameCusparse] != "met" ||
+		!strings.HasPrefix(wb[NameNaive], "not met: one atomicAdd") || !strings.HasPrefix(wb[NameThrustCUB], "not checked") {
+		t.Errorf("CheckWriteBudgets: %v, %v", wb, err)
+	}
 	if err := Release(); err != nil {
 		t.Error(err)
 	}

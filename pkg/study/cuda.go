@@ -47,7 +47,8 @@ func (CUDA) StageTable(g *pagerank.Graph) (copyRows, stages []pagerank.Stage, er
 // Baseline is the course's thread-per-row version, the bronze tier's bar.
 func (CUDA) Baseline() string { return cudabind.NameThreadPerRow }
 
-// WriteBudget reports no implementation as checked: pkg/cudabind checks the
-// reduction write budget (at most gridDim.x + 1 floats) in its GPU tests but
-// exports no call for it, so the silver and gold tiers say "not checked".
-func (CUDA) WriteBudget(*pagerank.Graph) (map[string]string, error) { return nil, nil }
+// WriteBudget runs cudabind.CheckWriteBudgets on g: per implementation,
+// whether its two-pass reductions wrote at most gridDim.x + 1 floats.
+func (CUDA) WriteBudget(g *pagerank.Graph) (map[string]string, error) {
+	return cudabind.CheckWriteBudgets(g)
+}
