@@ -66,6 +66,7 @@ constexpr int kClusterThreads = 1024;  // cluster kernel block size
 constexpr int kMaxCluster = 16;
 constexpr int kOwnerShift = 27;        // packed column: owner rank << 27 | local row
 constexpr unsigned kLocalMask = (1u << kOwnerShift) - 1u;
+static_assert(kLocalMask == 0x07ffffffu, "packed column layout");
 
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlBase = 2, kCtlConverged = 3, kCtlCount = 4 };
 
@@ -125,6 +126,24 @@ struct Vec {
   double *sPart[2]; // per-block sum of x[parity] (double)
 };
 
+// The pointers of one iteration (parity p in, 1-p out), chosen with selects
+// so that no kernel indexes a parameter array with a run-time value (which
+// would copy the array to local memory).
+struct Ptrs {
+  float *xIn, *xOut, *cIn, *cOut;
+  float *dIn, *dOut, *rIn, *rOut;
+  double *sIn, *sOut;
+};
+
+__host__ __device__ __forceinline__ Ptrs ptrsOf(const Vec &V, int p) {
+  const bool o = p != 0;
+  return Ptrs{o ? V.x[1] : V.x[0],         o ? V.x[0] : V.x[1],
+              o ? V.contrib[1] : V.contrib[0], o ? V.contrib[0] : V.contrib[1],
+              o ? V.dPart[1] : V.dPart[0],   o ? V.dPart[0] : V.dPart[1],
+              o ? V.rPart[1] : V.rPart[0],   o ? V.rPart[0] : V.rPart[1],
+              o ? V.sPart[1] : V.sPart[0],   o ? V.sPart[0] : V.sPart[1]};
+}
+
 struct Coef {
   float tele, d, invN, x0;
 };
@@ -151,32 +170,62 @@ struct Shared {
 // contrib'[v] = x'[v] / outdeg(v), dangling mass of x' accumulated where
 // 1/outdeg = 0 (the upload's invOut is 0 exactly on dangling nodes).
 template <bool kInstr>
-__device__ __forceinline__ void finishRow(int v, float s, float D, int p, const Vec &V,
-                                          const float *invOut, const Coef &c, Acc &a) {
-  const float iv = __ldg(invOut + v);
+__device__ __forceinline__ void finishRowIv(int v, float s, float D, float iv, const Ptrs &P,
+                                            const Coef &c, Acc &a) {
   const float xn = c.tele + c.d * (s + D * c.invN);
-  V.x[1 - p][v] = xn;
-  V.contrib[1 - p][v] = xn * iv;
+  P.xOut[v] = xn;
+  P.cOut[v] = xn * iv;
   if (iv == 0.0f) a.dang += xn;
   if (kInstr) {
-    a.res += fabsf(xn - V.x[p][v]);
+    a.res += fabsf(xn - P.xIn[v]);
     a.sum += static_cast<double>(xn);
   }
+}
+
+template <bool kInstr>
+__device__ __forceinline__ void finishRow(int v, float s, float D, const Ptrs &P,
+                                          const float *invOut, const Coef &c, Acc &a) {
+  finishRowIv<kInstr>(v, s, D, __ldg(invOut + v), P, c, a);
+}
+
+// Early dangling sum (timed runs of the resident kernels): warp 0 issues the
+// loads of the first 32*kPre partials before its share of the gather and
+// adds them after it, so the two L2 round trips overlap. Same order as
+// warpSumArray: lane-strided ascending, then the butterfly.
+constexpr int kPre = 8;
+struct PrePartials {
+  float v[kPre];
+};
+__device__ __forceinline__ void preloadPartials(PrePartials &pp, const float *p, int G) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int j = 0; j < kPre; ++j) {
+    const int i = lane + 32 * j;
+    pp.v[j] = i < G ? p[i] : 0.0f;
+  }
+}
+__device__ __forceinline__ float finishPartials(const PrePartials &pp, const float *p, int G) {
+  const int lane = threadIdx.x & 31;
+  float v = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kPre; ++j) v += pp.v[j];
+  for (int i = lane + 32 * kPre; i < G; i += 32) v += p[i];
+  return warpAllSum(v);
 }
 
 // Warp 0: D_k from the partials of x_k, and (correctness runs) the residual
 // and sum of iteration k-1, the convergence test, the history. Thread 0
 // publishes D and the stop decision in sh (read after the next barrier).
 template <bool kInstr>
-__device__ void beginIteration(int k, int p, int G, const Vec &V, const Inst &in, Shared &sh) {
+__device__ void beginIteration(int k, int G, const Ptrs &P, const Inst &in, Shared &sh) {
   if (threadIdx.x >= 32) return;
-  const float D = warpSumArray(V.dPart[p], G);
+  const float D = warpSumArray(P.dIn, G);
   int stop = 0;
   if (kInstr) {
     stop = *reinterpret_cast<volatile int *>(in.ctl + kCtlStopped);
     if (!stop && k > 0) {
-      const float r = warpSumArray(V.rPart[p], G);
-      const double s = warpSumArray(V.sPart[p], G);
+      const float r = warpSumArray(P.rIn, G);
+      const double s = warpSumArray(P.sIn, G);
       stop = in.tol > 0.0f && r < in.tol;
       if (blockIdx.x == 0 && threadIdx.x == 0) {
         in.residHist[k - 1] = r;
@@ -197,23 +246,23 @@ __device__ void beginIteration(int k, int p, int G, const Vec &V, const Inst &in
 
 // Block reductions of the iteration's accumulators into the partials of parity 1-p.
 template <bool kInstr>
-__device__ void endIteration(const Acc &a, int p, const Vec &V, float *fs, double *ds) {
+__device__ void endIteration(const Acc &a, const Ptrs &P, float *fs, double *ds) {
   const float dsum = blockSum(a.dang, fs);
-  if (threadIdx.x == 0) V.dPart[1 - p][blockIdx.x] = dsum;
+  if (threadIdx.x == 0) P.dOut[blockIdx.x] = dsum;
   if (kInstr) {
     const float r = blockSum(a.res, fs);
     const double s = blockSum(a.sum, ds);
     if (threadIdx.x == 0) {
-      V.rPart[1 - p][blockIdx.x] = r;
-      V.sPart[1 - p][blockIdx.x] = s;
+      P.rOut[blockIdx.x] = r;
+      P.sOut[blockIdx.x] = s;
     }
   }
 }
 
 // Warp 0 of one block, after the last iteration k-1 = iters-1.
-__device__ void finalizeLast(int k, int p, int G, const Vec &V, const Inst &in) {
-  const float r = warpSumArray(V.rPart[p], G);
-  const double s = warpSumArray(V.sPart[p], G);
+__device__ void finalizeLast(int k, int G, const Ptrs &P, const Inst &in) {
+  const float r = warpSumArray(P.rIn, G);
+  const double s = warpSumArray(P.sIn, G);
   if (threadIdx.x == 0) {
     in.residHist[k - 1] = r;
     in.sumHist[k - 1] = s;
@@ -225,11 +274,11 @@ __device__ void finalizeLast(int k, int p, int G, const Vec &V, const Inst &in) 
 // The SpMV + combine of one iteration over the block's tiles (CSR-Adaptive).
 // vals: tileEdges floats, rp: tileRows+1 ints of dynamic shared memory.
 template <bool kInstr>
-__device__ void processTiles(const DevGraph &g, const Vec &V, const Coef &c, int p,
-                             const Shared &sh, float *vals, int *rp, float *fs, Acc &a) {
+__device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, const Shared &sh,
+                             float *vals, int *rp, float *fs, Acc &a) {
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
             warps = bd >> 5;
-  const float *cin = V.contrib[p];
+  const float *cin = P.cIn;
   for (int t = blockIdx.x; t < g.numTiles; t += gridDim.x) {
     const int4 tl = __ldg(g.tiles + t);
     const int r0 = tl.x, r1 = tl.y, e0 = tl.z, e1 = tl.w;
@@ -237,7 +286,7 @@ __device__ void processTiles(const DevGraph &g, const Vec &V, const Coef &c, int
       float s = 0.0f;
       for (int e = e0 + tid; e < e1; e += bd) s += cin[__ldg(g.colIdx + e)];
       s = blockSum(s, fs);
-      if (tid == 0) finishRow<kInstr>(r0, s, sh.D, p, V, g.invOut, c, a);
+      if (tid == 0) finishRow<kInstr>(r0, s, sh.D, P, g.invOut, c, a);
       continue;
     }
     const int rows = r1 - r0;
@@ -250,7 +299,7 @@ __device__ void processTiles(const DevGraph &g, const Vec &V, const Coef &c, int
       if (en - b <= kLight) {
         float s = 0.0f;
         for (int j = b; j < en; ++j) s += vals[j];
-        finishRow<kInstr>(r0 + i, s, D, p, V, g.invOut, c, a);
+        finishRow<kInstr>(r0 + i, s, D, P, g.invOut, c, a);
       }
     }
     const int hEnd = __ldg(g.heavyStart + t + 1);
@@ -260,7 +309,7 @@ __device__ void processTiles(const DevGraph &g, const Vec &V, const Coef &c, int
       float s = 0.0f;
       for (int j = b + lane; j < en; j += 32) s += vals[j];
       s = warpAllSum(s);
-      if (lane == 0) finishRow<kInstr>(v, s, D, p, V, g.invOut, c, a);
+      if (lane == 0) finishRow<kInstr>(v, s, D, P, g.invOut, c, a);
     }
     __syncthreads(); // the next tile overwrites vals and rp
   }
@@ -296,20 +345,21 @@ __global__ void __launch_bounds__(kThreads) iterKernel(DevGraph g, Vec V, Coef c
   __shared__ double ds[32];
   __shared__ Shared sh;
   const int k = kInstr ? kRel + in.ctl[kCtlBase] : kRel;
-  beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
+  const Ptrs P = ptrsOf(V, p);
+  beginIteration<kInstr>(k, gridDim.x, P, in, sh);
   if (kInstr) {
     __syncthreads();
     if (sh.stop) return;
   }
   Acc a;
-  processTiles<kInstr>(g, V, c, p, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
-  endIteration<kInstr>(a, p, V, fs, ds);
+  processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
+  endIteration<kInstr>(a, P, fs, ds);
 }
 
 // After the last iteration of a correctness run (one warp).
 __global__ void finishKernel(Vec V, int kRel, int p, int G, Inst in) {
   if (*reinterpret_cast<volatile int *>(in.ctl + kCtlStopped)) return;
-  finalizeLast(kRel + in.ctl[kCtlBase], p, G, V, in);
+  finalizeLast(kRel + in.ctl[kCtlBase], G, ptrsOf(V, p), in);
 }
 
 // End of a K-iteration graph replay: the next replay's iterations are base + kRel.
@@ -318,30 +368,108 @@ __global__ void advanceKernel(int *ctl, int K) {
 }
 
 // All iterations in one cooperative launch; one grid.sync() per iteration.
+// resident != 0 (the host sets it when every block owns exactly one tile):
+// the block's tile descriptor, column indices, row offsets, 1/outdeg and
+// heavy rows are loaded into shared memory once, so an iteration's critical
+// path is one L2 round trip (the contrib gather) plus the barrier.
+// Dynamic shared memory: vals[T], then either rp[R+1] (not resident) or
+// colS[T], rpS[R+1], invS[R], hS[R] (resident).
 template <bool kInstr>
 __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, Coef c, int iters,
-                                                             Inst in) {
+                                                             Inst in, int resident) {
   cg::grid_group grid = cg::this_grid();
   extern __shared__ float dyn[];
   __shared__ float fs[32];
   __shared__ double ds[32];
   __shared__ Shared sh;
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
+  const int T = g.tileEdges, R = g.tileRows;
+  float *vals = dyn;
+  int *colS = reinterpret_cast<int *>(dyn + T);
+  int *rpS = colS + T;
+  float *invS = reinterpret_cast<float *>(rpS + R + 1);
+  int *hS = reinterpret_cast<int *>(invS + R);
+  int r0 = 0, rows = 0, e0 = 0, edges = 0, nh = 0;
+  bool haveTile = false, blockTile = false;
   prologueBody(g, V, c, fs);
-  grid.sync();
+  if (resident && blockIdx.x < g.numTiles) {
+    const int4 tl = __ldg(g.tiles + blockIdx.x);
+    r0 = tl.x;
+    rows = tl.y - tl.x;
+    e0 = tl.z;
+    edges = tl.w - tl.z;
+    haveTile = true;
+    blockTile = edges > T;
+    if (!blockTile) {
+      for (int e = tid; e < edges; e += bd) colS[e] = __ldg(g.colIdx + e0 + e);
+      for (int i = tid; i <= rows; i += bd) rpS[i] = __ldg(g.rowPtr + r0 + i) - e0;
+      for (int i = tid; i < rows; i += bd) invS[i] = __ldg(g.invOut + r0 + i);
+      const int h0 = __ldg(g.heavyStart + blockIdx.x);
+      nh = __ldg(g.heavyStart + blockIdx.x + 1) - h0;
+      for (int h = tid; h < nh; h += bd) hS[h] = __ldg(g.heavy + h0 + h) - r0;
+    }
+  }
+  grid.sync(); // also orders the shared-memory writes above
   int p = 0, k = 0;
   for (; k < iters; ++k) {
-    beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
-    if (kInstr) {
-      __syncthreads();
-      if (sh.stop) break; // the same decision in every block (same partials, same order)
+    const Ptrs P = ptrsOf(V, p);
+    const bool early = !kInstr && resident;
+    PrePartials pp;
+    if (!early) {
+      beginIteration<kInstr>(k, gridDim.x, P, in, sh);
+      if (kInstr) {
+        __syncthreads();
+        if (sh.stop) break; // the same decision in every block (same partials, same order)
+      }
+    } else if (warp == 0) {
+      preloadPartials(pp, P.dIn, gridDim.x);
     }
     Acc a;
-    processTiles<kInstr>(g, V, c, p, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
-    endIteration<kInstr>(a, p, V, fs, ds);
+    if (!resident) {
+      processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + T), fs, a);
+    } else if (haveTile && blockTile) { // one long row: the whole block, from global memory
+      float sum = 0.0f;
+      for (int e = e0 + tid; e < e0 + edges; e += bd) sum += P.cIn[__ldg(g.colIdx + e)];
+      if (early && warp == 0) {
+        const float D = finishPartials(pp, P.dIn, gridDim.x);
+        if (lane == 0) sh.D = D;
+      }
+      sum = blockSum(sum, fs);
+      if (tid == 0) finishRow<kInstr>(r0, sum, sh.D, P, g.invOut, c, a);
+    } else if (haveTile) {
+      const float *cin = P.cIn;
+      for (int e = tid; e < edges; e += bd) vals[e] = cin[colS[e]];
+      if (early && warp == 0) {
+        const float D = finishPartials(pp, P.dIn, gridDim.x);
+        if (lane == 0) sh.D = D;
+      }
+      __syncthreads();
+      const float D = sh.D;
+      for (int i = tid; i < rows; i += bd) {
+        const int b = rpS[i], en = rpS[i + 1];
+        if (en - b <= kLight) {
+          float sum = 0.0f;
+          for (int j = b; j < en; ++j) sum += vals[j];
+          finishRowIv<kInstr>(r0 + i, sum, D, invS[i], P, c, a);
+        }
+      }
+      for (int h = warp; h < nh; h += warps) {
+        const int i = hS[h];
+        const int b = rpS[i], en = rpS[i + 1];
+        float sum = 0.0f;
+        for (int j = b + lane; j < en; j += 32) sum += vals[j];
+        sum = warpAllSum(sum);
+        if (lane == 0) finishRowIv<kInstr>(r0 + i, sum, D, invS[i], P, c, a);
+      }
+    } else if (early && warp == 0) { // no tile (not expected: the grid is one block per tile)
+      finishPartials(pp, P.dIn, gridDim.x);
+    }
+    endIteration<kInstr>(a, P, fs, ds);
     grid.sync();
     p ^= 1;
   }
-  if (kInstr && k == iters && blockIdx.x == 0 && threadIdx.x < 32) finalizeLast(k, p, gridDim.x, V, in);
+  if (kInstr && k == iters && blockIdx.x == 0 && threadIdx.x < 32)
+    finalizeLast(k, gridDim.x, ptrsOf(V, p), in);
 }
 
 // T4 bucket SpMVs: y[v] = sum of contrib[u] over in-edges, v from a bucket's row list.
@@ -390,15 +518,16 @@ __global__ void __launch_bounds__(kThreads) t4CombineKernel(const float *y, cons
   __shared__ double ds[32];
   __shared__ Shared sh;
   const int k = kInstr ? kRel + in.ctl[kCtlBase] : kRel;
-  beginIteration<kInstr>(k, p, gridDim.x, V, in, sh);
+  const Ptrs P = ptrsOf(V, p);
+  beginIteration<kInstr>(k, gridDim.x, P, in, sh);
   __syncthreads();
   if (kInstr && sh.stop) return;
   const float D = sh.D;
   Acc a;
   const int stride = gridDim.x * blockDim.x;
   for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride)
-    finishRow<kInstr>(v, y[v], D, p, V, invOut, c, a);
-  endIteration<kInstr>(a, p, V, fs, ds);
+    finishRow<kInstr>(v, y[v], D, P, invOut, c, a);
+  endIteration<kInstr>(a, P, fs, ds);
 }
 
 // ---- the cluster kernel (sm_90): one cluster, everything in shared memory.
@@ -459,10 +588,15 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 
   int p = 0, k = 0;
   for (; k < iters; ++k) {
-    if (tid < 32) { // D_k (and the previous residual) from every rank, fixed order
-      const float D = warpAllSum(lane < C ? *cl.map_shared_rank(dPartS + p, lane) : 0.0f);
+    // D_k (and the previous residual) from every rank, fixed order. Timed
+    // runs: warp 0 issues the remote load before its share of the gather
+    // and reduces after it, so the two round trips overlap.
+    float dRemote = 0.0f;
+    if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dPartS + p, lane);
+    if (kInstr && tid < 32) {
+      const float D = warpAllSum(dRemote);
       int stop = 0;
-      if (kInstr && k > 0) {
+      if (k > 0) {
         const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
         const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
         stop = in.tol > 0.0f && r < in.tol;
@@ -489,6 +623,10 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     for (int e = tid; e < edges; e += bd) {
       const unsigned pk = colS[e];
       valS[e] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
+    }
+    if (!kInstr && tid < 32) {
+      const float D = warpAllSum(dRemote);
+      if (lane == 0) sh.D = D;
     }
     __syncthreads();
     const float D = sh.D;
@@ -585,7 +723,7 @@ struct FrontierState {
   int sms = 0, smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
   int knobTileEdges = 0, knobTileRows = 0, knobBlocksPerSM = 0, knobGraphK = 10,
-      knobClusterSize = 0;
+      knobClusterSize = 0, knobResident = 0;
 
   // --- layout: built on first use, rebuilt after a knob changes
   bool built = false;
@@ -598,8 +736,8 @@ struct FrontierState {
   int4 *tiles = nullptr;
   int *heavyStart = nullptr, *heavy = nullptr;
   int numTiles = 0, numHeavy = 0, numBlockTiles = 0, tileEdges = 0, tileRows = 0;
-  size_t tileSmem = 0;
-  int gridFused = 0, gridT4 = 0, gridCoop = 0, coopPerSM = 0;
+  size_t tileSmem = 0, coopSmem = 0;
+  int gridFused = 0, gridT4 = 0, gridCoop = 0, coopPerSM = 0, resident = 0;
   int partCap = 0;
   float *contrib[2] = {nullptr, nullptr};
   float *dPart[2] = {nullptr, nullptr}, *rPart[2] = {nullptr, nullptr};
@@ -669,6 +807,16 @@ void freeLayout(FrontierState &s) {
   s.clusterSmem = 0;
   s.clusterWhy.clear();
   s.built = false;
+}
+
+// cudaGraphInstantiate(exec, graph, flags) from CUDA 12 on (the 11.x form took an
+// error node and a log buffer); cudaGraphInstantiateWithFlags exists in both.
+cudaError_t graphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags) {
+#if CUDART_VERSION >= 12000
+  return cudaGraphInstantiate(exec, graph, flags);
+#else
+  return cudaGraphInstantiateWithFlags(exec, graph, flags);
+#endif
 }
 
 int nextPow2(long long v) {
@@ -783,14 +931,22 @@ int build(Ctx &c, FrontierState &s, Err &e) {
   PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(iterKernel<true>), kThreads, s.tileSmem, "iterKernel<instr>", e));
   const int occIter = std::max(1, std::min(occA, occB));
   s.gridFused = std::max(1, std::min(s.numTiles, occIter * s.sms));
-  PR_TRY(occupancy(&occA, reinterpret_cast<const void *>(persistentKernel<false>), kThreads, s.tileSmem, "persistentKernel", e));
-  PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(persistentKernel<true>), kThreads, s.tileSmem, "persistentKernel<instr>", e));
+  // The persistent kernel's shared memory covers both of its layouts
+  // (resident: vals, colS [T], rpS [R+1], invS, hS [R]).
+  const size_t residentSmem = 8 * static_cast<size_t>(s.tileEdges) + 12 * static_cast<size_t>(s.tileRows) + 4;
+  s.coopSmem = std::max(s.tileSmem, residentSmem);
+  if (s.coopSmem > 48 * 1024)
+    return ffail(e, PRLAB_ERR_ARG, "persistent tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
+                 s.tileEdges, s.tileRows, s.coopSmem);
+  PR_TRY(occupancy(&occA, reinterpret_cast<const void *>(persistentKernel<false>), kThreads, s.coopSmem, "persistentKernel", e));
+  PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(persistentKernel<true>), kThreads, s.coopSmem, "persistentKernel<instr>", e));
   s.coopPerSM = std::min(occA, occB);
   if (s.coopPerSM < 1)
-    return ffail(e, PRLAB_ERR_CUDA, "persistentKernel: occupancy 0 blocks per SM (%zu bytes of shared memory)", s.tileSmem);
+    return ffail(e, PRLAB_ERR_CUDA, "persistentKernel: occupancy 0 blocks per SM (%zu bytes of shared memory)", s.coopSmem);
   int perSM = s.coopPerSM;
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
   s.gridCoop = std::max(1, std::min(s.numTiles, perSM * s.sms));
+  s.resident = s.knobResident == 0 && s.numTiles <= s.gridCoop ? 1 : 0;
   s.gridT4 = std::max(1, std::min(blocksFor(n, kThreads), 4 * s.sms));
   s.partCap = std::max(std::max(s.gridFused, s.gridCoop), std::max(s.gridT4, kMaxCluster));
 
@@ -872,7 +1028,7 @@ int buildCluster(Ctx &c, FrontierState &s, Err &e) {
     }
     for (int q = C; q <= kMaxCluster; ++q) a.hb[q] = static_cast<int>(heavy.size());
     const size_t smem = clusterSmemBytes(rmax, emax, hmax);
-    if (smem > static_cast<size_t>(s.smemOptin)) {
+    if (smem + 1024 > static_cast<size_t>(s.smemOptin)) { // + the kernel's static shared memory
       why = "graph needs " + std::to_string(smem) + " bytes of shared memory per block in a cluster of " +
             std::to_string(C) + " (the device allows " + std::to_string(s.smemOptin) + ")";
       continue;
@@ -1032,17 +1188,22 @@ int launchPersistent(const Ctx &c, const FrontierState &s, int iters, float d, f
   Vec V = vecs(c, s);
   Coef co = coef(c, d);
   Inst in = inst(c, s, tol);
-  void *args[] = {&g, &V, &co, &iters, &in};
+  int resident = s.resident;
+  void *args[] = {&g, &V, &co, &iters, &in, &resident};
   PR_CUDA(e,
           cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(persistentKernel<kInstr>), dim3(s.gridCoop),
-                                      dim3(kThreads), args, s.tileSmem, s.st),
-          "cudaLaunchCooperativeKernel(persistentKernel, %d blocks of %d, %zu bytes)", s.gridCoop, kThreads,
-          s.tileSmem);
+                                      dim3(kThreads), args, s.coopSmem, s.st),
+          "cudaLaunchCooperativeKernel(persistentKernel, %d blocks of %d, %zu bytes, resident %d)", s.gridCoop,
+          kThreads, s.coopSmem, resident);
   return PRLAB_OK;
 }
 
 template <bool kInstr>
 int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, float tol, float *xOut, Err &e) {
+  // The dynamic shared-memory limit is a property of the function: set it for this layout.
+  PR_CUDA(e, cudaFuncSetAttribute(clusterKernel<kInstr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(s.clusterSmem)),
+          "cudaFuncSetAttribute(clusterKernel, %zu bytes of dynamic shared memory)", s.clusterSmem);
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -1094,7 +1255,7 @@ int timedWork(Ctx &c, FrontierState &s, int impl, int iters, float d, Err &e) {
         return rc;
       }
       PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", iters);
-      st = cudaGraphInstantiateWithFlags(&s.benchExec, graph, 0);
+      st = graphInstantiate(&s.benchExec, graph, 0);
       cudaGraphDestroy(graph);
       PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", iters);
       PR_CUDA(e, cudaGraphUpload(s.benchExec, s.st), "cudaGraphUpload");
@@ -1149,7 +1310,7 @@ int runGraph(Ctx &c, FrontierState &s, int iters, float d, float tol, Err &e) {
         return rc;
       }
       PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", K);
-      st = cudaGraphInstantiateWithFlags(&s.runExec, graph, 0);
+      st = graphInstantiate(&s.runExec, graph, 0);
       cudaGraphDestroy(graph);
       PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", K);
       s.runK = K;
@@ -1240,7 +1401,7 @@ int primitive(Ctx &c, FrontierState &s, int which, int count, int warmups, int r
       return cudaFail(e, le, "emptyKernel capture");
     }
     PR_CUDA(e, st, "cudaStreamEndCapture (%d empty nodes)", count);
-    st = cudaGraphInstantiateWithFlags(&exec, graph, 0);
+    st = graphInstantiate(&exec, graph, 0);
     cudaGraphDestroy(graph);
     PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d empty nodes)", count);
     int rc = timeEvents(s, warmups, repeats, t, [&]() -> int {
@@ -1334,6 +1495,7 @@ int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ran
   PR_TRY(setup(c, &sp, e));
   FrontierState &s = *sp;
   if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the run)");
   const float t = tol > 0.0f ? tol : 0.0f;
   PR_CUDA(e, cudaMemsetAsync(s.ctl, 0, 4 * kCtlCount, s.st), "cudaMemsetAsync(d_frontierControl)");
   PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations), s.st), "cudaMemsetAsync(d_residuals)");
@@ -1502,6 +1664,7 @@ int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, i
     out->grid_t4 = s.gridT4;
     out->grid_coop = s.gridCoop;
     out->coop_blocks_per_sm = s.coopPerSM;
+    out->persistent_resident = s.resident;
     out->threads_per_block = prlab::fr::kThreads;
     out->cluster_size = s.clusterSize;
     out->cluster_threads = prlab::fr::kClusterThreads;
@@ -1531,6 +1694,7 @@ int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len
       break;
     case PRLAB_FKNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
     case PRLAB_FKNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
+    case PRLAB_FKNOB_RESIDENT: s.knobResident = value; break;
     case PRLAB_FKNOB_CLUSTER_SIZE:
       if (value > prlab::fr::kMaxCluster)
         return prlab::ffail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);

@@ -218,7 +218,9 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_FKNOB_BLOCKS_PER_SM 2 /* persistent grid: at most this many blocks per SM (auto: occupancy) */
 #define PRLAB_FKNOB_GRAPH_K 3       /* iterations per graph replay in correctness runs (auto: 10) */
 #define PRLAB_FKNOB_CLUSTER_SIZE 4  /* blocks in the cluster (auto: 16, else 8) */
-#define PRLAB_FKNOB_COUNT 5
+#define PRLAB_FKNOB_RESIDENT 5      /* persistent kernel: 0 keeps each block's tile in shared memory when
+                                       every block owns one tile, 1 re-reads the CSR every iteration */
+#define PRLAB_FKNOB_COUNT 6
 
 /* The frontier layout of one uploaded graph. */
 typedef struct prlab_frontier_info {
@@ -229,6 +231,7 @@ typedef struct prlab_frontier_info {
   int heavy_rows;            /* rows of in-degree > 32 inside tiles (warp per row) */
   int block_tiles;           /* tiles of one row longer than a tile (block per row) */
   int grid_fused, grid_t4, grid_coop, coop_blocks_per_sm, threads_per_block;
+  int persistent_resident;   /* 1: the persistent kernel keeps its tiles in shared memory */
   int cluster_size;          /* 0: the cluster implementation cannot run here (see cluster_reason) */
   int cluster_threads;
   long long cluster_smem_bytes; /* dynamic shared memory per cluster block */
