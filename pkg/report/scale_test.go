@@ -22,6 +22,8 @@ func scaleFixture() *ScaleStudy {
 	}
 	gpu := row("rmat16", FamilyRMAT, 16, 1000000, "gpu-x", KindGPU, 0.05)
 	gpu.SpeedupVsCPU = 20
+	gpu17 := row("rmat17", FamilyRMAT, 17, 2000000, "gpu-x", KindGPU, 0.06)
+	gpu17.SpeedupVsCPU = 40
 	skipped := row("rmat16", FamilyRMAT, 16, 1000000, "t0-oracle", KindCPU, 1)
 	skipped.Status, skipped.Reason, skipped.MsPerIter, skipped.Timing = StatusSkipped, "t0-oracle skipped from this size on", NaN, pagerank.Timing{}
 	return &ScaleStudy{Schema: ScaleSchema, Name: "scale-test", Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2},
@@ -30,9 +32,11 @@ func scaleFixture() *ScaleStudy {
 		Bandwidth: []pagerank.Stage{{Name: "CPU memcpy, 1 MiB, 1 goroutine", Ms: 0.1, Bytes: 2 << 20, GBps: 20.97152},
 			{Name: "weird", Ms: math.NaN(), Bytes: 1}},
 		Graphs: []ScaleGraph{{Family: FamilyRMAT, Scale: 16, Name: "rmat16", N: 65536, NNZ: 1000000, Reference: "t1-multicore-f64", ReferenceNote: "oracle skipped"},
-			{Family: FamilyGrid, Scale: 16, Name: "grid256", N: 65536, NNZ: 261120, Reference: "t0-oracle", BuildMs: math.Inf(1)}},
+			{Family: FamilyGrid, Scale: 16, Name: "grid256", N: 65536, NNZ: 261120, Reference: "t0-oracle", BuildMs: math.Inf(1)},
+			{Family: FamilyRMAT, Scale: 17, Name: "rmat17", N: 131072, NNZ: 2000000, Reference: "t0-oracle"}},
 		Rows: []ScaleRow{row("rmat16", FamilyRMAT, 16, 1000000, "t1-multicore-f32", KindCPU, 1), gpu, skipped,
-			row("grid256", FamilyGrid, 16, 261120, "t1-multicore-f32", KindCPU, 0.2)},
+			row("grid256", FamilyGrid, 16, 261120, "t1-multicore-f32", KindCPU, 0.2),
+			row("rmat17", FamilyRMAT, 17, 2000000, "t1-multicore-f32", KindCPU, 2.4), gpu17},
 		Goals: []Goal{{Name: "g", Target: "t", Measured: "m", Value: NaN, Limit: 1.9, Status: GoalNotMeasured}},
 	}
 }
@@ -54,8 +58,8 @@ func TestScaleRoundTripAndPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2+2+4+1 || rows[4].Section != ScaleSectionRow || rows[4].MsPerIter != 1 || rows[4].GTEPS != 1 || rows[4].Runs != 3 {
-		t.Errorf("csv rows %+v", rows[4])
+	if len(rows) != 2+3+6+1 || rows[5].Section != ScaleSectionRow || rows[5].MsPerIter != 1 || rows[5].GTEPS != 1 || rows[5].Runs != 3 {
+		t.Errorf("csv rows %+v", rows[5])
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	for _, want := range []string{ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor, "oracle skipped", "t0-oracle skipped from this size on",

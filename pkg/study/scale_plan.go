@@ -51,7 +51,7 @@ type ScaleRates struct {
 const (
 	genNsPerEdge   = 150.0
 	buildNsPerEdge = 200.0
-	growth         = 1.12 // per doubling of nnz
+	growth         = 1.25 // per doubling of nnz: gathers fall out of the caches
 )
 
 // priorRates are the planner's starting estimates, before anything is

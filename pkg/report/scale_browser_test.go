@@ -1,0 +1,18 @@
+package report
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestBrowserDrawsScaleCharts loads the scale page in headless chromium
+// (offline: the page may request nothing but itself) and checks that its
+// three charts drew axes and data series.
+func TestBrowserDrawsScaleCharts(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteScale(dir, scaleFixture()); err != nil {
+		t.Fatal(err)
+	}
+	stats := browserCheck(t, filepath.Join(dir, HTMLFile), screenshotPath("scale-fixture.png"))
+	assertCharts(t, stats, ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor)
+}
