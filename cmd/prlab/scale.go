@@ -64,6 +64,11 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		GPU:                gpu(),
 		Progress:           stderr,
 	}
+	if !*planOnly {
+		// A partial report after every graph: a run killed from outside (a
+		// device-time limit) still leaves the graphs it finished.
+		cfg.Checkpoint = func(s *report.ScaleStudy) error { return report.WriteScale(*out, s) }
+	}
 	if *seed == 0 {
 		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
 	}

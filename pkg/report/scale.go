@@ -65,6 +65,10 @@ type ScaleStudy struct {
 	Goals     []Goal           `json:"goals"`
 	Notes     []string         `json:"notes,omitempty"`
 	ElapsedS  float64          `json:"elapsed_s"` // wall time of the whole study, seconds
+	// Complete is false in a checkpoint written while the study was still
+	// running (after each graph), so that a run killed from outside still
+	// leaves the graphs it finished.
+	Complete bool `json:"complete"`
 }
 
 // ScaleProtocol states how the scale study measured, in words and numbers,

@@ -26,7 +26,7 @@ func scaleFixture() *ScaleStudy {
 	gpu17.SpeedupVsCPU = 40
 	skipped := row("rmat16", FamilyRMAT, 16, 1000000, "t0-oracle", KindCPU, 1)
 	skipped.Status, skipped.Reason, skipped.MsPerIter, skipped.Timing = StatusSkipped, "t0-oracle skipped from this size on", NaN, pagerank.Timing{}
-	return &ScaleStudy{Schema: ScaleSchema, Name: "scale-test", Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2},
+	return &ScaleStudy{Schema: ScaleSchema, Name: "scale-test", Complete: true, Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2},
 		Protocol: ScaleProtocol{Damping: 0.85, MinScale: 16, MaxScale: 16, Grid: true, BudgetS: 60, OracleRule: "stated"},
 		Plan:     []string{"plan: 2 graphs"},
 		Bandwidth: []pagerank.Stage{{Name: "CPU memcpy, 1 MiB, 1 goroutine", Ms: 0.1, Bytes: 2 << 20, GBps: 20.97152},

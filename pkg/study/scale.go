@@ -66,6 +66,10 @@ type ScaleConfig struct {
 	// Rates override the planner's prior rates per implementation name (tests).
 	Rates    map[string]ScaleRates
 	PlanOnly bool // return after planning: the study holds the plan and no rows
+	// Checkpoint, when set, is called after every graph with the study so
+	// far (Complete false), e.g. to write a partial report that survives the
+	// process being killed; an error it returns is noted and the run goes on.
+	Checkpoint func(*report.ScaleStudy) error
 
 	Entries  []Entry // nil: Registry(GPU) without the exercise variant
 	GPU      GPU     // nil: no GPU support in this binary
@@ -255,15 +259,27 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		if err := r.graph(g, workers); err != nil {
 			return nil, err
 		}
+		if cfg.Checkpoint != nil && i < len(gs)-1 {
+			r.finish(false)
+			if err := cfg.Checkpoint(r.out); err != nil {
+				r.note("checkpoint after %s failed: %v", g.name(), err)
+			}
+		}
 	}
-	// Unavailable implementations: one skipped row per graph.
-	r.out.Protocol.OracleRule = r.oracleRuleFromGraphs()
-	r.out.Goals = r.goals()
-	r.out.ElapsedS = r.elapsed()
+	r.finish(true)
 	for _, gl := range r.out.Goals {
 		fmt.Fprintf(cfg.Progress, "goal %s: %s; measured: %s; target: %s\n", gl.Name, gl.Status, gl.Measured, gl.Target)
 	}
 	return r.out, nil
+}
+
+// finish fills the parts derived from the rows so far: the oracle rule as
+// it was applied, the goals and the elapsed time.
+func (r *scaleRunner) finish(complete bool) {
+	r.out.Protocol.OracleRule = r.oracleRuleFromGraphs()
+	r.out.Goals = r.goals()
+	r.out.ElapsedS = r.elapsed()
+	r.out.Complete = complete
 }
 
 func (r *scaleRunner) protocol() report.ScaleProtocol {

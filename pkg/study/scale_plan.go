@@ -57,13 +57,13 @@ const (
 // priorRates are the planner's starting estimates, before anything is
 // measured on this host: the sequential float64 oracle gathers at about
 // 5 ns per edge; a multi-core row at that over 0.7 x the core count; a GPU
-// row at 0.05 ns per edge plus 40 us of launches per iteration and an
+// row at 0.05 ns per edge plus 15 us of launches per iteration and an
 // upload at about 0.5 ns per edge. They only shape the first plan: every
 // measured row replaces its implementation's rates for the rest of the run.
 func priorRates(e Entry, workers int) ScaleRates {
 	switch {
 	case e.Kind == report.KindGPU:
-		return ScaleRates{NsPerEdge: 0.05, FixedUs: 40, AtNNZ: 1 << 20, SetupNsPerNode: 2, SetupNsPerEdge: 0.5}
+		return ScaleRates{NsPerEdge: 0.05, FixedUs: 15, AtNNZ: 1 << 20, SetupNsPerNode: 2, SetupNsPerEdge: 0.5}
 	case e.Impl.Name() == OracleName:
 		return ScaleRates{NsPerEdge: 5, AtNNZ: 1 << 20, SetupNsPerNode: 15, SetupNsPerEdge: 1}
 	default:

@@ -108,9 +108,20 @@ func smallScale(t *testing.T) (ScaleConfig, *bytes.Buffer) {
 func TestScaleStudySmall(t *testing.T) {
 	cfg, progress := smallScale(t)
 	cfg.GPU = scaleGPU{}
+	var checkpoints []int
+	cfg.Checkpoint = func(s *report.ScaleStudy) error {
+		if s.Complete || len(s.Goals) != 3 {
+			t.Errorf("checkpoint: complete %v, %d goals", s.Complete, len(s.Goals))
+		}
+		checkpoints = append(checkpoints, len(s.Graphs))
+		return nil
+	}
 	s, err := RunScale(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !s.Complete || len(checkpoints) != 5 || checkpoints[0] != 1 || checkpoints[4] != 5 {
+		t.Errorf("complete %v; checkpoints after %v graphs, want 1..5", s.Complete, checkpoints)
 	}
 	if len(s.Graphs) != 6 {
 		t.Fatalf("%d graphs, want R-MAT and grid at scales 8, 9, 10", len(s.Graphs))
