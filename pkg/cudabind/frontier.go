@@ -60,7 +60,8 @@ const (
 	knobGraphK      = 3
 	knobClusterSize = 4
 	knobResident    = 5
-	knobCount       = 6
+	knobClusterMode = 6
+	knobCount       = 7
 )
 
 // Registry names of the frontier implementations.
@@ -152,15 +153,19 @@ type FrontierInfo struct {
 	// PersistentResident: the persistent kernel keeps each block's tile
 	// (column indices, row offsets, 1/outdeg) in shared memory across
 	// iterations (every block owns exactly one tile).
-	PersistentResident bool   `json:"persistent_resident"`
-	ThreadsPerBlock    int    `json:"threads_per_block"`
-	ClusterSize        int    `json:"cluster_size"` // 0: unavailable (ClusterReason)
-	ClusterThreads     int    `json:"cluster_threads"`
-	ClusterSmemBytes   int64  `json:"cluster_smem_bytes"`
-	ClusterReason      string `json:"cluster_reason,omitempty"`
-	SMs                int    `json:"sms"`
-	GraphK             int    `json:"graph_k"`
-	MaxInDegree        int    `json:"max_in_degree"`
+	PersistentResident bool `json:"persistent_resident"`
+	ThreadsPerBlock    int  `json:"threads_per_block"`
+	ClusterSize        int  `json:"cluster_size"` // 0: unavailable (ClusterReason)
+	// ClusterReplicated: every cluster block holds the whole contribution
+	// vector (local gather, pushed updates); else the gather reads
+	// distributed shared memory.
+	ClusterReplicated bool   `json:"cluster_replicated"`
+	ClusterThreads    int    `json:"cluster_threads"`
+	ClusterSmemBytes  int64  `json:"cluster_smem_bytes"`
+	ClusterReason     string `json:"cluster_reason,omitempty"`
+	SMs               int    `json:"sms"`
+	GraphK            int    `json:"graph_k"`
+	MaxInDegree       int    `json:"max_in_degree"`
 }
 
 // FrontierLayout uploads g (if needed) and returns the frontier layout the

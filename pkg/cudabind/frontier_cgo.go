@@ -89,6 +89,7 @@ func (l *library) frontierInfo(h unsafe.Pointer) (FrontierInfo, error) {
 		GridFused: int(fi.grid_fused), GridT4: int(fi.grid_t4), GridCoop: int(fi.grid_coop),
 		CoopBlocksPerSM: int(fi.coop_blocks_per_sm), ThreadsPerBlock: int(fi.threads_per_block),
 		PersistentResident: fi.persistent_resident != 0,
+		ClusterReplicated:  fi.cluster_replicated != 0,
 		ClusterSize:        int(fi.cluster_size), ClusterThreads: int(fi.cluster_threads),
 		ClusterSmemBytes: int64(fi.cluster_smem_bytes), SMs: int(fi.sms), GraphK: int(fi.graph_k),
 		MaxInDegree: int(fi.max_in_degree), ClusterReason: C.GoString(&fi.cluster_reason[0]),

@@ -114,6 +114,7 @@ struct DevGraph {
   const int *heavyStart;  // [numTiles+1] heavy rows of tile t: heavy[heavyStart[t] .. heavyStart[t+1])
   const int *heavy;       // rows of in-degree > kLight inside normal tiles
   int numTiles, tileEdges, tileRows, n;
+  int resEdges; // capacity of the persistent kernel's resident column indices (>= tileEdges)
 };
 
 // Device vectors, ping-pong by parity p: iteration k reads parity k%2 and
@@ -271,27 +272,88 @@ __device__ void finalizeLast(int k, int G, const Ptrs &P, const Inst &in) {
   }
 }
 
+// Gathers vals[e] = cin[col(e)] for e in [0, edges) with kBatch loads in
+// flight per thread: all loads of a batch are issued before the first
+// shared-memory store. (A plain loop serialises one L2 round trip per
+// blockDim.x edges: cin is a generic pointer that may alias shared memory,
+// so the compiler keeps each load after the previous store; run 1 of the
+// frontier notes measured about 0.27 us per extra round trip.) cin is read
+// with ld.global.cg (L2, no L1 allocation): inside a persistent kernel the
+// vector was written by other SMs since the last barrier.
+constexpr int kBatch = 8;
+template <class ColF>
+__device__ __forceinline__ void stageGather(float *vals, int edges, const float *cin, ColF col) {
+  const int tid = threadIdx.x, bd = blockDim.x;
+  for (int base = tid; base < edges; base += kBatch * bd) {
+    float v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * bd;
+      v[u] = e < edges ? __ldcg(cin + col(e)) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * bd;
+      if (e < edges) vals[e] = v[u];
+    }
+  }
+}
+
+// Sum of cin[col(e)] over the thread's strided share of [0, edges), kBatch
+// loads in flight (block-per-row tiles).
+template <class ColF>
+__device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF col) {
+  const int tid = threadIdx.x, bd = blockDim.x;
+  float s = 0.0f;
+  for (int base = tid; base < edges; base += kBatch * bd) {
+    float v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * bd;
+      v[u] = e < edges ? __ldcg(cin + col(e)) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) s += v[u];
+  }
+  return s;
+}
+
 // The SpMV + combine of one iteration over the block's tiles (CSR-Adaptive).
 // vals: tileEdges floats, rp: tileRows+1 ints of dynamic shared memory.
+// pp != nullptr (timed runs): warp 0 issued the dangling partials' loads
+// before the call; it finishes D_k after its share of the first tile's
+// gather and publishes it in sh before the tile's barrier.
 template <bool kInstr>
-__device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, const Shared &sh,
-                             float *vals, int *rp, float *fs, Acc &a) {
+__device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Shared &sh,
+                             float *vals, int *rp, float *fs, Acc &a, const PrePartials *pp) {
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
             warps = bd >> 5;
   const float *cin = P.cIn;
+  bool needD = pp != nullptr;
+  auto publishD = [&]() {
+    if (needD && warp == 0) {
+      const float D = finishPartials(*pp, P.dIn, gridDim.x);
+      if (lane == 0) sh.D = D;
+    }
+    needD = false;
+  };
   for (int t = blockIdx.x; t < g.numTiles; t += gridDim.x) {
     const int4 tl = __ldg(g.tiles + t);
     const int r0 = tl.x, r1 = tl.y, e0 = tl.z, e1 = tl.w;
+    const int *col = g.colIdx + e0;
     if (e1 - e0 > g.tileEdges) { // one row longer than a tile: the whole block
-      float s = 0.0f;
-      for (int e = e0 + tid; e < e1; e += bd) s += cin[__ldg(g.colIdx + e)];
+      const float iv = __ldg(g.invOut + r0);
+      float s = stridedSum(e1 - e0, cin, [&](int e) { return __ldg(col + e); });
+      publishD();
       s = blockSum(s, fs);
-      if (tid == 0) finishRow<kInstr>(r0, s, sh.D, P, g.invOut, c, a);
+      if (tid == 0) finishRowIv<kInstr>(r0, s, sh.D, iv, P, c, a);
       continue;
     }
     const int rows = r1 - r0;
+    const float ivFirst = tid < rows ? __ldg(g.invOut + r0 + tid) : 0.0f; // overlaps the gather
     for (int i = tid; i <= rows; i += bd) rp[i] = __ldg(g.rowPtr + r0 + i) - e0;
-    for (int e = e0 + tid; e < e1; e += bd) vals[e - e0] = cin[__ldg(g.colIdx + e)];
+    stageGather(vals, e1 - e0, cin, [&](int e) { return __ldg(col + e); });
+    publishD();
     __syncthreads();
     const float D = sh.D;
     for (int i = tid; i < rows; i += bd) {
@@ -299,7 +361,8 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, co
       if (en - b <= kLight) {
         float s = 0.0f;
         for (int j = b; j < en; ++j) s += vals[j];
-        finishRow<kInstr>(r0 + i, s, D, P, g.invOut, c, a);
+        const float iv = i == tid ? ivFirst : __ldg(g.invOut + r0 + i);
+        finishRowIv<kInstr>(r0 + i, s, D, iv, P, c, a);
       }
     }
     const int hEnd = __ldg(g.heavyStart + t + 1);
@@ -313,6 +376,7 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, co
     }
     __syncthreads(); // the next tile overwrites vals and rp
   }
+  publishD(); // a block without tiles (not launched: grids never exceed the tile count)
 }
 
 // x_0 = 1/n, contrib_0 = x_0 / outdeg, dangling partials of x_0 (parity 0).
@@ -346,13 +410,17 @@ __global__ void __launch_bounds__(kThreads) iterKernel(DevGraph g, Vec V, Coef c
   __shared__ Shared sh;
   const int k = kInstr ? kRel + in.ctl[kCtlBase] : kRel;
   const Ptrs P = ptrsOf(V, p);
-  beginIteration<kInstr>(k, gridDim.x, P, in, sh);
+  PrePartials pp;
   if (kInstr) {
+    beginIteration<kInstr>(k, gridDim.x, P, in, sh);
     __syncthreads();
     if (sh.stop) return;
+  } else if (threadIdx.x < 32) {
+    preloadPartials(pp, P.dIn, gridDim.x); // D_k is finished after the first gather
   }
   Acc a;
-  processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a);
+  processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a,
+                       kInstr ? nullptr : &pp);
   endIteration<kInstr>(a, P, fs, ds);
 }
 
@@ -368,12 +436,13 @@ __global__ void advanceKernel(int *ctl, int K) {
 }
 
 // All iterations in one cooperative launch; one grid.sync() per iteration.
-// resident != 0 (the host sets it when every block owns exactly one tile):
-// the block's tile descriptor, column indices, row offsets, 1/outdeg and
-// heavy rows are loaded into shared memory once, so an iteration's critical
-// path is one L2 round trip (the contrib gather) plus the barrier.
+// resident != 0 (the host sets it when every block owns exactly one tile and
+// the tile fits): the block's tile descriptor, column indices (also of a
+// block-per-row tile, up to g.resEdges), row offsets, 1/outdeg and heavy rows
+// are loaded into shared memory once, so an iteration's critical path is one
+// L2 round trip (the contrib gather) plus the barrier.
 // Dynamic shared memory: vals[T], then either rp[R+1] (not resident) or
-// colS[T], rpS[R+1], invS[R], hS[R] (resident).
+// colS[resEdges], rpS[R+1], invS[R], hS[R] (resident).
 template <bool kInstr>
 __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, Coef c, int iters,
                                                              Inst in, int resident) {
@@ -386,22 +455,25 @@ __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, 
   const int T = g.tileEdges, R = g.tileRows;
   float *vals = dyn;
   int *colS = reinterpret_cast<int *>(dyn + T);
-  int *rpS = colS + T;
+  int *rpS = colS + g.resEdges;
   float *invS = reinterpret_cast<float *>(rpS + R + 1);
   int *hS = reinterpret_cast<int *>(invS + R);
-  int r0 = 0, rows = 0, e0 = 0, edges = 0, nh = 0;
+  int r0 = 0, rows = 0, edges = 0, nh = 0;
+  float ivBlock = 0.0f;
   bool haveTile = false, blockTile = false;
   prologueBody(g, V, c, fs);
   if (resident && blockIdx.x < g.numTiles) {
     const int4 tl = __ldg(g.tiles + blockIdx.x);
     r0 = tl.x;
     rows = tl.y - tl.x;
-    e0 = tl.z;
+    const int e0 = tl.z;
     edges = tl.w - tl.z;
     haveTile = true;
     blockTile = edges > T;
-    if (!blockTile) {
-      for (int e = tid; e < edges; e += bd) colS[e] = __ldg(g.colIdx + e0 + e);
+    for (int e = tid; e < edges; e += bd) colS[e] = __ldg(g.colIdx + e0 + e);
+    if (blockTile) {
+      ivBlock = __ldg(g.invOut + r0);
+    } else {
       for (int i = tid; i <= rows; i += bd) rpS[i] = __ldg(g.rowPtr + r0 + i) - e0;
       for (int i = tid; i < rows; i += bd) invS[i] = __ldg(g.invOut + r0 + i);
       const int h0 = __ldg(g.heavyStart + blockIdx.x);
@@ -413,36 +485,32 @@ __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, 
   int p = 0, k = 0;
   for (; k < iters; ++k) {
     const Ptrs P = ptrsOf(V, p);
-    const bool early = !kInstr && resident;
     PrePartials pp;
-    if (!early) {
+    if (kInstr) {
       beginIteration<kInstr>(k, gridDim.x, P, in, sh);
-      if (kInstr) {
-        __syncthreads();
-        if (sh.stop) break; // the same decision in every block (same partials, same order)
-      }
+      __syncthreads();
+      if (sh.stop) break; // the same decision in every block (same partials, same order)
     } else if (warp == 0) {
-      preloadPartials(pp, P.dIn, gridDim.x);
+      preloadPartials(pp, P.dIn, gridDim.x); // finished after the gather: the round trips overlap
     }
+    auto publishD = [&]() {
+      if (!kInstr && warp == 0) {
+        const float D = finishPartials(pp, P.dIn, gridDim.x);
+        if (lane == 0) sh.D = D;
+      }
+    };
     Acc a;
     if (!resident) {
-      processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + T), fs, a);
-    } else if (haveTile && blockTile) { // one long row: the whole block, from global memory
-      float sum = 0.0f;
-      for (int e = e0 + tid; e < e0 + edges; e += bd) sum += P.cIn[__ldg(g.colIdx + e)];
-      if (early && warp == 0) {
-        const float D = finishPartials(pp, P.dIn, gridDim.x);
-        if (lane == 0) sh.D = D;
-      }
+      processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + T), fs, a,
+                           kInstr ? nullptr : &pp);
+    } else if (haveTile && blockTile) { // one long row: the whole block
+      float sum = stridedSum(edges, P.cIn, [&](int e) { return colS[e]; });
+      publishD();
       sum = blockSum(sum, fs);
-      if (tid == 0) finishRow<kInstr>(r0, sum, sh.D, P, g.invOut, c, a);
+      if (tid == 0) finishRowIv<kInstr>(r0, sum, sh.D, ivBlock, P, c, a);
     } else if (haveTile) {
-      const float *cin = P.cIn;
-      for (int e = tid; e < edges; e += bd) vals[e] = cin[colS[e]];
-      if (early && warp == 0) {
-        const float D = finishPartials(pp, P.dIn, gridDim.x);
-        if (lane == 0) sh.D = D;
-      }
+      stageGather(vals, edges, P.cIn, [&](int e) { return colS[e]; });
+      publishD();
       __syncthreads();
       const float D = sh.D;
       for (int i = tid; i < rows; i += bd) {
@@ -461,8 +529,8 @@ __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, 
         sum = warpAllSum(sum);
         if (lane == 0) finishRowIv<kInstr>(r0 + i, sum, D, invS[i], P, c, a);
       }
-    } else if (early && warp == 0) { // no tile (not expected: the grid is one block per tile)
-      finishPartials(pp, P.dIn, gridDim.x);
+    } else {
+      publishD(); // no tile (not expected: the grid is one block per tile)
     }
     endIteration<kInstr>(a, P, fs, ds);
     grid.sync();
@@ -536,6 +604,8 @@ struct ClusterArgs {
   const int *rowPtr;
   const unsigned *packed;   // [nnz] owner rank << kOwnerShift | row index local to the owner
   const float *invOut;
+  const int *colIdx;        // replicated kernel: global column indices
+  int n;
   const int *heavy;         // rows of in-degree > kLight, grouped by owner rank
   int rb[kMaxCluster + 1];  // rank q owns rows [rb[q], rb[q+1])
   int hb[kMaxCluster + 1];  // and heavy[hb[q] .. hb[q+1])
@@ -620,9 +690,23 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       __syncthreads();
       if (sh.stop) break;
     }
-    for (int e = tid; e < edges; e += bd) {
-      const unsigned pk = colS[e];
-      valS[e] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
+    for (int base = tid; base < edges; base += kBatch * bd) { // kBatch DSMEM loads in flight
+      float v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int e = base + u * bd;
+        if (e < edges) {
+          const unsigned pk = colS[e];
+          v[u] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
+        } else {
+          v[u] = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int e = base + u * bd;
+        if (e < edges) valS[e] = v[u];
+      }
     }
     if (!kInstr && tid < 32) {
       const float D = warpAllSum(dRemote);
@@ -689,6 +773,170 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 #endif
 }
 
+// Replicated variant: every block keeps the WHOLE contribution vector (two
+// copies, ping-pong) in its shared memory, so the gather is a local
+// shared-memory read; after its combine each block pushes the contributions
+// of its own rows into every block's next copy (coalesced stores through
+// distributed shared memory: a warp writes 32 consecutive floats to each
+// rank), and one cluster.sync() per iteration publishes them. x of the own
+// rows stays in shared memory (one copy: each row belongs to one thread).
+// Dynamic shared memory: sPartS[2] | dPartS[2] rPartS[2] | rep[2][n] |
+// xS, invS [rmax] | rpS [rmax+1] | colS, valS [emax] | heavyS [hmax].
+template <bool kInstr>
+__global__ void __launch_bounds__(kClusterThreads, 1)
+    clusterRepKernel(ClusterArgs a, Coef c, int iters, float *xOut, Inst in) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cg::cluster_group cl = cg::this_cluster();
+  const int rank = static_cast<int>(cl.block_rank());
+  const int C = static_cast<int>(cl.num_blocks());
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
+  extern __shared__ double smem[];
+  double *sPartS = smem;
+  float *dPartS = reinterpret_cast<float *>(smem + 2);
+  float *rPartS = dPartS + 2;
+  float *rep = rPartS + 2;                                 // [2][n]
+  float *xS = rep + 2 * a.n;                               // [rmax]
+  float *invS = xS + a.rmax;                               // [rmax]
+  int *rpS = reinterpret_cast<int *>(invS + a.rmax);       // [rmax+1]
+  int *colS = rpS + a.rmax + 1;                            // [emax]
+  float *valS = reinterpret_cast<float *>(colS + a.emax);  // [emax]
+  int *heavyS = reinterpret_cast<int *>(valS + a.emax);    // [hmax]
+  __shared__ float fs[32];
+  __shared__ double ds[32];
+  __shared__ Shared sh;
+  __shared__ float *remote[kMaxCluster]; // rep of each rank, in the cluster's window
+
+  const int r0 = a.rb[rank], rows = a.rb[rank + 1] - r0;
+  const int e0 = __ldg(a.rowPtr + r0), edges = __ldg(a.rowPtr + r0 + rows) - e0;
+  const int h0 = a.hb[rank], nh = a.hb[rank + 1] - h0;
+  if (tid < C) remote[tid] = cl.map_shared_rank(rep, tid);
+  for (int v = tid; v < a.n; v += bd) rep[v] = c.x0 * __ldg(a.invOut + v);
+  float dang = 0.0f;
+  for (int i = tid; i < rows; i += bd) {
+    const float iv = __ldg(a.invOut + r0 + i);
+    invS[i] = iv;
+    rpS[i] = __ldg(a.rowPtr + r0 + i) - e0;
+    xS[i] = c.x0;
+    if (iv == 0.0f) dang += c.x0;
+  }
+  if (tid == 0) rpS[rows] = edges;
+  for (int e = tid; e < edges; e += bd) colS[e] = __ldg(a.colIdx + e0 + e);
+  for (int h = tid; h < nh; h += bd) heavyS[h] = __ldg(a.heavy + h0 + h) - r0;
+  dang = blockSum(dang, fs);
+  if (tid == 0) dPartS[0] = dang;
+  cl.sync();
+
+  int p = 0, k = 0;
+  for (; k < iters; ++k) {
+    float dRemote = 0.0f;
+    if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dPartS + p, lane);
+    if (kInstr && tid < 32) {
+      const float D = warpAllSum(dRemote);
+      int stop = 0;
+      if (k > 0) {
+        const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
+        const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
+        stop = in.tol > 0.0f && r < in.tol;
+        if (rank == 0 && lane == 0) {
+          in.residHist[k - 1] = r;
+          in.sumHist[k - 1] = s;
+          if (stop) {
+            in.ctl[kCtlDone] = k;
+            in.ctl[kCtlConverged] = 1;
+            in.ctl[kCtlStopped] = 1;
+          }
+        }
+      }
+      if (lane == 0) {
+        sh.D = D;
+        sh.stop = stop;
+      }
+    }
+    if (kInstr) {
+      __syncthreads();
+      if (sh.stop) break;
+    }
+    const float *cur = rep + p * a.n;
+    const int pn = (1 - p) * a.n;
+    for (int base = tid; base < edges; base += kBatch * bd) {
+      float v[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int e = base + u * bd;
+        v[u] = e < edges ? cur[colS[e]] : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int e = base + u * bd;
+        if (e < edges) valS[e] = v[u];
+      }
+    }
+    if (!kInstr && tid < 32) {
+      const float D = warpAllSum(dRemote);
+      if (lane == 0) sh.D = D;
+    }
+    __syncthreads();
+    const float D = sh.D;
+    float dg = 0.0f, res = 0.0f;
+    double sum = 0.0;
+    auto finish = [&](int i, float s) {
+      const float xn = c.tele + c.d * (s + D * c.invN);
+      const float iv = invS[i];
+      if (kInstr) {
+        res += fabsf(xn - xS[i]);
+        sum += static_cast<double>(xn);
+      }
+      xS[i] = xn;
+      const float cv = xn * iv;
+      for (int q = 0; q < C; ++q) remote[q][pn + r0 + i] = cv;
+      if (iv == 0.0f) dg += xn;
+    };
+    for (int i = tid; i < rows; i += bd) {
+      const int b = rpS[i], en = rpS[i + 1];
+      if (en - b <= kLight) {
+        float s = 0.0f;
+        for (int j = b; j < en; ++j) s += valS[j];
+        finish(i, s);
+      }
+    }
+    for (int h = warp; h < nh; h += warps) {
+      const int i = heavyS[h];
+      const int b = rpS[i], en = rpS[i + 1];
+      float s = 0.0f;
+      for (int j = b + lane; j < en; j += 32) s += valS[j];
+      s = warpAllSum(s);
+      if (lane == 0) finish(i, s);
+    }
+    dg = blockSum(dg, fs);
+    if (tid == 0) dPartS[1 - p] = dg;
+    if (kInstr) {
+      res = blockSum(res, fs);
+      sum = blockSum(sum, ds);
+      if (tid == 0) {
+        rPartS[1 - p] = res;
+        sPartS[1 - p] = sum;
+      }
+    }
+    cl.sync(); // publishes every block's pushed contributions and partials
+    p ^= 1;
+  }
+  if (kInstr && k == iters && tid < 32) {
+    const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
+    const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
+    if (rank == 0 && lane == 0) {
+      in.residHist[k - 1] = r;
+      in.sumHist[k - 1] = s;
+      in.ctl[kCtlDone] = k;
+      if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
+    }
+  }
+  for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[i];
+  cl.sync(); // no block leaves while another may still read its shared memory
+#else
+  (void)a; (void)c; (void)iters; (void)xOut; (void)in;
+#endif
+}
+
 // ---- primitives
 
 __global__ void emptyKernel() {}
@@ -723,7 +971,7 @@ struct FrontierState {
   int sms = 0, smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
   int knobTileEdges = 0, knobTileRows = 0, knobBlocksPerSM = 0, knobGraphK = 10,
-      knobClusterSize = 0, knobResident = 0;
+      knobClusterSize = 0, knobResident = 0, knobClusterMode = 0;
 
   // --- layout: built on first use, rebuilt after a knob changes
   bool built = false;
@@ -736,6 +984,7 @@ struct FrontierState {
   int4 *tiles = nullptr;
   int *heavyStart = nullptr, *heavy = nullptr;
   int numTiles = 0, numHeavy = 0, numBlockTiles = 0, tileEdges = 0, tileRows = 0;
+  int maxBlockTileEdges = 0, resEdges = 0;
   size_t tileSmem = 0, coopSmem = 0;
   int gridFused = 0, gridT4 = 0, gridCoop = 0, coopPerSM = 0, resident = 0;
   int partCap = 0;
@@ -746,7 +995,7 @@ struct FrontierState {
   int *sink = nullptr; // primitives' output word
   // --- cluster
   bool clusterBuilt = false;
-  int clusterSize = 0;
+  int clusterSize = 0, clusterRep = 0;
   size_t clusterSmem = 0;
   std::string clusterWhy;
   unsigned *packed = nullptr;
@@ -804,6 +1053,7 @@ void freeLayout(FrontierState &s) {
   s.cHeavy = nullptr;
   s.clusterBuilt = false;
   s.clusterSize = 0;
+  s.clusterRep = 0;
   s.clusterSmem = 0;
   s.clusterWhy.clear();
   s.built = false;
@@ -898,12 +1148,14 @@ int build(Ctx &c, FrontierState &s, Err &e) {
   std::vector<int4> tiles;
   std::vector<int> hs, heavy;
   s.numBlockTiles = 0;
+  s.maxBlockTileEdges = 0;
   for (int r = 0; r < n;) {
     const int r0 = r, e0 = rp[r0];
     hs.push_back(static_cast<int>(heavy.size()));
     if (deg(r0) > s.tileEdges) { // block per row
       tiles.push_back(make_int4(r0, r0 + 1, e0, rp[r0 + 1]));
       ++s.numBlockTiles;
+      s.maxBlockTileEdges = std::max(s.maxBlockTileEdges, deg(r0));
       r = r0 + 1;
       continue;
     }
@@ -933,7 +1185,15 @@ int build(Ctx &c, FrontierState &s, Err &e) {
   s.gridFused = std::max(1, std::min(s.numTiles, occIter * s.sms));
   // The persistent kernel's shared memory covers both of its layouts
   // (resident: vals, colS [T], rpS [R+1], invS, hS [R]).
-  const size_t residentSmem = 8 * static_cast<size_t>(s.tileEdges) + 12 * static_cast<size_t>(s.tileRows) + 4;
+  // Resident column indices also hold a block-per-row tile's row when it fits.
+  s.resEdges = std::max(s.tileEdges, s.maxBlockTileEdges);
+  size_t residentSmem = 4 * static_cast<size_t>(s.tileEdges) + 4 * static_cast<size_t>(s.resEdges) +
+                        12 * static_cast<size_t>(s.tileRows) + 4;
+  bool residentFits = residentSmem <= 48 * 1024;
+  if (!residentFits) {
+    s.resEdges = s.tileEdges;
+    residentSmem = 0;
+  }
   s.coopSmem = std::max(s.tileSmem, residentSmem);
   if (s.coopSmem > 48 * 1024)
     return ffail(e, PRLAB_ERR_ARG, "persistent tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
@@ -946,7 +1206,7 @@ int build(Ctx &c, FrontierState &s, Err &e) {
   int perSM = s.coopPerSM;
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
   s.gridCoop = std::max(1, std::min(s.numTiles, perSM * s.sms));
-  s.resident = s.knobResident == 0 && s.numTiles <= s.gridCoop ? 1 : 0;
+  s.resident = s.knobResident == 0 && residentFits && s.numTiles <= s.gridCoop ? 1 : 0;
   s.gridT4 = std::max(1, std::min(blocksFor(n, kThreads), 4 * s.sms));
   s.partCap = std::max(std::max(s.gridFused, s.gridCoop), std::max(s.gridT4, kMaxCluster));
 
@@ -962,6 +1222,13 @@ int build(Ctx &c, FrontierState &s, Err &e) {
   PR_CUDA(e, cudaMemset(s.ctl, 0, 4 * kCtlCount), "cudaMemset(d_frontierControl)");
   s.built = true;
   return PRLAB_OK;
+}
+
+size_t clusterRepSmemBytes(int n, int rmax, int emax, int hmax) {
+  // sPartS[2] (double), dPartS[2] + rPartS[2], rep[2][n], xS[rmax] + invS[rmax] + rpS[rmax+1],
+  // colS[emax] + valS[emax], heavyS[hmax]
+  return 16 + 16 + 8 * static_cast<size_t>(n) + 4 * (3 * static_cast<size_t>(rmax) + 1) +
+         8 * static_cast<size_t>(emax) + 4 * static_cast<size_t>(hmax);
 }
 
 size_t clusterSmemBytes(int rmax, int emax, int hmax) {
@@ -1027,15 +1294,28 @@ int buildCluster(Ctx &c, FrontierState &s, Err &e) {
       hmax = std::max(hmax, static_cast<int>(heavy.size()) - a.hb[q]);
     }
     for (int q = C; q <= kMaxCluster; ++q) a.hb[q] = static_cast<int>(heavy.size());
-    const size_t smem = clusterSmemBytes(rmax, emax, hmax);
-    if (smem + 1024 > static_cast<size_t>(s.smemOptin)) { // + the kernel's static shared memory
+    // + 1024: the kernels' static shared memory
+    const size_t limit = static_cast<size_t>(s.smemOptin);
+    const size_t smemRep = clusterRepSmemBytes(n, rmax, emax, hmax);
+    const size_t smemDist = clusterSmemBytes(rmax, emax, hmax);
+    bool rep = s.knobClusterMode != 1 && smemRep + 1024 <= limit;
+    if (s.knobClusterMode == 2 && !rep) {
+      why = "the replicated cluster layout needs " + std::to_string(smemRep) +
+            " bytes of shared memory per block in a cluster of " + std::to_string(C) + " (the device allows " +
+            std::to_string(limit) + ")";
+      continue;
+    }
+    const size_t smem = rep ? smemRep : smemDist;
+    if (smem + 1024 > limit) {
       why = "graph needs " + std::to_string(smem) + " bytes of shared memory per block in a cluster of " +
-            std::to_string(C) + " (the device allows " + std::to_string(s.smemOptin) + ")";
+            std::to_string(C) + " (the device allows " + std::to_string(limit) + ")";
       continue;
     }
     // Can the device schedule such a cluster?
-    const void *fns[] = {reinterpret_cast<const void *>(clusterKernel<false>),
-                         reinterpret_cast<const void *>(clusterKernel<true>)};
+    const void *fns[] = {rep ? reinterpret_cast<const void *>(clusterRepKernel<false>)
+                             : reinterpret_cast<const void *>(clusterKernel<false>),
+                         rep ? reinterpret_cast<const void *>(clusterRepKernel<true>)
+                             : reinterpret_cast<const void *>(clusterKernel<true>)};
     bool ok = true;
     for (const void *fn : fns) {
       cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -1069,23 +1349,27 @@ int buildCluster(Ctx &c, FrontierState &s, Err &e) {
       }
     }
     if (!ok) continue;
-    // Packed columns (needs colIdx on the host once).
-    const int nnz = c.nnz;
-    std::vector<int> col(static_cast<size_t>(nnz));
-    if (nnz > 0)
-      PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
-              "cudaMemcpy(colIdx, device to host)");
-    std::vector<unsigned> packed(static_cast<size_t>(nnz));
-    for (int k = 0; k < nnz; ++k) {
-      const int u = col[k];
-      const int q = static_cast<int>(std::upper_bound(a.rb, a.rb + C + 1, u) - a.rb) - 1;
-      packed[k] = (static_cast<unsigned>(q) << kOwnerShift) | static_cast<unsigned>(u - a.rb[q]);
+    if (!rep) { // packed columns (needs colIdx on the host once)
+      const int nnz = c.nnz;
+      std::vector<int> col(static_cast<size_t>(nnz));
+      if (nnz > 0)
+        PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
+                "cudaMemcpy(colIdx, device to host)");
+      std::vector<unsigned> packed(static_cast<size_t>(nnz));
+      for (int k = 0; k < nnz; ++k) {
+        const int u = col[k];
+        const int q = static_cast<int>(std::upper_bound(a.rb, a.rb + C + 1, u) - a.rb) - 1;
+        packed[k] = (static_cast<unsigned>(q) << kOwnerShift) | static_cast<unsigned>(u - a.rb[q]);
+      }
+      PR_TRY(upload(&s.packed, packed, "d_clusterPackedCols", e));
     }
-    PR_TRY(upload(&s.packed, packed, "d_clusterPackedCols", e));
     PR_TRY(upload(&s.cHeavy, heavy, "d_clusterHeavy", e));
     a.rowPtr = c.rowPtr;
     a.packed = s.packed;
     a.invOut = c.invOut;
+    a.colIdx = c.colIdx;
+    a.n = n;
+    s.clusterRep = rep ? 1 : 0;
     a.heavy = s.cHeavy;
     a.rmax = rmax;
     a.emax = emax;
@@ -1107,7 +1391,7 @@ int setup(Ctx &c, FrontierState **out, Err &e) {
 
 DevGraph devGraph(const Ctx &c, const FrontierState &s) {
   return DevGraph{c.rowPtr, c.colIdx, c.invOut, s.tiles, s.heavyStart, s.heavy,
-                  s.numTiles, s.tileEdges, s.tileRows, c.n};
+                  s.numTiles, s.tileEdges, s.tileRows, c.n, s.resEdges};
 }
 
 Vec vecs(const Ctx &c, const FrontierState &s) {
@@ -1201,7 +1485,8 @@ int launchPersistent(const Ctx &c, const FrontierState &s, int iters, float d, f
 template <bool kInstr>
 int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, float tol, float *xOut, Err &e) {
   // The dynamic shared-memory limit is a property of the function: set it for this layout.
-  PR_CUDA(e, cudaFuncSetAttribute(clusterKernel<kInstr>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  auto kernel = s.clusterRep ? clusterRepKernel<kInstr> : clusterKernel<kInstr>;
+  PR_CUDA(e, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(s.clusterSmem)),
           "cudaFuncSetAttribute(clusterKernel, %zu bytes of dynamic shared memory)", s.clusterSmem);
   cudaLaunchConfig_t cfg = {};
@@ -1216,7 +1501,7 @@ int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, floa
   cfg.stream = s.st;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  PR_CUDA(e, cudaLaunchKernelEx(&cfg, clusterKernel<kInstr>, s.cargs, coef(c, d), iters, xOut, inst(c, s, tol)),
+  PR_CUDA(e, cudaLaunchKernelEx(&cfg, kernel, s.cargs, coef(c, d), iters, xOut, inst(c, s, tol)),
           "cudaLaunchKernelEx(clusterKernel, cluster of %d blocks of %d, %zu bytes)", s.clusterSize,
           kClusterThreads, s.clusterSmem);
   return PRLAB_OK;
@@ -1667,6 +1952,7 @@ int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, i
     out->persistent_resident = s.resident;
     out->threads_per_block = prlab::fr::kThreads;
     out->cluster_size = s.clusterSize;
+    out->cluster_replicated = s.clusterRep;
     out->cluster_threads = prlab::fr::kClusterThreads;
     out->cluster_smem_bytes = static_cast<long long>(s.clusterSmem);
     out->sms = s.sms;
@@ -1695,6 +1981,10 @@ int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len
     case PRLAB_FKNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
     case PRLAB_FKNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
     case PRLAB_FKNOB_RESIDENT: s.knobResident = value; break;
+    case PRLAB_FKNOB_CLUSTER_MODE:
+      if (value > 2) return prlab::ffail(e, PRLAB_ERR_ARG, "cluster mode %d outside [0, 2]", value);
+      s.knobClusterMode = value;
+      break;
     case PRLAB_FKNOB_CLUSTER_SIZE:
       if (value > prlab::fr::kMaxCluster)
         return prlab::ffail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);

@@ -220,7 +220,9 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_FKNOB_CLUSTER_SIZE 4  /* blocks in the cluster (auto: 16, else 8) */
 #define PRLAB_FKNOB_RESIDENT 5      /* persistent kernel: 0 keeps each block's tile in shared memory when
                                        every block owns one tile, 1 re-reads the CSR every iteration */
-#define PRLAB_FKNOB_COUNT 6
+#define PRLAB_FKNOB_CLUSTER_MODE 6  /* cluster kernel: 0 replicated contributions if they fit, else
+                                       distributed; 1 distributed (gather through DSMEM); 2 replicated */
+#define PRLAB_FKNOB_COUNT 7
 
 /* The frontier layout of one uploaded graph. */
 typedef struct prlab_frontier_info {
@@ -233,6 +235,7 @@ typedef struct prlab_frontier_info {
   int grid_fused, grid_t4, grid_coop, coop_blocks_per_sm, threads_per_block;
   int persistent_resident;   /* 1: the persistent kernel keeps its tiles in shared memory */
   int cluster_size;          /* 0: the cluster implementation cannot run here (see cluster_reason) */
+  int cluster_replicated;    /* 1: every block holds the whole contribution vector */
   int cluster_threads;
   long long cluster_smem_bytes; /* dynamic shared memory per cluster block */
   int sms, graph_k, max_in_degree;

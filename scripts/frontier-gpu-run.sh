@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# frontier-gpu-run.sh — the GPU-host half of the frontier implementations'
+# round trip (issue 5; pkg/cudabind/frontier*.go, csrc/frontier.cu).
+#
+# On the CPU machine (no GPU, no CUDA needed):
+#   go test -c -o .gpu/cudabind.test ./pkg/cudabind
+# On the GPU host, in a copy of the repository with data/aan/acl.txt:
+#   scripts/frontier-gpu-run.sh
+#
+# Steps: (1) build build/libprlab_cuda.so, one nvcc per source file in
+# parallel (frontier.cu with -Xptxas -v: registers, shared memory, spills);
+# (2) run the frontier tests: correctness on the six synthetic cases and the
+# real graph (three layouts), convergence, and the timing table
+# (PRLAB_FRONTIER_TABLE=1: every GPU implementation on the real graph, stage
+# rows, primitives, layout sweeps; RMAT=s adds an RMAT graph of scale s);
+# (3) compute-sanitizer memcheck, racecheck and synccheck over the synthetic
+# cases (PRLAB_GPU_QUICK=1). Logs go to $OUT (or reports/frontier-latest):
+# env.txt, build.log, test.log, sanitizer.log, frontier-results.json.
+#
+# Environment: CUDA_ARCHS (default 90), NVCC, SANITIZE=0 to skip (3),
+# RMAT (e.g. 20), TEST_TIMEOUT (seconds, default 240), SAN_TIMEOUT (default 90),
+# CLUSTER_SAN_TIMEOUT (default 45).
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || exit 2
+out=${OUT:-$repo/reports/frontier-latest}
+mkdir -p "$out" build/obj
+archs=${CUDA_ARCHS:-90}
+ptx_arch=${archs##* }
+test_timeout=${TEST_TIMEOUT:-240}
+san_timeout=${SAN_TIMEOUT:-90}
+
+find_tool() {
+  command -v "$1" 2>/dev/null && return 0
+  local d
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+    if [[ -x $d/$1 ]]; then
+      echo "$d/$1"
+      return 0
+    fi
+  done
+  return 1
+}
+nvcc=${NVCC:-$(find_tool nvcc)} || { echo "frontier-gpu-run: nvcc not found" >&2; exit 2; }
+sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(uname -srm), $(nproc) cores"
+  echo "nvcc: $("$nvcc" --version | tail -n 2 | tr '\n' ' ')"
+  echo "archs: $archs (PTX compute_$ptx_arch)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
+} >"$out/env.txt"
+cat "$out/env.txt"
+
+gencode=()
+for a in $archs; do
+  gencode+=(-gencode "arch=compute_$a,code=sm_$a")
+done
+gencode+=(-gencode "arch=compute_$ptx_arch,code=compute_$ptx_arch")
+flags=(-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall "${gencode[@]}")
+build_lib() {
+  local pids=() status=0 src obj p extra
+  for src in pkg/cudabind/csrc/*.cu; do
+    obj=build/obj/$(basename "${src%.cu}").o
+    extra=()
+    [[ $src == *frontier.cu ]] && extra=(-Xptxas -v)
+    echo "$nvcc ${flags[*]} ${extra[*]} -c $src -o $obj"
+    "$nvcc" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do
+    wait "$p" || status=1
+  done
+  if ((status == 0)); then
+    "$nvcc" -shared "${gencode[@]}" build/obj/*.o -lcusparse -o build/libprlab_cuda.so || status=1
+  fi
+  return "$status"
+}
+t0=$SECONDS
+build_lib >"$out/build.log" 2>&1
+build_rc=$?
+echo "build: rc=$build_rc in $((SECONDS - t0)) s"
+if ((build_rc != 0)); then
+  grep -E 'error|Error' "$out/build.log" | head -n 40
+  exit 1
+fi
+grep -A2 'Compiling entry' "$out/build.log" | grep -E 'Used|spill' | sort | uniq -c | head -n 30
+export PRLAB_CUDA_LIB=$repo/build/libprlab_cuda.so
+
+test_bin=$repo/.gpu/cudabind.test
+if [[ ! -x $test_bin ]]; then
+  echo "frontier-gpu-run: $test_bin missing: go test -c -o .gpu/cudabind.test ./pkg/cudabind" >&2
+  exit 2
+fi
+t0=$SECONDS
+(cd pkg/cudabind && PRLAB_FRONTIER_TABLE=1 PRLAB_FRONTIER_OUT="$out" PRLAB_FRONTIER_RMAT="${RMAT:-}" \
+  timeout "$test_timeout" "$test_bin" -test.v -test.count=1 -test.timeout="$((test_timeout - 5))s" \
+  -test.run 'Frontier|T4Buckets') >"$out/test.log" 2>&1
+test_rc=$?
+echo "tests: rc=$test_rc in $((SECONDS - t0)) s"
+
+san_rc=0
+# sanitize NAME TIMEOUT TOOL [VAR=VALUE...]: one compute-sanitizer run of the
+# correctness test in quick mode, narrowed by PRLAB_FRONTIER_ONLY / _LAYOUTS /
+# _CASES. racecheck of one 16 x 1024-thread cluster launch took over a minute
+# in run 1, so the cluster kernels get their own short racecheck on tiny.
+sanitize() {
+  local name=$1 limit=$2 tool=$3 rc t0=$SECONDS
+  shift 3
+  (cd pkg/cudabind && env PRLAB_GPU_QUICK=1 GODEBUG=asyncpreemptoff=1 "$@" timeout "$limit" \
+    "$sanitizer" --tool "$tool" --error-exitcode 3 --print-limit 20 \
+    "$test_bin" -test.v -test.count=1 -test.run 'TestGPUFrontierCorrectness') >>"$out/sanitizer.log" 2>&1
+  rc=$?
+  echo "compute-sanitizer $tool ($name): rc=$rc in $((SECONDS - t0)) s" | tee -a "$out/sanitizer.log"
+  ((rc != 0)) && san_rc=$rc
+  return 0
+}
+if [[ ${SANITIZE:-1} == 1 && -n $sanitizer ]]; then
+  : >"$out/sanitizer.log"
+  sanitize "all" "$san_timeout" memcheck
+  sanitize "all" "$san_timeout" synccheck
+  sanitize "no cluster" "$san_timeout" racecheck \
+    PRLAB_FRONTIER_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
+  sanitize "cluster, tiny" "${CLUSTER_SAN_TIMEOUT:-45}" racecheck \
+    PRLAB_FRONTIER_ONLY=gpu-cluster PRLAB_FRONTIER_CASES=tiny PRLAB_FRONTIER_LAYOUTS=auto,reread
+fi
+
+echo "================ summary"
+grep -E '^(--- (PASS|FAIL|SKIP)|PASS|FAIL|panic)' "$out/test.log" | head -n 30
+grep -E 'FAIL$|fails|: gpu-|Error|error' "$out/test.log" | grep -v '^=== ' | head -n 30
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY|Race reported|compute-sanitizer .*rc=' "$out/sanitizer.log" 2>/dev/null | head -n 30
+grep -E 'primitive:|T4 bucket|tiles [0-9]|stage gpu-|sweep |DRAM copy row|RMAT|rmat' "$out/test.log" | sed 's/^ *frontier_test.go:[0-9]*: //' | head -n 80
+sed -n '/^ *GPU: .*real graph/,/^ *--- /p' "$out/test.log" | head -n 40
+((test_rc != 0 || san_rc != 0)) && exit 1
+exit 0
