@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/report"
 )
 
@@ -160,8 +161,8 @@ func TestListShowsEveryImplementation(t *testing.T) {
 			}
 		}
 	}
-	if gpuRows != 6 {
-		t.Errorf("%d GPU implementations listed, want 6 (pkg/cudabind)", gpuRows)
+	if want := len(cudabind.AllImplementations()); gpuRows != want {
+		t.Errorf("%d GPU implementations listed, want %d (pkg/cudabind: course + frontier)", gpuRows, want)
 	}
 }
 

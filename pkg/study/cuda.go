@@ -16,9 +16,11 @@ type CUDA struct{}
 // Available is cudabind.Available: the library, driver and device check.
 func (CUDA) Available() (bool, string) { return cudabind.Available() }
 
-// Implementations is cudabind.Implementations (naive, thread per row, warp
-// per row, Thrust + CUB, Thrust + CUB without syncs, cuSPARSE).
-func (CUDA) Implementations() []pagerank.Implementation { return cudabind.Implementations() }
+// Implementations is cudabind.AllImplementations: the course's (naive,
+// thread per row, warp per row, Thrust + CUB, Thrust + CUB without syncs,
+// cuSPARSE), then the frontier ones of issue 5 (T4 buckets, fused, CUDA
+// Graph, persistent, cluster).
+func (CUDA) Implementations() []pagerank.Implementation { return cudabind.AllImplementations() }
 
 // Context is cudabind.DeviceInfo in the report's terms; versions are CUDA's
 // 1000·major + 10·minor integers written as "major.minor".
