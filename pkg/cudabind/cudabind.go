@@ -21,7 +21,7 @@ const abiVersion = 2
 
 // ErrUnavailable wraps every error returned because the GPU path cannot run
 // here; errors.Is(err, ErrUnavailable) tells a skip from a failure.
-var ErrUnavailable = errors.New("cudabind: GPU unavailable")
+var ErrUnavailable = fmt.Errorf("cudabind: GPU unavailable (%w)", pagerank.ErrUnavailable)
 
 // errNoCgo is the reason when the package was built without cgo (no dlopen).
 var errNoCgo = errors.New("built without cgo (CGO_ENABLED=0): the CUDA library cannot be opened")

@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -129,6 +130,11 @@ func (r *Result) FinalResidual() float64 {
 	}
 	return r.Residuals[len(r.Residuals)-1]
 }
+
+// ErrUnavailable is wrapped by errors an implementation returns when it
+// cannot run on this machine or this graph (no GPU, or a graph too large for
+// a shared-memory design); runners record such a row as skipped, not failed.
+var ErrUnavailable = errors.New("implementation unavailable here")
 
 // Implementation is one PageRank implementation (CPU or GPU). Run computes
 // PageRank of g with p and returns a Result; a returned error means the run

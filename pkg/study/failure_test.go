@@ -8,6 +8,7 @@ package study
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -44,6 +45,8 @@ func (b *brokenImpl) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result
 	case "short":
 		return &pagerank.Result{Precision: pagerank.Float64, Mode: p.Mode, Ranks: []float64{1}, Iterations: 1,
 			Residuals: []float64{0}, Sums: []float64{1}}, nil
+	case "unavailable":
+		return nil, fmt.Errorf("graph of %d nodes does not fit in shared memory: %w", g.N, pagerank.ErrUnavailable)
 	case "resulterr":
 		return &pagerank.Result{Err: "kernel launch failed: too many resources requested (simulated)"}, nil
 	}
@@ -371,5 +374,36 @@ func TestRunCancelledDuringTiming(t *testing.T) {
 	}
 	if !ci.cancelled || ci.after != 0 {
 		t.Fatalf("cancelled %v, %d runs after the cancel; want 0 (of 1001 left)", ci.cancelled, ci.after)
+	}
+}
+
+// TestUnavailableIsSkippedNotFailed: an error wrapping pagerank.ErrUnavailable
+// (a GPU design that cannot hold this graph) marks the row skipped with the
+// reason, while the others pass.
+func TestUnavailableIsSkippedNotFailed(t *testing.T) {
+	edges, _ := writeGraph(t)
+	entries := append(CPUEntries(), Entry{&brokenImpl{"x-unavailable", "unavailable"}, report.KindGPU})
+	run, err := Run(context.Background(), Config{EdgeList: edges, GraphName: "g", Entries: entries,
+		Cases: []string{"tiny"}, Iterations: 10, Runs: 1, Warmups: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, c := range run.Correctness {
+		if c.Implementation != "x-unavailable" {
+			continue
+		}
+		seen++
+		if c.Status != report.StatusSkipped || !strings.Contains(c.Reason, "does not fit in shared memory") {
+			t.Errorf("%s on %s: %q %q, want skipped with the reason", c.Implementation, c.Case, c.Status, c.Reason)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no row for the unavailable implementation")
+	}
+	for _, r := range run.Results {
+		if r.Implementation == "x-unavailable" && (r.Skipped == "" || r.Err != "") {
+			t.Errorf("result %+v: want Skipped set, Err empty", r)
+		}
 	}
 }

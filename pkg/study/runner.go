@@ -424,6 +424,9 @@ func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 		}
 		var c report.Check
 		switch {
+		case errors.Is(err, pagerank.ErrUnavailable):
+			c = skippedCheck(e, g, p.Iterations, report.StatusSkipped, err.Error())
+			r.out.Results = append(r.out.Results, failedResult(e, g, p.Mode, nil, err.Error()))
 		case err != nil:
 			c = skippedCheck(e, g, p.Iterations, report.StatusFailed, err.Error())
 			r.out.Results = append(r.out.Results, failedResult(e, g, p.Mode, err, ""))

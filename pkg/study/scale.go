@@ -528,6 +528,10 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 		res, err = run(e, g, pagerank.Fixed(r.cfg.ValidateIterations))
 	}
 	switch {
+	case errors.Is(err, pagerank.ErrUnavailable):
+		row.Status, row.Reason = report.StatusSkipped, err.Error()
+		r.progress(label, name, "skipped: %s", firstLine(err.Error()))
+		return row
 	case err != nil:
 		row.Status, row.Reason = report.StatusFailed, err.Error()
 		r.progress(label, name, "failed: %s", firstLine(err.Error()))
