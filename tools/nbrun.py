@@ -207,6 +207,12 @@ def run_one(args):
         failed = "%s: %s" % (type(e).__name__, e)
     wall = time.monotonic() - t0
     klog.close()
+    # GoNB's kernel_info leaves pygments_lexer and codemirror_mode empty, so
+    # nbconvert would highlight Go as Python and Jupyter not at all.
+    info = nb.metadata.setdefault("language_info", {})
+    for key in ("pygments_lexer", "codemirror_mode"):
+        if not info.get(key):
+            info[key] = "go"
     problems = scan_errors(nb)
     if failed:
         problems.insert(0, failed.strip()[-4000:])

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html"
+	"html/template"
+	"regexp"
 	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/render"
@@ -43,6 +45,13 @@ func LibraryHTML() string {
 	return b.String()
 }
 
+// funcMarker is go-echarts' marker around JavaScript functions in options
+// (the pattern of render.pat).
+var funcMarker = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
+
+// jsFunc matches one marked JavaScript function in go-echarts' JSON.
+var jsFunc = regexp.MustCompile(`__f__.*?__f__`)
+
 // Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).
 type Snippeter interface {
 	RenderSnippet() render.ChartSnippet
@@ -61,9 +70,23 @@ func ChartHTML(c Snippeter, height string) (out string, err error) {
 			err = fmt.Errorf("render chart: %v", p)
 		}
 	}()
-	s := c.RenderSnippet()
+	s := c.RenderSnippet() // also runs the chart's Validate hooks, once
 	option := strings.TrimSpace(s.Option)
+	if j, ok := c.(interface{ JSONNotEscaped() template.HTML }); ok {
+		// go-echarts' snippet option HTML-escapes before it strips the markers
+		// of JavaScript functions (opts.FuncOpts), which leaves a formatter as
+		// a quoted string; strip them from the raw JSON instead.
+		raw := string(j.JSONNotEscaped())
+		for _, fn := range jsFunc.FindAllString(raw, -1) {
+			if strings.Contains(fn, `\"`) {
+				return "", fmt.Errorf("render chart: a JavaScript function in the options uses double quotes, which JSON escapes into invalid JavaScript; use single quotes: %.80s", fn)
+			}
+		}
+		option = strings.TrimSpace(funcMarker.ReplaceAllString(raw, ""))
+	}
 	option = strings.TrimSuffix(option, ";")
+	// Inside <script>, "</" could end the element early; "<\/" is the same JS string.
+	option = strings.ReplaceAll(option, "</", `<\/`)
 	if option == "" {
 		return "", fmt.Errorf("render chart: go-echarts returned an empty option")
 	}

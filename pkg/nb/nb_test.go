@@ -69,6 +69,22 @@ func TestChartHTML(t *testing.T) {
 	if _, ok := v["series"]; !ok {
 		t.Errorf("option has no series: %v", v)
 	}
+	// A JavaScript formatter (opts.FuncOpts) must arrive as a function, not a string.
+	withFunc := lineChart()
+	withFunc.SetGlobalOptions(charts.WithYAxisOpts(opts.YAxis{Type: "log",
+		AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return v.toExponential(0); }")}}))
+	hf, err := ChartHTML(withFunc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hf, `"formatter":function (v) { return v.toExponential(0); }`) || strings.Contains(hf, "__f__") {
+		t.Errorf("formatter not a JavaScript function: %s", hf[strings.Index(hf, "var option"):][:400])
+	}
+	bad := lineChart()
+	bad.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Formatter: opts.FuncOpts(`function (p) { return "x"; }`)}))
+	if _, err := ChartHTML(bad, ""); err == nil || !strings.Contains(err.Error(), "single quotes") {
+		t.Errorf("a function with double quotes: %v, want an error", err)
+	}
 	h2, _ := ChartHTML(lineChart(), "")
 	if h2 == h || !strings.Contains(h2, "height:420px") {
 		t.Error("two charts share an id, or the default height is not 420px")

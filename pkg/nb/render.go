@@ -51,7 +51,11 @@ func RunEnvironment(run *report.Run, note string) string {
 func CasesTable(run *report.Run) string {
 	t := &Table{Caption: "Cases", Header: []string{"case", "n", "nnz", "dangling", "real graph"}}
 	for _, c := range run.Cases {
-		t.Add("", c.Name, fmt.Sprint(c.N), fmt.Sprint(c.NNZ), fmt.Sprint(c.Dangling), yesNo(c.Real))
+		real := "no"
+		if c.Real {
+			real = "yes"
+		}
+		t.Add("", c.Name, fmt.Sprint(c.N), fmt.Sprint(c.NNZ), fmt.Sprint(c.Dangling), real)
 	}
 	return t.HTML()
 }
@@ -215,15 +219,33 @@ func ConvergenceTable(run *report.Run) string {
 // tolerance-mode run on the real graph (log y axis), one line per
 // implementation.
 func ConvergenceChart(run *report.Run) (string, error) {
+	minRes, maxRes := math.Inf(1), math.Inf(-1)
+	for _, r := range run.Results {
+		if r.Case == run.Graph.Name && r.Mode == pagerank.Tolerance {
+			for _, x := range r.Residuals {
+				if x > 0 && !math.IsInf(x, 0) {
+					minRes, maxRes = min(minRes, x), max(maxRes, x)
+				}
+			}
+		}
+	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: "||x_{k+1} − x_k||_1, tolerance mode, log scale"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", Min: 1}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "L1 residual"}),
+		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: "‖x_{k+1} − x_k‖₁, tolerance mode, log scale"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", Min: 1, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
+		// ECharts' log axis labels only every power of 10 of the exponent (1e0, 1e-10),
+		// so the series are log10(residual) on a value axis labelled 1e<k>.
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: exponent(minRes, math.Floor), Max: exponent(maxRes, math.Ceil),
+			MinInterval: 1, SplitNumber: 14, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(`function (ps) {
+  if (!Array.isArray(ps)) { ps = [ps]; }
+  var s = 'iteration ' + ps[0].value[0];
+  ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName + ': ' + Math.pow(10, p.value[1]).toExponential(3); });
+  return s;
+}`)}),
 		charts.WithGridOpts(opts.Grid{Left: "80", Right: "90", Bottom: "70", Top: "70"}),
 	)
 	n := 0
@@ -234,7 +256,7 @@ func ConvergenceChart(run *report.Run) (string, error) {
 		data := make([]opts.LineData, 0, len(r.Residuals))
 		for k, x := range r.Residuals {
 			if x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) {
-				data = append(data, opts.LineData{Value: []any{k + 1, x}})
+				data = append(data, opts.LineData{Value: []any{k + 1, math.Log10(x)}})
 			}
 		}
 		line.AddSeries(fmt.Sprintf("%s (%s)", r.Implementation, r.Precision), data,
@@ -368,7 +390,7 @@ func TimingChart(run *report.Run) (string, error) {
 		charts.WithTitleOpts(opts.Title{Title: "Median time per iteration on " + run.Graph.Name, Subtitle: fmt.Sprintf("%d iterations per run, %d warm-ups, %d runs; ms", run.Protocol.TimingIterations, run.Protocol.Warmups, run.Protocol.Runs)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "ms / iteration"}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true)}),
-		charts.WithGridOpts(opts.Grid{Left: "160", Right: "80", Top: "70", Bottom: "30"}),
+		charts.WithGridOpts(opts.Grid{Left: "160", Right: "120", Top: "70", Bottom: "30"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 	)
 	bar.AddSeries("ms / iteration", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right"}))
@@ -380,4 +402,13 @@ func round3(x float64) float64 {
 		return 0
 	}
 	return math.Round(x*1000) / 1000
+}
+
+// exponent is round(log10(x)) for x > 0 (round is math.Floor or math.Ceil),
+// an axis bound in decades; nil (automatic) when x is not a positive number.
+func exponent(x float64, round func(float64) float64) any {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return nil
+	}
+	return round(math.Log10(x))
 }
