@@ -107,3 +107,15 @@ scale:
 	$(GO) run ./cmd/prlab scale --out $(SCALE_OUT) $(SCALE_FLAGS)
 scale-gpu-binary:
 	CGO_ENABLED=1 $(GO) build -o .gpu/prlab ./cmd/prlab
+
+# ---- the GPU host round trip (issues 3, 5, 7): build here, run there ----
+# make gpu-bundle   .gpu/prlab + .gpu/cudabind.test (+ .gpu/COMMIT) for scripts/h200-study.sh on a GPU host;
+#                   carry .gpu and data/aan to the host, then: scripts/h200-study.sh build tests sanitize report oom
+.PHONY: gpu-bundle
+gpu-bundle: data
+	@mkdir -p .gpu
+	$(GO) build -o .gpu/prlab ./cmd/prlab
+	$(GO) test -c -o .gpu/cudabind.test ./pkg/cudabind
+	git rev-parse HEAD > .gpu/COMMIT
+	@if [ -n "$$(git status --porcelain --untracked-files=no)" ]; then echo "$$(cat .gpu/COMMIT)+dirty" > .gpu/COMMIT; fi
+	@echo "gpu-bundle: .gpu/ ready for commit $$(cat .gpu/COMMIT)"

@@ -31,17 +31,8 @@ ptx_arch=${archs##* }
 test_timeout=${TEST_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-90}
 
-find_tool() {
-  command -v "$1" 2>/dev/null && return 0
-  local d
-  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
-    if [[ -x $d/$1 ]]; then
-      echo "$d/$1"
-      return 0
-    fi
-  done
-  return 1
-}
+# shellcheck source=scripts/lib-gpu.sh
+source scripts/lib-gpu.sh
 nvcc=${NVCC:-$(find_tool nvcc)} || { echo "frontier-gpu-run: nvcc not found" >&2; exit 2; }
 sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
 
@@ -54,32 +45,8 @@ sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
 } >"$out/env.txt"
 cat "$out/env.txt"
 
-gencode=()
-for a in $archs; do
-  gencode+=(-gencode "arch=compute_$a,code=sm_$a")
-done
-gencode+=(-gencode "arch=compute_$ptx_arch,code=compute_$ptx_arch")
-flags=(-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden -Xcompiler -Wall "${gencode[@]}")
-build_lib() {
-  local pids=() status=0 src obj p extra
-  for src in pkg/cudabind/csrc/*.cu; do
-    obj=build/obj/$(basename "${src%.cu}").o
-    extra=()
-    [[ $src == *frontier.cu ]] && extra=(-Xptxas -v)
-    echo "$nvcc ${flags[*]} ${extra[*]} -c $src -o $obj"
-    "$nvcc" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do
-    wait "$p" || status=1
-  done
-  if ((status == 0)); then
-    "$nvcc" -shared "${gencode[@]}" build/obj/*.o -lcusparse -o build/libprlab_cuda.so || status=1
-  fi
-  return "$status"
-}
 t0=$SECONDS
-build_lib >"$out/build.log" 2>&1
+build_lib "$archs" "$nvcc" >"$out/build.log" 2>&1
 build_rc=$?
 echo "build: rc=$build_rc in $((SECONDS - t0)) s"
 if ((build_rc != 0)); then

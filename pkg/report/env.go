@@ -57,7 +57,15 @@ func FileChecksum(path string) (Checksum, error) {
 	return Checksum{File: filepath.ToSlash(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
+// EnvCommit overrides the git lookup: the GPU host's copy of the tree has no
+// .git, so `make gpu-bundle` records the commit and scripts/h200-study.sh
+// passes it in PRLAB_COMMIT.
+const EnvCommit = "PRLAB_COMMIT"
+
 func gitCommit() string {
+	if c := os.Getenv(EnvCommit); c != "" {
+		return c
+	}
 	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		return "unknown"

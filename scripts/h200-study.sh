@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# h200-study.sh — the GPU host's half of a committed prlab report.
+#
+# On the CPU machine (Go, no CUDA):  make gpu-bundle
+#   builds .gpu/prlab and .gpu/cudabind.test; data/aan must hold the real graph (make data).
+# On the GPU host, in a copy of the repository carrying .gpu and data/aan:
+#   scripts/h200-study.sh PHASE...
+# Phases, in the order given:
+#   build     build/libprlab_cuda.so for CUDA_ARCHS (default 90), unless it is newer than every source
+#   tests     the whole cudabind test binary (every GPU test, course and frontier implementations)
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the six synthetic
+#             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
+#             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck)
+#   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
+#   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
+#             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
+#   scale     prlab scale --budget $SCALE_BUDGET (default 6m) -> $work/h200-scale
+# Everything lands in $work (default $OUT/h200, else reports/h200-latest); at the end the folder
+# is packed into $OUT/h200-<phases>.tar.gz (the device tool returns at most 8 files) and the
+# summary lines are printed last.
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || exit 2
+# shellcheck source=scripts/lib-gpu.sh
+source scripts/lib-gpu.sh
+work=${WORK:-${OUT:+$OUT/h200}}
+work=${work:-$repo/reports/h200-latest}
+mkdir -p "$work"
+archs=${CUDA_ARCHS:-90}
+nvcc=${NVCC:-$(find_tool nvcc)} || { echo "h200-study: nvcc not found" >&2; exit 2; }
+sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
+export PRLAB_CUDA_LIB=$repo/build/libprlab_cuda.so
+if [[ -f .gpu/COMMIT ]]; then
+  PRLAB_COMMIT=$(cat .gpu/COMMIT)
+  export PRLAB_COMMIT # the copy here has no .git; the report's environment block names this commit
+fi
+summary=$work/summary.txt
+note() { echo "$*" | tee -a "$summary"; }
+write_env "$work/env.txt" "$archs" "$nvcc"
+cat "$work/env.txt"
+
+need() { [[ -x $1 ]] || { note "missing $1: run make gpu-bundle on the CPU machine and carry .gpu"; exit 2; }; }
+
+phase_build() {
+  local t0=$SECONDS newest
+  newest=$(find pkg/cudabind/csrc -newer build/libprlab_cuda.so 2>/dev/null | head -n 1)
+  if [[ -f build/libprlab_cuda.so && -z $newest ]]; then
+    note "build: kept build/libprlab_cuda.so (newer than every source)"
+    return 0
+  fi
+  build_lib "$archs" "$nvcc" >"$work/build.log" 2>&1
+  local rc=$?
+  note "build: rc=$rc in $((SECONDS - t0)) s (archs $archs)"
+  ((rc == 0)) || { grep -E 'error' "$work/build.log" | head -n 30; exit 1; }
+}
+
+phase_tests() {
+  need .gpu/cudabind.test
+  local t0=$SECONDS
+  (cd pkg/cudabind && PRLAB_GPU_OUT="$work" timeout 300 ../../.gpu/cudabind.test -test.v -test.count=1 -test.timeout=290s) >"$work/test.log" 2>&1
+  note "tests: rc=$? in $((SECONDS - t0)) s; $(grep -c '^--- PASS' "$work/test.log") passed, $(grep -c '^--- FAIL' "$work/test.log") failed, $(grep -c '^--- SKIP' "$work/test.log") skipped"
+  grep '^--- FAIL' "$work/test.log" | tee -a "$summary"
+}
+
+# san NAME LIMIT TOOL TESTS [VAR=VALUE...]: one compute-sanitizer run of the test binary in quick mode.
+san() {
+  local name=$1 limit=$2 tool=$3 tests=$4 rc t0=$SECONDS log
+  shift 4
+  log=$work/sanitizer-$tool-${name// /-}.log
+  (cd pkg/cudabind && env PRLAB_GPU_QUICK=1 PRLAB_GPU_OUT='' GODEBUG=asyncpreemptoff=1 "$@" timeout "$limit" \
+    "$sanitizer" --tool "$tool" --error-exitcode 3 --print-limit 50 \
+    ../../.gpu/cudabind.test -test.v -test.count=1 -test.run "$tests") >"$log" 2>&1
+  rc=$?
+  local races ours
+  races=$(grep -c 'Race reported' "$log")
+  ours=$(grep 'Race reported' "$log" | grep -vc 'cusparse::')
+  note "compute-sanitizer $tool ($name): rc=$rc in $((SECONDS - t0)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY' "$log" | tr '\n' ' ')races reported: $races (outside cuSPARSE: $ours); tests $(grep -c '^--- PASS' "$log") passed $(grep -c '^--- FAIL' "$log") failed"
+}
+
+phase_sanitize() {
+  need .gpu/cudabind.test
+  [[ -n $sanitizer ]] || { note "sanitize: compute-sanitizer not found, skipped"; return 0; }
+  local course='TestGPUSyntheticCases|TestGPUReductionBudget' frontier='TestGPUFrontierCorrectness'
+  local tool
+  for tool in memcheck synccheck initcheck; do
+    san "course" 120 "$tool" "$course"
+    san "frontier" 120 "$tool" "$frontier"
+  done
+  san "course" 120 racecheck "$course"
+  san "frontier, no cluster" 120 racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
+  san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-cluster PRLAB_FRONTIER_CASES=tiny PRLAB_FRONTIER_LAYOUTS=auto
+}
+
+phase_report() {
+  need .gpu/prlab
+  local t0=$SECONDS
+  .gpu/prlab report --out "$work/h200-report" >"$work/report.log" 2>&1
+  note "report: rc=$? in $((SECONDS - t0)) s -> h200-report/"
+  grep -E '^(loaded|every|[0-9]+ (failed|of))|verdict|FAIL|fail ' "$work/report.log" | head -n 20 | tee -a "$summary"
+}
+
+phase_oom() {
+  need .gpu/prlab
+  local t0=$SECONDS holder
+  # Hold all but ~1 GiB of device memory in another process (PyTorch is on the GPU host's image).
+  python3 - >"$work/oom-holder.log" 2>&1 <<'PY' &
+import time, torch
+free, total = torch.cuda.mem_get_info()
+keep = free - (256 << 20)
+x = torch.empty(keep, dtype=torch.uint8, device="cuda")
+print(f"holding {keep} of {total} bytes; free now {torch.cuda.mem_get_info()[0]}", flush=True)
+time.sleep(120)
+PY
+  holder=$!
+  for _ in $(seq 60); do grep -q holding "$work/oom-holder.log" && break; sleep 1; done
+  tee -a "$summary" <"$work/oom-holder.log"
+  # With 256 MiB left, either the CUDA context of prlab itself or the stage table's 128 MiB
+  # copy buffers and the library work buffers no longer fit: both must end as a clear error.
+  .gpu/prlab report --out "$work/oom-report" --cases tiny,aan --runs 2 >"$work/oom.log" 2>&1
+  note "oom: prlab report rc=$? in $((SECONDS - t0)) s with device memory held"
+  grep -iE 'out of memory|failed' "$work/oom.log" | head -n 8 | tee -a "$summary"
+  kill "$holder" 2>/dev/null
+  wait "$holder" 2>/dev/null
+}
+
+phase_scale() {
+  need .gpu/prlab
+  local t0=$SECONDS
+  .gpu/prlab scale --budget "${SCALE_BUDGET:-6m}" --out "$work/h200-scale" >"$work/scale.log" 2>&1
+  note "scale: rc=$? in $((SECONDS - t0)) s -> h200-scale/"
+  tail -n 25 "$work/scale.log" | tee -a "$summary"
+}
+
+phases=("$@")
+((${#phases[@]})) || phases=(build tests sanitize report)
+for ph in "${phases[@]}"; do
+  case $ph in
+  build | tests | sanitize | report | oom | scale) "phase_$ph" ;;
+  *) echo "h200-study: unknown phase $ph" >&2; exit 2 ;;
+  esac
+done
+if [[ -n ${OUT:-} ]]; then
+  name=$(IFS=-; echo "${phases[*]}")
+  tar -czf "$OUT/h200-$name.tar.gz" -C "$(dirname "$work")" "$(basename "$work")"
+  cp "$summary" "$OUT/summary-$name.txt"
+fi
+echo "================ summary"
+cat "$summary"
