@@ -225,8 +225,8 @@ const OracleShare = 0.10
 
 // fit makes gs fit targetS seconds in three steps. The oracle rule first
 // (OracleShare). Then, while even every row on the last rung overruns,
-// graphs are left out from the largest scale down, the 2-D grid of a scale
-// before its R-MAT graph (the R-MAT graphs carry the goals). Then rungs:
+// graphs are left out: 2-D grids from the largest down, and R-MAT graphs
+// (which carry the goals) from the largest down only when no grid is left. Then rungs:
 // every row starts on the course protocol and the single most expensive row
 // steps down one rung at a time until the estimate fits, so small graphs
 // keep the full protocol and only the big rows are shortened.
@@ -254,9 +254,14 @@ func (p *planner) fit(gs []*plannedGraph, targetS float64) {
 		return t
 	}
 	for minTotal() > targetS {
+		// The largest grid first; R-MAT graphs (the goals) only when no grid is left.
 		var drop *plannedGraph
 		for _, g := range gs {
-			if g.Skip == "" && (drop == nil || g.Scale > drop.Scale || (g.Scale == drop.Scale && g.Family == report.FamilyGrid)) {
+			if g.Skip != "" {
+				continue
+			}
+			grid, dropGrid := g.Family == report.FamilyGrid, drop != nil && drop.Family == report.FamilyGrid
+			if drop == nil || (grid && !dropGrid) || (grid == dropGrid && g.Scale > drop.Scale) {
 				drop = g
 			}
 		}
@@ -315,16 +320,19 @@ func oracleSkipReason(estS float64, budget time.Duration) string {
 		OracleName, estS, OracleShare*100, budget.Seconds(), ReferenceFallback)
 }
 
-// graphsFor lists the graphs of cfg, in run order (by scale; R-MAT then grid).
+// graphsFor lists the graphs of cfg in run order: every R-MAT graph by
+// scale, then every 2-D grid by scale. The R-MAT graphs carry the goals, so
+// they run first (the largest, the goal graph, included) and the grids,
+// the contrast, use what budget is left.
 func graphsFor(cfg *ScaleConfig, entries []Entry) []*plannedGraph {
 	var gs []*plannedGraph
 	for s := cfg.MinScale; s <= cfg.MaxScale; s++ {
 		n := 1 << s
 		gs = append(gs, &plannedGraph{Family: report.FamilyRMAT, Scale: s, N: n, NNZ: int(0.95 * float64(16*n))})
-		if cfg.Grid {
-			side := GridSide(s)
-			gs = append(gs, &plannedGraph{Family: report.FamilyGrid, Scale: s, Side: side, N: side * side, NNZ: 4 * side * (side - 1)})
-		}
+	}
+	for s := cfg.MinScale; s <= cfg.MaxScale && cfg.Grid; s++ {
+		side := GridSide(s)
+		gs = append(gs, &plannedGraph{Family: report.FamilyGrid, Scale: s, Side: side, N: side * side, NNZ: 4 * side * (side - 1)})
 	}
 	for _, g := range gs {
 		g.Oracle = true
