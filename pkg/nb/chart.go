@@ -40,7 +40,8 @@ func LibraryHTML() string {
 	b.WriteString("\n<script type=\"text/javascript\">\n(function (define, exports, module) {\nif (window.echarts && window.echarts.init) { return; }\n")
 	b.WriteString(report.EChartsJS())
 	b.WriteString("\n}).call(window);\n")
-	fmt.Fprintf(&b, `(function () { var e = document.getElementById(%q); if (e && window.echarts) { e.style.color = "#666"; e.textContent = "ECharts " + window.echarts.version + " loaded inline (offline)."; } })();`, id)
+	// JupyterLab may run the script before it attaches the output to the page: retry.
+	fmt.Fprintf(&b, `(function () { var n = 0; (function mark() { var e = document.getElementById(%q); if (e && window.echarts) { e.style.color = "#666"; e.textContent = "ECharts " + window.echarts.version + " loaded inline (offline)."; } else if (++n < 100) { setTimeout(mark, 100); } })(); })();`, id)
 	b.WriteString("\n</script>\n")
 	return b.String()
 }
