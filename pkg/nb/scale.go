@@ -3,7 +3,9 @@ package nb
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/reference"
+	"github.com/prlab/prlab/pkg/report"
 )
 
 // ScaleGraph describes one generated graph of the scale study's families
@@ -172,4 +175,158 @@ func SmokeChart(gs []ScaleGraph) (string, error) {
 		line.AddSeries(n, series[n])
 	}
 	return ChartHTML(line, "420px")
+}
+
+// CommittedScale is a scale-study report (scale.json, written by `prlab
+// scale`) committed under reports/, and its path relative to the checkout.
+type CommittedScale struct {
+	*report.ScaleStudy
+	Path string
+}
+
+// CommittedScaleRuns returns every reports/*/scale.json that reads as a
+// scale study, those that measured a GPU first, then newest first.
+func CommittedScaleRuns() ([]CommittedScale, error) {
+	root, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	paths, err := filepath.Glob(filepath.Join(root, "reports", "*", "scale.json"))
+	if err != nil {
+		return nil, err
+	}
+	var out []CommittedScale
+	for _, p := range paths {
+		s, err := report.ReadScaleJSON(p)
+		if err != nil {
+			continue
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, CommittedScale{ScaleStudy: s, Path: rel})
+	}
+	slices.SortStableFunc(out, func(a, b CommittedScale) int {
+		if (a.GPU != nil) != (b.GPU != nil) {
+			if a.GPU != nil {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(b.Env.Date, a.Env.Date)
+	})
+	return out, nil
+}
+
+// ScaleSourceMarkdown says which scale report a notebook shows (the first of
+// runs), or that none is committed.
+func ScaleSourceMarkdown(runs []CommittedScale) string {
+	if len(runs) == 0 {
+		return "**No scale-study report is committed under `reports/`** (no `reports/*/scale.json`). Nothing of the study's results can be shown here yet."
+	}
+	s := runs[0]
+	where := "a GPU: " + func() string {
+		if s.GPU != nil {
+			return fmt.Sprintf("%s (compute capability %s)", s.GPU.Name, s.GPU.ComputeCapability)
+		}
+		return ""
+	}()
+	if s.GPU == nil {
+		where = "**no GPU** — a CPU-only run; its GPU rows are skipped (" + clipText(s.GPUSkipped, 160) + ")"
+	}
+	complete := "complete"
+	if !s.Complete {
+		complete = "**partial** (a checkpoint: the run stopped or was stopped before every graph was done)"
+	}
+	md := fmt.Sprintf("**Source: the committed scale report `%s`**, run %q on %s, commit %s, on %s; %s, scales 2^%d–2^%d, %.0f s of wall time.",
+		s.Path, s.Name, s.Env.Date, s.Env.Commit, where, complete, s.Protocol.MinScale, s.Protocol.MaxScale, s.ElapsedS)
+	if s.GPU == nil {
+		md += " **This is not the study's H200 result**, which issue 5 still owes."
+	}
+	if len(runs) > 1 {
+		var others []string
+		for _, r := range runs[1:] {
+			others = append(others, "`"+r.Path+"`")
+		}
+		md += " Other committed scale reports: " + strings.Join(others, ", ") + "."
+	}
+	return md
+}
+
+func clipText(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}
+
+// ScaleStudyEnvironment is RunEnvironment for a scale report.
+func ScaleStudyEnvironment(s *report.ScaleStudy) string {
+	return RunEnvironment(&report.Run{Name: s.Name, Env: s.Env, GPU: s.GPU, GPUSkipped: s.GPUSkipped}, "")
+}
+
+// ScaleRowsTable is the scale study's rows: every implementation on every
+// graph, with its status, time and GTEPS per iteration, the fraction of the
+// byte floor and the speed-up over the fastest multi-core CPU row.
+func ScaleRowsTable(s *report.ScaleStudy) string {
+	t := &Table{
+		Caption: "Scale study rows (" + s.Name + ")",
+		Header:  []string{"graph", "nnz", "implementation", "status", "ms / iteration", "GTEPS", "ns / edge", "floor fraction", "× multi-core CPU", "why"},
+		Align:   []string{"l", "r", "l", "l", "r", "r", "r", "r", "r", "l"},
+	}
+	for _, r := range s.Rows {
+		t.Add(statusClass(r.Status), r.Graph, fmt.Sprint(r.NNZ), r.Implementation, r.Status, fnum("%.4f", float64(r.MsPerIter)),
+			fnum("%.3f", float64(r.GTEPS)), fnum("%.3f", float64(r.NsPerEdge)), fnum("%.3f", float64(r.FloorFraction)),
+			fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(r.Reason, 90))
+	}
+	return t.HTML()
+}
+
+// ScaleGoalsTable is issue 5's goals next to what the report measured.
+func ScaleGoalsTable(s *report.ScaleStudy) string {
+	t := &Table{Caption: "Goals (issue 5) and what this report measured", Header: []string{"goal", "target", "measured", "status"},
+		Align: []string{"l", "l", "l", "l"}}
+	for _, g := range s.Goals {
+		status := "skip"
+		switch g.Status {
+		case report.GoalMet:
+			status = "pass"
+		case report.GoalNotMet:
+			status = "fail"
+		}
+		t.Add(status, g.Name, g.Target, g.Measured, g.Status)
+	}
+	return t.HTML()
+}
+
+// ScaleTimeChart draws ms per iteration against nnz (log-log), one line per
+// implementation, over the report's R-MAT graphs (rows that passed).
+func ScaleTimeChart(s *report.ScaleStudy) (string, error) {
+	series := map[string][]opts.LineData{}
+	var names []string
+	for _, r := range s.Rows {
+		if r.Family != "rmat" || r.Status != report.StatusPass || !r.MsPerIter.Valid() || r.MsPerIter <= 0 {
+			continue
+		}
+		if !slices.Contains(names, r.Implementation) {
+			names = append(names, r.Implementation)
+		}
+		series[r.Implementation] = append(series[r.Implementation], opts.LineData{Value: []any{r.NNZ, float64(r.MsPerIter)}})
+	}
+	if len(names) == 0 {
+		return Para("No timed R-MAT rows in this report."), nil
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Time per iteration vs edges, R-MAT (" + s.Name + ")", Subtitle: "log-log; median of the timed runs"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "nnz"}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "ms / iteration"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithGridOpts(opts.Grid{Left: "80", Right: "90", Bottom: "70", Top: "70"}),
+	)
+	for _, n := range names {
+		line.AddSeries(n, series[n])
+	}
+	return ChartHTML(line, "440px")
 }

@@ -65,10 +65,11 @@ func (p Params) implList() []string {
 	return out
 }
 
-// GPU is the GPU half the notebooks' study runs with; nil (no GPU support
-// linked, every GPU row skipped with study.NoGPUReason) until pkg/cudabind
-// provides a study.GPU. Set it before calling Study.
-var GPU study.GPU
+// GPU is the GPU half the notebooks' study runs with: pkg/cudabind through
+// study.CUDA, as `prlab report` does. Without libprlab_cuda.so, a driver or a
+// device, every GPU row is skipped with the reason. Set it to nil before
+// calling Study for a CPU-only run.
+var GPU study.GPU = study.CUDA{}
 
 // DataDir resolves p.GraphDir against the checkout and makes sure its files
 // are there and match SHA256SUMS, fetching them from the mirror when they
@@ -325,7 +326,46 @@ func StagesSource(s *StudyRun) (Source, error) {
 	}
 	return Source{s.Run, fmt.Sprintf("**Source: this machine's CPU-only run. There are no GPU numbers here.** This machine has no GPU (%s), and no GPU report is committed under `reports/` yet. "+
 		"The stage table and the x DRAM chart need CUDA-event stage timings and the device-to-device copy rows, so they stay empty below; "+
-		"the CPU timing rows (Go's monotonic clock) are what this machine can measure. Once a GPU report (results.json with a GPU context) is committed under `reports/`, this notebook loads it instead.", s.GPUSkipped)}, nil
+		"the CPU timing rows (Go's monotonic clock) are what this machine can measure. Once a GPU report (results.json with a GPU context) is committed under `reports/`, this notebook loads it instead.", s.GPUSkipped) + ReportsIndex()}, nil
+}
+
+// ReportsIndex is a Markdown sentence listing the folders under reports/
+// and what each holds for these notebooks: a study report (results.json,
+// with or without a GPU), a scale report (scale.json), or other files (raw
+// logs and JSON of other tools, which the notebooks do not read).
+func ReportsIndex() string {
+	root, err := Root()
+	if err != nil {
+		return ""
+	}
+	dirs, err := os.ReadDir(filepath.Join(root, "reports"))
+	if err != nil {
+		return ""
+	}
+	var items []string
+	for _, d := range dirs {
+		if !d.IsDir() || d.Name() == "notebooks" || d.Name() == "latest" || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(root, "reports", d.Name())
+		what := "other files, not a report these notebooks read"
+		if run, err := report.ReadJSON(filepath.Join(dir, report.JSONFile)); err == nil {
+			what = "study report, no GPU"
+			if run.GPU != nil {
+				what = "study report on " + run.GPU.Name
+			}
+		} else if sc, err := report.ReadScaleJSON(filepath.Join(dir, "scale.json")); err == nil {
+			what = "scale-study report, no GPU"
+			if sc.GPU != nil {
+				what = "scale-study report on " + sc.GPU.Name
+			}
+		}
+		items = append(items, fmt.Sprintf("`%s` (%s)", d.Name(), what))
+	}
+	if len(items) == 0 {
+		return ""
+	}
+	return " Committed under `reports/`: " + strings.Join(items, ", ") + "."
 }
 
 // Source is the run a notebook draws from and a Markdown line saying which

@@ -61,7 +61,11 @@ func (t *Table) HTML() string {
 			} else if numeric(c) {
 				align = "right"
 			}
-			fmt.Fprintf(&b, `<td style="border-bottom:1px solid #ddd;padding:2px 8px;text-align:%s;white-space:nowrap">%s</td>`, align, escape(c))
+			wrap := "white-space:nowrap"
+			if len(c) > 48 { // long text wraps instead of widening the table past the page
+				wrap = "white-space:normal;min-width:220px;max-width:460px"
+			}
+			fmt.Fprintf(&b, `<td style="border-bottom:1px solid #ddd;padding:2px 8px;text-align:%s;%s">%s</td>`, align, wrap, escape(c))
 		}
 		b.WriteString("</tr>")
 	}
