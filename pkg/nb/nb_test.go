@@ -218,7 +218,7 @@ func TestStagesSourceWithoutGPU(t *testing.T) {
 		if src.Run != s.Run || !strings.Contains(src.Markdown, "There are no GPU numbers here") || !strings.Contains(src.Markdown, "no GPU here") {
 			t.Errorf("without GPU or committed report: %q", src.Markdown)
 		}
-	} else if src.Run != runs[0].Run || !strings.Contains(src.Markdown, runs[0].Path) {
+	} else if src.Run == nil || src.Run.GPU == nil || src.Run.Env.Date != runs[0].Run.Env.Date || !strings.Contains(src.Markdown, runs[0].Path) {
 		t.Errorf("with a committed GPU report: %q", src.Markdown)
 	}
 	if h := StageTable(s.Run); !strings.Contains(h, "no stage rows") {
@@ -242,5 +242,19 @@ func TestScaleGraphs(t *testing.T) {
 	}
 	if h, err := SmokeChart(gs); err != nil || !strings.Contains(h, ChartClass) {
 		t.Errorf("smoke chart: %v", err)
+	}
+}
+
+func TestScratchReportsAreNotCommittedRuns(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"reports/latest/results.json":                  true,
+		"reports/scale-latest/results.json":            true,
+		"reports/h200-latest/h200-report/results.json": true,
+		"reports/h200-2026-11-30/results.json":         false,
+		"reports/h200-2026-11-30/oom/results.json":     false,
+	} {
+		if got := scratchReport(rel); got != want {
+			t.Errorf("scratchReport(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }

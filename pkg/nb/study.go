@@ -296,15 +296,30 @@ func CommittedGPURuns() ([]CommittedRun, error) {
 	}
 	var out []CommittedRun
 	for _, p := range paths {
+		rel, _ := filepath.Rel(root, p)
+		if scratchReport(rel) {
+			continue
+		}
 		run, err := report.ReadJSON(p)
 		if err != nil || run.GPU == nil {
 			continue
 		}
-		rel, _ := filepath.Rel(root, p)
 		out = append(out, CommittedRun{Run: run, Path: rel})
 	}
 	slices.SortStableFunc(out, func(a, b CommittedRun) int { return strings.Compare(b.Env.Date, a.Env.Date) })
 	return out, nil
+}
+
+// scratchReport reports whether a results path under reports/ is a run's
+// scratch output (reports/latest, reports/*-latest: git-ignored, never
+// committed) rather than a committed report.
+func scratchReport(rel string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+		if part == "latest" || strings.HasSuffix(part, "-latest") {
+			return true
+		}
+	}
+	return false
 }
 
 // StagesSource picks the run notebook 03 draws its stage table and x DRAM
