@@ -55,7 +55,7 @@ notebooks-commit: kernel
 	rm -rf notebooks/.cache
 	$(NB_PYTHON) tools/nbrun.py --inplace --jobs $(NB_JOBS) --out $(NB_OUT) $(NOTEBOOKS)
 notebooks-test: kernel
-	PRLAB_NOTEBOOK_TEST=1 $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser|TestExportedNotebookHTML|TestChartUnderRequireJS' -v ./pkg/nb/
+	PRLAB_NOTEBOOK_TEST=1 PRLAB_NB_OUT=$(NB_OUT) $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser|TestExportedNotebookHTML|TestChartUnderRequireJS' -v ./pkg/nb/
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -275,8 +275,8 @@ func TestChartUnderRequireJS(t *testing.T) {
 	}
 }
 
-// TestExportedNotebookHTML opens every static export in reports/notebooks
-// (written by make notebooks) from disk in headless Chromium and checks that
+// TestExportedNotebookHTML opens every static export in $PRLAB_NB_OUT
+// (default reports/notebooks, written by make notebooks) from disk in headless Chromium and checks that
 // each chart it holds has drawn pixels, with no server and no network.
 func TestExportedNotebookHTML(t *testing.T) {
 	if os.Getenv(EnvBrowserTest) == "" {
@@ -286,9 +286,16 @@ func TestExportedNotebookHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages, _ := filepath.Glob(filepath.Join(root, "reports", "notebooks", "*.html"))
+	dir := os.Getenv("PRLAB_NB_OUT") // make notebooks-test passes its NB_OUT
+	if dir == "" {
+		dir = filepath.Join("reports", "notebooks")
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	pages, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	if len(pages) == 0 {
-		t.Fatal("no reports/notebooks/*.html: run make notebooks first")
+		t.Fatalf("no %s/*.html: run make notebooks first", dir)
 	}
 	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
 	ctx := newBrowser(t, chromium, filepath.Join(t.TempDir(), "chromium"))
