@@ -95,7 +95,7 @@ func fixtureRun(withGPU bool) *Run {
 		return run
 	}
 	run.GPU = &GPUContext{Name: "NVIDIA H200", ComputeCapability: "9.0", SMs: 132, L2Bytes: 62914560, MaxThreadsPerBlock: 1024,
-		Driver: "570.00", Runtime: "12.8", CCCL: "2.8.0"}
+		Driver: "570.00", Runtime: "12.8", CCCL: "CCCL 2.8.0"}
 	dram := 4000.0
 	run.CopyRows = []pagerank.Stage{
 		{Name: "copy, 128 MiB (DRAM)", Ms: 0.0671, Bytes: 268435456, GBps: dram, XDRAM: 1},

@@ -76,6 +76,7 @@ type view struct {
 	DRAM            float64
 	GPUTimed        bool
 	L2Line          string
+	TopGuard        string
 	HasTierTable    bool
 	Calibration     string
 }
@@ -183,6 +184,7 @@ func newView(run *Run) (*view, error) {
 	for _, s := range run.Stages {
 		v.StageRows = append(v.StageRows, stageView{"", s})
 	}
+	v.TopGuard = topGuard(run)
 	for _, t := range run.Timings {
 		if t.Kind == KindGPU {
 			v.EndToEnd = append(v.EndToEnd, t)
@@ -212,7 +214,12 @@ func newView(run *Run) (*view, error) {
 		if run.GPU.L2Bytes > 0 && maxBytes > 0 {
 			v.L2Line = fmt.Sprintf("L2 on this card is %d bytes, and one iteration touches up to %d", run.GPU.L2Bytes, maxBytes)
 			if maxBytes < run.GPU.L2Bytes {
-				v.L2Line += ": the working set fits in L2, so effective bandwidth can exceed the DRAM copy row (compare the two copy rows)."
+				v.L2Line += ": the working set fits in L2, so DRAM bandwidth does not bound an iteration. "
+				if best := bestXDRAM(v.EndToEnd); best < 0.5 {
+					v.L2Line += fmt.Sprintf("Here the best implementation reaches %.3g of the DRAM copy row: at this size an iteration is bound by launches, barriers and latency (see the copy of one iteration's bytes and the per-stage times), not by bandwidth, which is why silver and gold are out of reach on this graph.", best)
+				} else {
+					v.L2Line += "Effective bandwidth can then exceed the DRAM copy row (compare the two copy rows)."
+				}
 			} else {
 				v.L2Line += "."
 			}
@@ -389,4 +396,46 @@ func renderChart(id string, c interface {
 	}()
 	s := c.RenderSnippet()
 	return &chartHTML{ID: id, Element: template.HTML(s.Element), Script: template.HTML(s.Script)}, nil
+}
+
+// bestXDRAM is the largest x DRAM fraction among the passing end-to-end rows (0 if none).
+func bestXDRAM(rows []TimingRow) float64 {
+	best := 0.0
+	for _, r := range rows {
+		if r.Status == StatusPass && float64(r.XDRAM) > best {
+			best = float64(r.XDRAM)
+		}
+	}
+	return best
+}
+
+// topGuard quantifies the course's transposed-graph guard for the top table:
+// the mean in- and out-degree of the top papers against the graph's mean
+// degree nnz/n. A transposed graph would rank long bibliographies (large
+// out-degree) first.
+func topGuard(run *Run) string {
+	if len(run.Top) == 0 || run.Graph.Nodes == 0 {
+		return ""
+	}
+	var in, out float64
+	low := 0
+	mean := float64(run.Graph.Edges) / float64(run.Graph.Nodes)
+	for _, t := range run.Top {
+		in += float64(t.InDegree)
+		out += float64(t.OutDegree)
+		if float64(t.InDegree) < mean {
+			low++
+		}
+	}
+	k := float64(len(run.Top))
+	s := fmt.Sprintf("Measured: the top %d have mean in-degree %.1f and mean out-degree %.1f; the graph's mean degree is %.2f.", len(run.Top), in/k, out/k, mean)
+	if in/k > out/k {
+		s += " In-degree well above out-degree: the graph is not transposed."
+	} else {
+		s += " Out-degree dominates: check the edge direction (CITING , CITED) before trusting this ranking."
+	}
+	if low > 0 {
+		s += fmt.Sprintf(" %d of them are cited less often than the average paper: PageRank counts who cites, not how often, so a paper cited by highly ranked papers (or two papers that cite each other and little else, which keeps rank circulating between them) can rank high with few citations.", low)
+	}
+	return s
 }

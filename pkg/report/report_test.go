@@ -423,3 +423,17 @@ func TestHTMLCollapsesGPUSkippedRows(t *testing.T) {
 		}
 	}
 }
+
+func TestTopGuardQuantifiesTheTransposeCheck(t *testing.T) {
+	run := &Run{Graph: GraphSummary{Nodes: 100, Edges: 500}, Top: []TopRow{{InDegree: 40, OutDegree: 2}, {InDegree: 3, OutDegree: 1}}}
+	g := topGuard(run)
+	for _, want := range []string{"mean in-degree 21.5", "mean out-degree 1.5", "mean degree is 5.00", "not transposed", "1 of them are cited less often"} {
+		if !strings.Contains(g, want) {
+			t.Errorf("guard %q lacks %q", g, want)
+		}
+	}
+	run.Top = []TopRow{{InDegree: 1, OutDegree: 80}}
+	if g := topGuard(run); !strings.Contains(g, "check the edge direction") {
+		t.Errorf("transposed graph not flagged: %q", g)
+	}
+}
