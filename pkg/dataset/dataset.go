@@ -148,6 +148,9 @@ func copyVerified(src, dst, want string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes 0600; data files are world-readable
+		return err
+	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		return fmt.Errorf("%s: SHA-256 %s does not match the manifest's %s; the mirror holds a different file", src, got, want)
 	}

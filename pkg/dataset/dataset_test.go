@@ -31,6 +31,9 @@ func TestFetchCopiesAndVerifies(t *testing.T) {
 	if _, err := Verify(dest); err != nil {
 		t.Fatal(err)
 	}
+	if st, _ := os.Stat(filepath.Join(dest, "edges.txt")); st.Mode().Perm() != 0o644 {
+		t.Errorf("fetched file mode %v, want 0644", st.Mode().Perm())
+	}
 }
 
 func TestFetchMismatchKeepsGoodFile(t *testing.T) {
