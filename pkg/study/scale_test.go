@@ -186,7 +186,9 @@ func TestScaleStudySmall(t *testing.T) {
 					t.Errorf("oracle floor divides by %v GB/s, want the 1-goroutine row %v", r.CopyGBps, cpu1)
 				}
 			default:
-				if !near(float64(r.CopyGBps), cpuN) || !strings.HasPrefix(r.Timing.Clock, "wall") || r.Timing.Iterations != Ladder[0].Iterations-1 {
+				k := Ladder[0].Iterations
+				okClock := (r.Timing.Clock == CPUClockDiff && r.Timing.Iterations == k-1) || (r.Timing.Clock == CPUClockWhole && r.Timing.Iterations == k)
+				if !near(float64(r.CopyGBps), cpuN) || !okClock {
 					t.Errorf("%s: copy %v (want %v), clock %q, %d iterations", r.Implementation, r.CopyGBps, cpuN, r.Timing.Clock, r.Timing.Iterations)
 				}
 			}
@@ -391,5 +393,18 @@ func TestSpearmanNearTies(t *testing.T) {
 	v, note := validateScale(g, f32, ref3)
 	if !v.Pass || !strings.Contains(note, "near-ties") {
 		t.Errorf("grid float32: %+v %q", v, note)
+	}
+}
+
+func TestCPUTimingDifferenceAndFallback(t *testing.T) {
+	// Setup 30 ms, 10 ms per iteration, K = 5: whole 80 ms, difference 40 ms for 4 iterations.
+	tm := cpuTiming(5, 1, []float64{40, 41, 39}, []float64{80, 81, 79})
+	if tm.Iterations != 4 || tm.Clock != CPUClockDiff || !near(tm.MsPerIteration(), 10) {
+		t.Errorf("difference timing %+v: want 4 iterations at 10 ms", tm)
+	}
+	// Noise beats the signal (a negative difference): the whole call, stated.
+	tm = cpuTiming(3, 0, []float64{-5}, []float64{120})
+	if tm.Iterations != 3 || tm.Clock != CPUClockWhole || !near(tm.MsPerIteration(), 40) {
+		t.Errorf("fallback timing %+v: want 3 iterations at 40 ms, setup included", tm)
 	}
 }
