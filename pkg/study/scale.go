@@ -686,7 +686,7 @@ func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timi
 			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (%d iterations): %w", i+1, k, err)
 		}
 		t2 := time.Now()
-		diffs = append(diffs, float64((t2.Sub(t1) - t1.Sub(t0)).Nanoseconds())/1e6)
+		diffs = append(diffs, float64((t2.Sub(t1)-t1.Sub(t0)).Nanoseconds())/1e6)
 		whole = append(whole, float64(t2.Sub(t1).Nanoseconds())/1e6)
 	}
 	return cpuTiming(k, rung.Warmups, diffs, whole), 0, nil
