@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/report"
 	"github.com/prlab/prlab/pkg/study"
 )
@@ -72,6 +73,10 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *seed == 0 {
 		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
 	}
+	// The locality implementations' one-time host relabel (pkg/cudabind,
+	// not in ms/iter) is reported on the progress stream.
+	cudabind.SetRelabelLog(stderr)
+	defer cudabind.SetRelabelLog(nil)
 	s, err := study.RunScale(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("scale: %w", err)

@@ -44,6 +44,16 @@
 //	gpu-thrust-cub-nosync  the same with thrust::cuda::par_nosync (0 host syncs instead of 4)               41n + 16nnz + 4
 //	gpu-cusparse           cusparseSpMV on P = A D^-1 (values invOut[col]); dangling shuffle; combine       21n + 12nnz + 4
 //
+// Locality implementations (reordered.go; NOTES.md, section "locality"): an
+// existing implementation run unchanged on the graph relabelled once on the
+// host by out-degree descending (hot gather sources contiguous), ranks
+// permuted back to the graph's order; the relabel is timed and reported
+// apart from the iterations (LastRelabelling, SetRelabelLog, a stage row):
+//
+//	gpu-cusparse-reordered     gpu-cusparse on the relabelled graph                                 21n + 12nnz + 4
+//	gpu-fused-reordered        gpu-fused on the relabelled graph                                    16n + 8nnz + 4
+//	gpu-t4-bucketed-reordered  gpu-t4-bucketed on the relabelled graph                              32n + 8nnz
+//
 // The hand-written iteration's 33n + 8nnz + 4 and the library's 41n + 16nnz + 4
 // reproduce the course's 3,437,470 and 6,173,886 bytes for n = 28042,
 // nnz = 314010 (see bytes_test.go). The dangling mass D stays on the device:

@@ -262,9 +262,10 @@ func FrontierImplementations() []pagerank.Implementation {
 }
 
 // AllImplementations returns Implementations() followed by
-// FrontierImplementations(): every GPU implementation prlab has.
+// FrontierImplementations() and LocalityImplementations() (reordered.go):
+// every GPU implementation prlab has.
 func AllImplementations() []pagerank.Implementation {
-	return append(Implementations(), FrontierImplementations()...)
+	return append(append(Implementations(), FrontierImplementations()...), LocalityImplementations()...)
 }
 
 // FrontierImplementationByName returns the frontier implementation named name.

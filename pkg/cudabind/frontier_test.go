@@ -58,8 +58,8 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 func TestFrontierRegistry(t *testing.T) {
 	all := AllImplementations()
-	if len(all) != len(Implementations())+len(frontierDefs) || len(frontierDefs) != 5 {
-		t.Fatalf("%d implementations in all, %d course, %d frontier", len(all), len(Implementations()), len(frontierDefs))
+	if len(all) != len(Implementations())+len(frontierDefs)+len(localityDefs) || len(frontierDefs) != 5 {
+		t.Fatalf("%d implementations in all, %d course, %d frontier, %d locality", len(all), len(Implementations()), len(frontierDefs), len(localityDefs))
 	}
 	seen := map[string]bool{}
 	for _, im := range all {

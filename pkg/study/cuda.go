@@ -19,7 +19,8 @@ func (CUDA) Available() (bool, string) { return cudabind.Available() }
 // Implementations is cudabind.AllImplementations: the course's (naive,
 // thread per row, warp per row, Thrust + CUB, Thrust + CUB without syncs,
 // cuSPARSE), then the frontier ones of issue 5 (T4 buckets, fused, CUDA
-// Graph, persistent, cluster).
+// Graph, persistent, cluster), then the locality ones (cuSPARSE, fused and
+// T4 on the graph relabelled by out-degree).
 func (CUDA) Implementations() []pagerank.Implementation { return cudabind.AllImplementations() }
 
 // Context is cudabind.DeviceInfo in the report's terms; versions are CUDA's
