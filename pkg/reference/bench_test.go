@@ -3,8 +3,10 @@ package reference
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -16,10 +18,14 @@ import (
 // machine's 2 MiB per-core L2).
 //
 //	BenchmarkIteration: one op = one iteration of a warmed run (ns/op is
-//	    ns per iteration; allocs/op shows the loop is allocation-free).
+//	    the mean ns per iteration; allocs/op shows the loop is
+//	    allocation-free); p50-ns/iter and min-ns/iter are the median and
+//	    minimum of the single-iteration times.
 //	BenchmarkRun50:     one op = the public Run with pagerank.Fixed(50), the
-//	    course's timing protocol and GAP pr_spmv's trial; reports ns/iter =
-//	    ns/op / 50 (setup, conversions and worker start included).
+//	    course's timing protocol and GAP pr_spmv's trial; ns/iter = ns/op /
+//	    50 (setup, conversions and worker start included), p50-ns/iter and
+//	    min-ns/iter the median and minimum run time / 50.
+//	BenchmarkGatherBound: the random gather against a cache-local one.
 //	BenchmarkSpinBarrier: one op = one barrier crossing by GOMAXPROCS parties.
 
 var rmat18 struct {
@@ -43,10 +49,6 @@ func benchGraphs(b *testing.B) []func(*testing.B) *pagerank.Graph {
 
 var benchGraphNames = []string{"aan", "rmat18"}
 
-func reportPerIter(b *testing.B, iters int) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(iters), "ns/iter")
-}
-
 func BenchmarkIteration(b *testing.B) {
 	for gi, load := range benchGraphs(b) {
 		b.Run(benchGraphNames[gi], func(b *testing.B) {
@@ -54,12 +56,16 @@ func BenchmarkIteration(b *testing.B) {
 			b.Run("t0-oracle", func(b *testing.B) {
 				st := newOracleState(g, pagerank.DefaultDamping, true)
 				st.step()
+				stamps := make([]time.Time, 0, b.N+1)
 				b.ReportAllocs()
 				b.ResetTimer()
+				stamps = append(stamps, time.Now())
 				for range b.N {
 					st.step()
+					stamps = append(stamps, time.Now())
 				}
-				reportPerIter(b, 1)
+				b.StopTimer()
+				reportIterTimes(b, stamps, 1)
 			})
 			for _, w := range []int{1, 0} {
 				suffix := ""
@@ -81,12 +87,34 @@ func workersOr(w int) int {
 }
 
 // benchEngine runs b.N iterations of e in one run (workers started once).
+// Besides ns/op (= mean ns per iteration) it reports the median and the
+// minimum of the b.N single-iteration times (p50-ns/iter, min-ns/iter):
+// on a machine shared with other jobs the mean absorbs every time slice
+// lost to them, the median and minimum much less.
 func benchEngine[T float](b *testing.B, e *engine[T]) {
 	e.run(pagerank.Fixed(3), nil) // warm caches and the scheduler
+	e.stamps = make([]time.Time, 0, b.N+1)
 	b.ReportAllocs()
 	b.ResetTimer()
 	e.run(pagerank.Params{Damping: pagerank.DefaultDamping, Mode: pagerank.FixedIterations, Iterations: b.N}, nil)
-	reportPerIter(b, 1)
+	b.StopTimer()
+	reportIterTimes(b, e.stamps, 1)
+	e.stamps = nil
+}
+
+// reportIterTimes reports the median and minimum difference between
+// consecutive stamps, divided by itersPerStamp, in ns per iteration.
+func reportIterTimes(b *testing.B, stamps []time.Time, itersPerStamp int) {
+	if len(stamps) < 2 {
+		return
+	}
+	d := make([]float64, len(stamps)-1)
+	for i := range d {
+		d[i] = float64(stamps[i+1].Sub(stamps[i]).Nanoseconds()) / float64(itersPerStamp)
+	}
+	slices.Sort(d)
+	b.ReportMetric(d[len(d)/2], "p50-ns/iter")
+	b.ReportMetric(d[0], "min-ns/iter")
 }
 
 func BenchmarkRun50(b *testing.B) {
@@ -97,13 +125,19 @@ func BenchmarkRun50(b *testing.B) {
 			g := load(b)
 			for _, impl := range impls {
 				b.Run(impl.Name(), func(b *testing.B) {
+					stamps := make([]time.Time, 0, b.N+1)
 					b.ReportAllocs()
+					b.ResetTimer()
+					stamps = append(stamps, time.Now())
 					for range b.N {
 						if _, err := impl.Run(g, p); err != nil {
 							b.Fatal(err)
 						}
+						stamps = append(stamps, time.Now())
 					}
-					reportPerIter(b, p.Iterations)
+					b.StopTimer()
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(p.Iterations), "ns/iter")
+					reportIterTimes(b, stamps, p.Iterations)
 				})
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -141,9 +142,21 @@ type partial[T float] struct {
 	_                       [64]byte
 }
 
+// row is one row of the engine's relabelled in-edge CSR with the per-node
+// values the combine needs, packed so that the row loop keeps one pointer
+// (not three) live: the row pointer as row ends (row i spans
+// colIdx[rows[i-1].end : rows[i].end], the start of row 0 being 0),
+// 1/outdeg (0 for a dangling node) and the dangling mask (1 or 0).
+type row[T float] struct {
+	end    int32
+	invOut T
+	dmask  T
+}
+
 // maxOrderedDegree caps the in-degree key of the per-block row order: rows
 // with at least this many in-edges are visited last, in their original
-// order (their loop exit mispredicts once per many gathers anyway).
+// order (their loop exit mispredicts once per many gathers anyway). It must
+// be at least wideRow, so that the wide rows form a suffix of each block.
 const maxOrderedDegree = 64
 
 // engine is one T1 run on one graph. Node ids inside the engine are the
@@ -157,18 +170,23 @@ type engine[T float] struct {
 	teleport T // (1-d)/n
 	nT       T // n as T
 
-	label, node []int32 // original id -> engine id, engine id -> original id, length n
-	rowPtr      []int32 // relabelled in-edge CSR row pointer, length n+1
-	colIdx      []int32 // relabelled in-edge CSR column index (engine ids), length nnz
-	invOut      []T     // 1/outdeg by engine id, 0 for dangling nodes
-	dmask       []T     // 1 for a dangling node, else 0, by engine id
+	label, node []int32  // original id -> engine id, engine id -> original id, length n
+	rows        []row[T] // relabelled in-edge CSR row ends with invOut and the dangling mask, length n
+	colIdx      []int32  // relabelled in-edge CSR column index (engine ids), length nnz
 
-	x, contrib [2][]T          // [k&1] holds iteration k's input, by engine id
+	x          [][2]T          // x[i][k&1] is iteration k's input rank of engine id i
+	contrib    [2][]T          // contrib[k&1] is iteration k's input x*invOut, by engine id
 	part       [2][]partial[T] // [k&1] holds D_k's partials and residual_{k-1}'s
 	blocks     []int32         // row block b is rows [blocks[b], blocks[b+1])
+	wideStart  []int32         // block b's rows from wideStart[b] on have >= wideRow in-edges
 	owned      []int           // worker w computes blocks [owned[w], owned[w+1])
 	bar        *spinBarrier
 	iterations int // iterations run by the last run (written by worker 0)
+
+	// stamps, when non-nil (benchmarks), receives worker 0's monotonic
+	// clock reading after the setup and after every iteration's barrier;
+	// its capacity must cover the iterations, so the loop does not allocate.
+	stamps []time.Time
 }
 
 func newEngine[T float](g *pagerank.Graph, d float64, workers int) *engine[T] {
@@ -176,15 +194,15 @@ func newEngine[T float](g *pagerank.Graph, d float64, workers int) *engine[T] {
 	e := &engine[T]{
 		g: g, n: n, d: T(d), teleport: T((1 - d) / float64(n)), nT: T(n),
 		label: make([]int32, n), node: make([]int32, n),
-		rowPtr: make([]int32, n+1), colIdx: make([]int32, len(g.InColIdx)),
-		invOut: make([]T, n), dmask: make([]T, n),
+		rows: make([]row[T], n), colIdx: make([]int32, len(g.InColIdx)),
+		x: make([][2]T, n),
 	}
 	for i := range 2 {
-		e.x[i] = make([]T, n)
 		e.contrib[i] = make([]T, n)
 	}
 	e.blocks = partitionRows(g.InRowPtr, blockWork)
 	nb := len(e.blocks) - 1
+	e.wideStart = make([]int32, nb)
 	e.part[0] = make([]partial[T], nb)
 	e.part[1] = make([]partial[T], nb)
 	workers = max(1, min(workers, nb))
@@ -248,6 +266,10 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 		e.initBlock(b)
 	}
 	e.bar.wait() // the relabelled CSR, contrib_0 and D_0's partials are complete
+	stamp := w == 0 && e.stamps != nil
+	if stamp {
+		e.stamps = append(e.stamps, time.Now())
+	}
 	tolerance := p.Mode == pagerank.Tolerance
 	for k := 0; k < p.Iterations; k++ {
 		cur := k & 1
@@ -260,6 +282,9 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 			e.iterateBlock(b, cur, massPerNode)
 		}
 		e.bar.wait()
+		if stamp {
+			e.stamps = append(e.stamps, time.Now())
+		}
 		var residual, sum T
 		for i := range e.part[cur^1] {
 			residual += e.part[cur^1][i].residual
@@ -281,7 +306,8 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 }
 
 // orderBlock numbers block b's rows by a stable counting sort on
-// min(in-degree, maxOrderedDegree): node[i] and label[v] for the block.
+// min(in-degree, maxOrderedDegree): node[i] and label[v] for the block, and
+// wideStart[b], the first engine id of the block with >= wideRow in-edges.
 func (e *engine[T]) orderBlock(b int) {
 	lo, hi := e.blocks[b], e.blocks[b+1]
 	rowPtr := e.g.InRowPtr
@@ -293,6 +319,7 @@ func (e *engine[T]) orderBlock(b int) {
 	for k := 1; k < len(count); k++ {
 		count[k] += count[k-1]
 	}
+	e.wideStart[b] = lo + count[wideRow] // rows with key < wideRow come first
 	for v := lo; v < hi; v++ {
 		k := key(v)
 		i := lo + count[k]
@@ -310,7 +337,7 @@ func (e *engine[T]) initBlock(b int) {
 	g := e.g
 	lo, hi := e.blocks[b], e.blocks[b+1]
 	x0 := 1 / e.nT
-	x, c := e.x[0], e.contrib[0]
+	c := e.contrib[0]
 	pos := g.InRowPtr[lo]
 	var mass T
 	for i := lo; i < hi; i++ {
@@ -319,15 +346,14 @@ func (e *engine[T]) initBlock(b int) {
 			e.colIdx[pos] = e.label[u]
 			pos++
 		}
-		e.rowPtr[i+1] = pos
-		e.invOut[i] = T(g.InvOutDegree[v])
-		e.dmask[i] = 0
+		r := row[T]{end: pos, invOut: T(g.InvOutDegree[v])}
 		if g.Dangling[v] != 0 {
-			e.dmask[i] = 1
+			r.dmask = 1
 		}
-		x[i] = x0
-		c[i] = x0 * e.invOut[i]
-		mass += x0 * e.dmask[i]
+		e.rows[i] = r
+		e.x[i][0] = x0
+		c[i] = x0 * r.invOut
+		mass += x0 * r.dmask
 	}
 	e.part[0][b] = partial[T]{dangling: mass}
 }
@@ -336,40 +362,53 @@ func (e *engine[T]) initBlock(b int) {
 // relabelled in-edge CSR gathering contrib_k, the combine into x_{k+1}, and
 // the partials of the residual, the rank sum and D_{k+1}, plus
 // contrib_{k+1}. All streams are sequential; only the gather c[u] is not.
+//
+// The block's rows come sorted by in-degree, so its short rows (fewer than
+// wideRow in-edges) are a prefix, summed inline with one accumulator, and
+// its wide rows a suffix, summed by gatherSum8. Two loops rather than one
+// branch: a call inside the row loop makes the compiler spill and reload
+// every loop-carried value on every row.
 func (e *engine[T]) iterateBlock(b, cur int, massPerNode T) {
-	lo, hi := int(e.blocks[b]), int(e.blocks[b+1])
-	m := hi - lo
+	lo, hi, wide := int(e.blocks[b]), int(e.blocks[b+1]), int(e.wideStart[b])
 	nxt := cur ^ 1
-	// Re-slice everything to the block's m rows so the compiler can prove
-	// the per-row indices in bounds; only the gather c[u] keeps its check.
-	xn := e.x[nxt][lo:hi]
-	x := e.x[cur][lo:hi][:m]
-	cn := e.contrib[nxt][lo:hi][:m]
-	inv := e.invOut[lo:hi][:m]
-	dm := e.dmask[lo:hi][:m]
-	ends := e.rowPtr[lo+1 : hi+1][:m] // ends[i] is row lo+i's end; its start is the previous end
+	// Re-slice to the block's rows so the compiler can prove the per-row
+	// indices in bounds; only the gather c[u] keeps its check.
+	rows := e.rows[lo:hi]
+	x := e.x[lo:hi][:len(rows)]
+	cn := e.contrib[nxt][lo:hi][:len(rows)]
 	c, colIdx := e.contrib[cur], e.colIdx
 	d, teleport := e.d, e.teleport
-	start := e.rowPtr[lo]
+	start := int32(0)
+	if lo > 0 {
+		start = e.rows[lo-1].end
+	}
 	var residual, sum, mass T
-	for i := range xn {
-		end := ends[i]
-		row := colIdx[start:end]
-		start = end
+	for i := range rows[:wide-lo] {
+		r := &rows[i]
 		var s T
-		if len(row) >= wideRow {
-			s = gatherSum8(c, row)
-		} else {
-			for _, u := range row {
-				s += c[u]
-			}
+		for _, u := range colIdx[start:r.end] {
+			s += c[u]
 		}
+		start = r.end
 		xv := teleport + d*(s+massPerNode)
-		xn[i] = xv
-		residual += max(xv-x[i], x[i]-xv) // |x' - x| without a branch (its sign is unpredictable)
+		xo := x[i][cur]
+		x[i][nxt] = xv
+		residual += max(xv-xo, xo-xv) // |x' - x| without a branch (its sign is unpredictable)
 		sum += xv
-		cn[i] = xv * inv[i]
-		mass += xv * dm[i]
+		cn[i] = xv * r.invOut
+		mass += xv * r.dmask
+	}
+	for i := wide - lo; i < len(rows); i++ {
+		r := &rows[i]
+		s := gatherSum8(c, colIdx[start:r.end])
+		start = r.end
+		xv := teleport + d*(s+massPerNode)
+		xo := x[i][cur]
+		x[i][nxt] = xv
+		residual += max(xv-xo, xo-xv)
+		sum += xv
+		cn[i] = xv * r.invOut
+		mass += xv * r.dmask
 	}
 	e.part[nxt][b] = partial[T]{residual: residual, sum: sum, dangling: mass}
 }
@@ -411,10 +450,10 @@ func gatherSum8[T float](c []T, row []int32) T {
 // node order, widened to float64: iteration k writes buffer (k+1)&1, so
 // after m iterations x_m is in buffer m&1.
 func (e *engine[T]) ranks() []float64 {
-	x := e.x[e.iterations&1]
+	k := e.iterations & 1
 	out := make([]float64, e.n)
 	for v, i := range e.label {
-		out[v] = float64(x[i])
+		out[v] = float64(e.x[i][k])
 	}
 	return out
 }
