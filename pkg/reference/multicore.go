@@ -187,6 +187,16 @@ type engine[T float] struct {
 	// clock reading after the setup and after every iteration's barrier;
 	// its capacity must cover the iterations, so the loop does not allocate.
 	stamps []time.Time
+	// waited[w], filled when stamps is non-nil, is the time worker w spent
+	// in the per-iteration barrier (waiting for the slowest worker plus the
+	// crossing itself).
+	waited []paddedDuration
+}
+
+// paddedDuration is a time.Duration on its own cache line.
+type paddedDuration struct {
+	d time.Duration
+	_ [56]byte
 }
 
 func newEngine[T float](g *pagerank.Graph, d float64, workers int) *engine[T] {
@@ -266,8 +276,8 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 		e.initBlock(b)
 	}
 	e.bar.wait() // the relabelled CSR, contrib_0 and D_0's partials are complete
-	stamp := w == 0 && e.stamps != nil
-	if stamp {
+	measure := e.stamps != nil
+	if measure && w == 0 {
 		e.stamps = append(e.stamps, time.Now())
 	}
 	tolerance := p.Mode == pagerank.Tolerance
@@ -281,9 +291,16 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 		for b := lo; b < hi; b++ {
 			e.iterateBlock(b, cur, massPerNode)
 		}
-		e.bar.wait()
-		if stamp {
-			e.stamps = append(e.stamps, time.Now())
+		if measure {
+			t0 := time.Now()
+			e.bar.wait()
+			t1 := time.Now()
+			e.waited[w].d += t1.Sub(t0)
+			if w == 0 {
+				e.stamps = append(e.stamps, t1)
+			}
+		} else {
+			e.bar.wait()
 		}
 		var residual, sum T
 		for i := range e.part[cur^1] {
