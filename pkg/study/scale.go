@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -150,6 +151,22 @@ type scaleRunner struct {
 	plan    *planner
 	cpuCopy map[bool]pagerank.Stage // multi-core? -> memcpy row
 	gpuCopy *pagerank.Stage
+	// loadStart is /proc/loadavg's three load averages when the study started ("" if unknown).
+	loadStart string
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages from /proc/loadavg
+// (Linux), e.g. "3.52 3.63 4.02", or "" where there is none.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // elapsed is the seconds since the study started.
@@ -203,6 +220,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		return nil, err
 	}
 	r.out = &report.ScaleStudy{Schema: report.ScaleSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
+	r.loadStart = loadAverage()
 
 	gpuWhy := r.gpuContext()
 	for _, e := range entries {
@@ -267,6 +285,10 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		}
 	}
 	r.finish(true)
+	if start, end := r.loadStart, loadAverage(); start != "" && end != "" {
+		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores: above the core count, other processes competed for the CPU and the CPU rows are slower than this host can do",
+			start, end, runtime.NumCPU())
+	}
 	for _, gl := range r.out.Goals {
 		fmt.Fprintf(cfg.Progress, "goal %s: %s; measured: %s; target: %s\n", gl.Name, gl.Status, gl.Measured, gl.Target)
 	}
