@@ -69,7 +69,11 @@ func ValidationLines(run *report.Run) string {
 	fmt.Fprintf(&b, "case real   %d nodes, %d edges\n", run.Graph.Nodes, run.Graph.Edges)
 	for _, c := range run.Convergence {
 		if c.Status == report.StatusSkipped {
-			fmt.Fprintf(&b, "  %-18s skipped: %s\n", c.Implementation, c.Reason)
+			r := why(run, c.Reason)
+			if r == noGPU {
+				r = "no GPU here (the run environment's GPU row says why)"
+			}
+			fmt.Fprintf(&b, "  %-18s skipped: %s\n", c.Implementation, r)
 			continue
 		}
 		fmt.Fprintf(&b, "  %-18s %-8s L1 residual under %.0e in %d iterations; sum−1 %+.3e (allowed %.3e); rho %.6f (need %.3f)  %s\n",
@@ -120,6 +124,28 @@ func statusClass(s string) string {
 	}
 }
 
+// noGPU is what a row says instead of the run's GPU skip reason (long: the
+// library paths tried), which gpuSkippedNote states once under the table.
+const noGPU = "no GPU (reason below the table)"
+
+// why is a row's reason for a table: the run's GPU skip reason, which every
+// GPU row of a run without a GPU repeats, is shortened to noGPU.
+func why(run *report.Run, reason string) string {
+	if run.GPUSkipped != "" && reason != "" && strings.Contains(reason, run.GPUSkipped) {
+		return noGPU
+	}
+	return reason
+}
+
+// gpuSkippedNote states the run's GPU skip reason once, for a table whose
+// rows say noGPU ("" when the run had a GPU).
+func gpuSkippedNote(run *report.Run) string {
+	if run.GPUSkipped == "" {
+		return ""
+	}
+	return "GPU rows skipped: " + run.GPUSkipped + ". "
+}
+
 // CorrectnessTable is the course's correctness table: every case ×
 // implementation at the fixed iteration count, err/tol, sum − 1 against the
 // allowed 4·FLT_EPSILON·sqrt(n), Spearman ρ over the oracle's top 100, and
@@ -133,9 +159,9 @@ func CorrectnessTable(run *report.Run) string {
 	for _, c := range run.Correctness {
 		t.Add(statusClass(c.Status), c.Case, c.Implementation, c.Kind, fmt.Sprint(c.N), fmt.Sprint(c.NNZ),
 			fnum("%.3f", float64(c.ErrOverTol)), fnum("%+.2e", float64(c.SumMinus1)), fnum("%.2e", float64(c.SumAllowed)),
-			fnum("%.6f", float64(c.Spearman)), c.Status, c.Reason)
+			fnum("%.6f", float64(c.Spearman)), c.Status, why(run, c.Reason))
 	}
-	t.Note = "err/tol: largest per-element relative error over prlab's tolerance (pagerank.RelTolerance = 1e-3), pass ≤ 1. " +
+	t.Note = gpuSkippedNote(run) + "err/tol: largest per-element relative error over prlab's tolerance (pagerank.RelTolerance = 1e-3), pass ≤ 1. " +
 		"Kind \"exercise\" is the deliberately wrong no-dangling variant: it is expected to fail wherever a case has dangling nodes."
 	return t.HTML()
 }
@@ -210,45 +236,29 @@ func ConvergenceTable(run *report.Run) string {
 	for _, c := range run.Convergence {
 		t.Add(statusClass(c.Status), c.Implementation, string(c.Precision), fmt.Sprintf("%.0e", c.Tolerance), fmt.Sprint(c.Iterations),
 			fmt.Sprint(c.Converged), fnum("%.3e", float64(c.FinalResidual)), fnum("%+.3e", float64(c.SumMinus1)),
-			fnum("%.3e", float64(c.SumAllowed)), fnum("%.6f", float64(c.Spearman)), c.Status, c.Reason)
+			fnum("%.3e", float64(c.SumAllowed)), fnum("%.6f", float64(c.Spearman)), c.Status, why(run, c.Reason))
 	}
+	t.Note = strings.TrimSpace(gpuSkippedNote(run))
 	return t.HTML()
 }
 
 // ConvergenceChart draws the L1 residual per iteration of every
 // tolerance-mode run on the real graph (log y axis), one line per
-// implementation.
+// implementation. With more than MaxLegendSeries lines (a GPU run has 15)
+// the legend is a scrolling column beside the plot and only the CPU lines
+// and the best GPU line (BestGPUTiming) are drawn at first; the subtitle
+// says so, and a click on a legend entry adds any other.
 func ConvergenceChart(run *report.Run) (string, error) {
 	minRes, maxRes := math.Inf(1), math.Inf(-1)
-	for _, r := range run.Results {
-		if r.Case == run.Graph.Name && r.Mode == pagerank.Tolerance {
-			for _, x := range r.Residuals {
-				if x > 0 && !math.IsInf(x, 0) {
-					minRes, maxRes = min(minRes, x), max(maxRes, x)
-				}
-			}
-		}
+	type series struct {
+		name, impl, kind string
+		data             []opts.LineData
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: "‖x_{k+1} − x_k‖₁, tolerance mode, log scale"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", Min: 1, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
-		// ECharts' log axis labels only every power of 10 of the exponent (1e0, 1e-10),
-		// so the series are log10(residual) on a value axis labelled 1e<k>.
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: exponent(minRes, math.Floor), Max: exponent(maxRes, math.Ceil),
-			MinInterval: 1, SplitNumber: 14, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(`function (ps) {
-  if (!Array.isArray(ps)) { ps = [ps]; }
-  var s = 'iteration ' + ps[0].value[0];
-  ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName + ': ' + Math.pow(10, p.value[1]).toExponential(3); });
-  return s;
-}`)}),
-		charts.WithGridOpts(opts.Grid{Left: "80", Right: "90", Bottom: "70", Top: "70"}),
-	)
-	n := 0
+	kinds := map[string]string{}
+	for _, im := range run.Implementations {
+		kinds[im.Name] = im.Kind
+	}
+	var ss []series
 	for _, r := range run.Results {
 		if r.Case != run.Graph.Name || r.Mode != pagerank.Tolerance || len(r.Residuals) == 0 {
 			continue
@@ -256,17 +266,67 @@ func ConvergenceChart(run *report.Run) (string, error) {
 		data := make([]opts.LineData, 0, len(r.Residuals))
 		for k, x := range r.Residuals {
 			if x > 0 && !math.IsInf(x, 0) && !math.IsNaN(x) {
+				minRes, maxRes = min(minRes, x), max(maxRes, x)
 				data = append(data, opts.LineData{Value: []any{k + 1, math.Log10(x)}})
 			}
 		}
-		line.AddSeries(fmt.Sprintf("%s (%s)", r.Implementation, r.Precision), data,
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
-		n++
+		ss = append(ss, series{fmt.Sprintf("%s (%s)", r.Implementation, r.Precision), r.Implementation, kinds[r.Implementation], data})
 	}
-	if n == 0 {
+	if len(ss) == 0 {
 		return Para("No tolerance-mode results on the real graph in this run."), nil
 	}
+	names := make([]string, len(ss))
+	shown := map[string]bool{}
+	best := BestGPUTiming(run)
+	for i, x := range ss {
+		names[i] = x.name
+		shown[x.name] = x.kind != report.KindGPU || x.impl == best
+	}
+	legend, grid, hidden := seriesLegend(names, func(n string) bool { return shown[n] },
+		opts.Grid{Left: "80", Right: "90", Bottom: "70", Top: "70"})
+	subtitle := "‖x_{k+1} − x_k‖₁, tolerance mode, log scale"
+	if hidden > 0 {
+		subtitle += fmt.Sprintf("; drawn: CPU and the fastest GPU (%s); click the legend for the other %d", best, hidden)
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: subtitle}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", Min: 1, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
+		// ECharts' log axis labels only every power of 10 of the exponent (1e0, 1e-10),
+		// so the series are log10(residual) on a value axis labelled 1e<k>.
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: exponent(minRes, math.Floor), Max: exponent(maxRes, math.Ceil),
+			MinInterval: 1, SplitNumber: 14, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
+		charts.WithLegendOpts(legend),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(`function (ps) {
+  if (!Array.isArray(ps)) { ps = [ps]; }
+  var s = 'iteration ' + ps[0].value[0];
+  ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName + ': ' + Math.pow(10, p.value[1]).toExponential(3); });
+  return s;
+}`)}),
+		charts.WithGridOpts(grid),
+	)
+	for _, x := range ss {
+		line.AddSeries(x.name, x.data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
+	}
 	return ChartHTML(line, "440px")
+}
+
+// BestGPUTiming is the GPU implementation with the least median time per
+// iteration among the run's passing timing rows on the real graph ("" when
+// no GPU row was timed).
+func BestGPUTiming(run *report.Run) string {
+	best, bestMs := "", math.Inf(1)
+	for _, r := range run.Timings {
+		if r.Kind != report.KindGPU || r.Status != report.StatusPass {
+			continue
+		}
+		if ms := r.Timing.MsPerIteration(); ms > 0 && ms < bestMs {
+			best, bestMs = r.Implementation, ms
+		}
+	}
+	return best
 }
 
 // TopTable is the top-k table (the course prints 20): rank, score, in- and
@@ -307,8 +367,9 @@ func TimingTable(run *report.Run) string {
 		}
 		t.Add(statusClass(r.Status), r.Implementation, r.Kind, r.Status, fmt.Sprintf("%d × %d", tm.Iterations, len(tm.RunsMs)),
 			fnum("%.3f", tm.MedianMs), fnum("%.3f", tm.MeanMs), fnum("%.1f%%", 100*tm.CV), fnum("%.4f", tm.MsPerIteration()),
-			bytes, fnum("%.1f", float64(r.GBps)), fnum("%.3f", float64(r.XDRAM)), tm.Clock, r.Reason)
+			bytes, fnum("%.1f", float64(r.GBps)), fnum("%.3f", float64(r.XDRAM)), tm.Clock, why(run, r.Reason))
 	}
+	t.Note = strings.TrimSpace(gpuSkippedNote(run))
 	return t.HTML()
 }
 

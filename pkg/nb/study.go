@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -294,10 +295,11 @@ func CommittedGPURuns() ([]CommittedRun, error) {
 		}
 		paths = append(paths, m...)
 	}
+	committed := committedFilter(root)
 	var out []CommittedRun
 	for _, p := range paths {
 		rel, _ := filepath.Rel(root, p)
-		if scratchReport(rel) {
+		if !committed(rel) {
 			continue
 		}
 		run, err := report.ReadJSON(p)
@@ -308,6 +310,45 @@ func CommittedGPURuns() ([]CommittedRun, error) {
 	}
 	slices.SortStableFunc(out, func(a, b CommittedRun) int { return strings.Compare(b.Env.Date, a.Env.Date) })
 	return out, nil
+}
+
+// committedFilter returns a test of whether a path (relative to the
+// checkout root, under reports/) is a committed report: not a scratch
+// output (scratchReport) and, when root is a git work tree, tracked by git
+// (committed or staged). Folders a run left under reports/ without
+// committing them (a loaded machine's trial run, say) are not reports the
+// notebooks present. Without git, or outside a work tree, every
+// non-scratch path counts.
+func committedFilter(root string) func(rel string) bool {
+	tracked := map[string]bool{}
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", "reports").Output()
+	useGit := err == nil
+	if useGit {
+		for _, f := range strings.Split(string(out), "\x00") {
+			if f != "" {
+				tracked[f] = true
+			}
+		}
+	}
+	return func(rel string) bool {
+		rel = filepath.ToSlash(rel)
+		if scratchReport(rel) {
+			return false
+		}
+		if !useGit {
+			return true
+		}
+		if tracked[rel] {
+			return true
+		}
+		// A folder: tracked when any file under it is.
+		for f := range tracked {
+			if strings.HasPrefix(f, strings.TrimSuffix(rel, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // scratchReport reports whether a results path under reports/ is a run's
@@ -357,9 +398,10 @@ func ReportsIndex() string {
 	if err != nil {
 		return ""
 	}
+	committed := committedFilter(root)
 	var items []string
 	for _, d := range dirs {
-		if !d.IsDir() || d.Name() == "notebooks" || d.Name() == "latest" || strings.HasPrefix(d.Name(), ".") {
+		if !d.IsDir() || d.Name() == "notebooks" || strings.HasPrefix(d.Name(), ".") || !committed(filepath.Join("reports", d.Name())) {
 			continue
 		}
 		dir := filepath.Join(root, "reports", d.Name())
