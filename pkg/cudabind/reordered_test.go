@@ -126,7 +126,10 @@ func TestRelabelCache(t *testing.T) {
 // Every locality implementation on the six synthetic cases and the real
 // graph, 100 fixed iterations, against the float64 oracle on the graph's own
 // labels; ranks equal the inner implementation's on the relabelled graph,
-// permuted back, bit for bit; Benchmark reports the relabel row.
+// permuted back: bit for bit for the fixed-order kernels (fused, T4), within
+// float rounding for cuSPARSE, whose default CSR_ALG1 sums split rows in a
+// run-dependent order (two runs differed by 8e-8 relative on rmat16 on the
+// H200, 2026-11-30); Benchmark reports the relabel row.
 func TestGPUReorderedCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	iters := pagerank.CorrectnessIterations
@@ -169,8 +172,12 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s on %s: %v", im.(*reorderedImpl).Inner(), rg.Name, err)
 			}
+			tol := 0.0 // fixed-order reductions: the same bits
+			if im.(*reorderedImpl).Inner() == NameCusparse {
+				tol = 1e-5
+			}
 			for old, nw := range perm {
-				if res.Ranks[old] != inner.Ranks[nw] {
+				if d := math.Abs(res.Ranks[old] - inner.Ranks[nw]); d > tol*math.Abs(inner.Ranks[nw]) {
 					t.Errorf("%s on %s: rank of node %d is %v, the inner run's rank of its new label %d is %v", im.Name(), g.Name, old, res.Ranks[old], nw, inner.Ranks[nw])
 					break
 				}
