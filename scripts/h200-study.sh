@@ -14,7 +14,7 @@
 #   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
-#   scale     prlab scale --budget $SCALE_BUDGET (default 6m) -> $work/h200-scale
+#   scale     prlab scale --budget $SCALE_BUDGET (default 6m) $SCALE_ARGS -> $work/h200-scale
 # Everything lands in $work (default $OUT/h200, else reports/h200-latest); at the end the folder
 # is packed into $OUT/h200-<phases>.tar.gz (the device tool returns at most 8 files) and the
 # summary lines are printed last.
@@ -89,7 +89,11 @@ phase_sanitize() {
   done
   san "course" 120 racecheck "$course"
   san "frontier, no cluster" 120 racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
-  san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-cluster PRLAB_FRONTIER_CASES=tiny PRLAB_FRONTIER_LAYOUTS=auto
+  if [[ ${CLUSTER_RACECHECK:-1} == 1 ]]; then
+    san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-cluster PRLAB_FRONTIER_CASES=tiny PRLAB_FRONTIER_LAYOUTS=auto
+  else
+    note "compute-sanitizer racecheck (cluster, tiny): skipped (CLUSTER_RACECHECK=0)"
+  fi
 }
 
 phase_report() {
@@ -127,8 +131,11 @@ PY
 phase_scale() {
   need .gpu/prlab
   local t0=$SECONDS
-  .gpu/prlab scale --budget "${SCALE_BUDGET:-6m}" --out "$work/h200-scale" >"$work/scale.log" 2>&1
-  note "scale: rc=$? in $((SECONDS - t0)) s -> h200-scale/"
+  # SCALE_ARGS narrows the study (e.g. "--min-scale 22 --max-scale 24 --grid=false --impl a,b").
+  local -a extra
+  read -r -a extra <<<"${SCALE_ARGS:-}"
+  .gpu/prlab scale --budget "${SCALE_BUDGET:-6m}" "${extra[@]}" --out "$work/h200-scale" >"$work/scale.log" 2>&1
+  note "scale: rc=$? in $((SECONDS - t0)) s -> h200-scale/ (${SCALE_ARGS:-all scales})"
   tail -n 25 "$work/scale.log" | tee -a "$summary"
 }
 

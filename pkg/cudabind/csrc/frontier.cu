@@ -280,8 +280,21 @@ __device__ void finalizeLast(int k, int G, const Ptrs &P, const Inst &in) {
 // frontier notes measured about 0.27 us per extra round trip.) cin is read
 // with ld.global.cg (L2, no L1 allocation): inside a persistent kernel the
 // vector was written by other SMs since the last barrier.
+// kCoherent selects the load: true (persistent kernel) reads cin with
+// ld.global.cg as above; false (one launch per iteration: cin is read-only
+// for the whole launch, written by the previous one) reads it with
+// ld.global.nc (__ldg), which may allocate in L1, so a hot contribution line
+// is served by each SM's L1 instead of queueing at one L2 slice (NOTES,
+// "locality": the relabelled R-MAT graph concentrates the hubs' lines).
 constexpr int kBatch = 8;
-template <class ColF>
+template <bool kCoherent> __device__ __forceinline__ float loadContrib(const float *p) {
+  if constexpr (kCoherent) {
+    return __ldcg(p);
+  } else {
+    return __ldg(p);
+  }
+}
+template <bool kCoherent, class ColF>
 __device__ __forceinline__ void stageGather(float *vals, int edges, const float *cin, ColF col) {
   const int tid = threadIdx.x, bd = blockDim.x;
   for (int base = tid; base < edges; base += kBatch * bd) {
@@ -289,7 +302,7 @@ __device__ __forceinline__ void stageGather(float *vals, int edges, const float 
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const int e = base + u * bd;
-      v[u] = e < edges ? __ldcg(cin + col(e)) : 0.0f;
+      v[u] = e < edges ? loadContrib<kCoherent>(cin + col(e)) : 0.0f;
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
@@ -301,7 +314,7 @@ __device__ __forceinline__ void stageGather(float *vals, int edges, const float 
 
 // Sum of cin[col(e)] over the thread's strided share of [0, edges), kBatch
 // loads in flight (block-per-row tiles).
-template <class ColF>
+template <bool kCoherent, class ColF>
 __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF col) {
   const int tid = threadIdx.x, bd = blockDim.x;
   float s = 0.0f;
@@ -310,7 +323,7 @@ __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF co
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const int e = base + u * bd;
-      v[u] = e < edges ? __ldcg(cin + col(e)) : 0.0f;
+      v[u] = e < edges ? loadContrib<kCoherent>(cin + col(e)) : 0.0f;
     }
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) s += v[u];
@@ -323,7 +336,7 @@ __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF co
 // pp != nullptr (timed runs): warp 0 issued the dangling partials' loads
 // before the call; it finishes D_k after its share of the first tile's
 // gather and publishes it in sh before the tile's barrier.
-template <bool kInstr>
+template <bool kInstr, bool kCoherent>
 __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Shared &sh,
                              float *vals, int *rp, float *fs, Acc &a, const PrePartials *pp) {
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
@@ -343,7 +356,7 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Sh
     const int *col = g.colIdx + e0;
     if (e1 - e0 > g.tileEdges) { // one row longer than a tile: the whole block
       const float iv = __ldg(g.invOut + r0);
-      float s = stridedSum(e1 - e0, cin, [&](int e) { return __ldg(col + e); });
+      float s = stridedSum<kCoherent>(e1 - e0, cin, [&](int e) { return __ldg(col + e); });
       publishD();
       s = blockSum(s, fs);
       if (tid == 0) finishRowIv<kInstr>(r0, s, sh.D, iv, P, c, a);
@@ -352,7 +365,7 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Sh
     const int rows = r1 - r0;
     const float ivFirst = tid < rows ? __ldg(g.invOut + r0 + tid) : 0.0f; // overlaps the gather
     for (int i = tid; i <= rows; i += bd) rp[i] = __ldg(g.rowPtr + r0 + i) - e0;
-    stageGather(vals, e1 - e0, cin, [&](int e) { return __ldg(col + e); });
+    stageGather<kCoherent>(vals, e1 - e0, cin, [&](int e) { return __ldg(col + e); });
     publishD();
     __syncthreads();
     const float D = sh.D;
@@ -419,7 +432,7 @@ __global__ void __launch_bounds__(kThreads) iterKernel(DevGraph g, Vec V, Coef c
     preloadPartials(pp, P.dIn, gridDim.x); // D_k is finished after the first gather
   }
   Acc a;
-  processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a,
+  processTiles<kInstr, false>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + g.tileEdges), fs, a,
                        kInstr ? nullptr : &pp);
   endIteration<kInstr>(a, P, fs, ds);
 }
@@ -501,15 +514,15 @@ __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, 
     };
     Acc a;
     if (!resident) {
-      processTiles<kInstr>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + T), fs, a,
+      processTiles<kInstr, true>(g, P, c, sh, dyn, reinterpret_cast<int *>(dyn + T), fs, a,
                            kInstr ? nullptr : &pp);
     } else if (haveTile && blockTile) { // one long row: the whole block
-      float sum = stridedSum(edges, P.cIn, [&](int e) { return colS[e]; });
+      float sum = stridedSum<true>(edges, P.cIn, [&](int e) { return colS[e]; });
       publishD();
       sum = blockSum(sum, fs);
       if (tid == 0) finishRowIv<kInstr>(r0, sum, sh.D, ivBlock, P, c, a);
     } else if (haveTile) {
-      stageGather(vals, edges, P.cIn, [&](int e) { return colS[e]; });
+      stageGather<true>(vals, edges, P.cIn, [&](int e) { return colS[e]; });
       publishD();
       __syncthreads();
       const float D = sh.D;
