@@ -44,6 +44,16 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *budget < time.Second {
 		return usageError{fmt.Sprintf("--budget %v out of range: must be at least 1s", *budget)}
 	}
+	// Zero would silently select the defaults in study.ScaleConfig: reject it here.
+	if *minScale < 1 || *minScale > study.MaxScaleLimit {
+		return usageError{fmt.Sprintf("--min-scale %d out of range: must be in [1, %d]", *minScale, study.MaxScaleLimit)}
+	}
+	if *maxScale < *minScale || *maxScale > study.MaxScaleLimit {
+		return usageError{fmt.Sprintf("--max-scale %d out of range: must be in [min-scale %d, %d]", *maxScale, *minScale, study.MaxScaleLimit)}
+	}
+	if *validate < 1 || *validate > 10000 {
+		return usageError{fmt.Sprintf("--validate-iterations %d out of range: must be in [1, 10000]", *validate)}
+	}
 	if *copyMiB < 1 || *copyMiB > 16<<10 {
 		return usageError{fmt.Sprintf("--copy-mib %d out of range: must be in [1, 16384]", *copyMiB)}
 	}

@@ -49,7 +49,8 @@ func TestScaleCommandPlanAndUsage(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, nil, 0o644)
-	for _, args := range [][]string{{"--budget", "0s"}, {"--copy-mib", "0"}, {"--out", file}, {"--min-scale", "9", "--max-scale", "8"}, {"extra"}} {
+	for _, args := range [][]string{{"--budget", "0s"}, {"--copy-mib", "0"}, {"--out", file}, {"--min-scale", "9", "--max-scale", "8"}, {"extra"},
+		{"--min-scale", "0"}, {"--max-scale", "27"}, {"--validate-iterations", "0"}, {"--validate-iterations", "10001"}} {
 		_, _, err := runCLI(t, append([]string{"scale"}, args...)...)
 		var ue usageError
 		if err == nil || (!errors.As(err, &ue) && !strings.Contains(err.Error(), "out of range")) {
