@@ -41,23 +41,32 @@ import (
 // the implementation's precision; Result.Residuals and Result.Sums are
 // widened to float64, and the tolerance test compares the widened residual.
 //
+// Row sums: a row with fewer than wideRow (16) in-edges is summed in CSR
+// order with one accumulator; a longer row with eight interleaved
+// accumulators combined pairwise (gatherSum8), which keeps a hub row's
+// float32 rounding error about eight times smaller and lets eight gathers
+// be in flight. Both are properties of the row, not of the worker count.
+//
 // Row order: inside each block the engine visits rows sorted by in-degree
 // (rows with at least maxOrderedDegree in-edges last, in their original
 // order). It works on a relabelled copy of the in-edge CSR in which every
 // block's rows are renumbered in that order, so all its streams stay
 // sequential. Visiting short rows of equal length one after another makes
 // the SpMV inner loop's exit branch predictable; in natural order it
-// mispredicts about once per row, which cost 2.6x in time per iteration on
-// the real citation graph (BENCHMARKS.md). Each row still sums its in-edges
-// in CSR order, so only the order of the per-block partial sums changes, and
-// that order is again fixed by the graph alone.
+// mispredicts about once per row, which more than doubles the time of an
+// iteration on the real citation graph (BenchmarkRowOrder, BENCHMARKS.md).
+// Each row still sums its in-edges in CSR order, so only the order of the
+// per-block partial sums changes, and that order is again fixed by the
+// graph alone.
 //
 // Workers live for the whole Run (worker 0 is the calling goroutine); they
 // build the relabelled CSR for their own blocks (two setup passes, two
 // barriers), then iterate; the iteration loop does not allocate. Memory per
-// run, in the working precision T: 2 rank and 2 contrib vectors, invOut and
-// a dangling mask (6n T), plus the relabelled CSR and the labels (4(n+1) +
-// 4nnz + 8n bytes). Params are validated first; see Oracle for the modes.
+// run, with s = 4 bytes (float32) or 8 (float64): ranks as pairs and two
+// contrib vectors (4sn), row records with invOut and the dangling mask
+// (about (4+2s)n), the relabelled column indices and the labels (4nnz + 8n),
+// plus the returned float64 ranks (8n). Params are validated first; see
+// Oracle for the modes.
 func Multicore(prec pagerank.Precision, workers int) pagerank.Implementation {
 	return &multicore{prec: prec, workers: workers}
 }
