@@ -27,7 +27,6 @@ cd "$repo" || exit 2
 out=${OUT:-$repo/reports/frontier-latest}
 mkdir -p "$out" build/obj
 archs=${CUDA_ARCHS:-90}
-ptx_arch=${archs##* }
 test_timeout=${TEST_TIMEOUT:-240}
 san_timeout=${SAN_TIMEOUT:-90}
 
@@ -36,13 +35,7 @@ source scripts/lib-gpu.sh
 nvcc=${NVCC:-$(find_tool nvcc)} || { echo "frontier-gpu-run: nvcc not found" >&2; exit 2; }
 sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
 
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "host: $(uname -srm), $(nproc) cores"
-  echo "nvcc: $("$nvcc" --version | tail -n 2 | tr '\n' ' ')"
-  echo "archs: $archs (PTX compute_$ptx_arch)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
-} >"$out/env.txt"
+write_env "$out/env.txt" "$archs" "$nvcc"
 cat "$out/env.txt"
 
 t0=$SECONDS

@@ -26,7 +26,6 @@ cd "$repo" || exit 2
 out=${OUT:-$repo/reports/gpu-latest}
 mkdir -p "$out" build/obj
 archs=${CUDA_ARCHS:-90}
-ptx_arch=${archs##* }
 sanitize=${SANITIZE:-1}
 test_run=${TEST_RUN:-.}
 
@@ -36,14 +35,7 @@ source scripts/lib-gpu.sh
 nvcc=${NVCC:-$(find_tool nvcc)} || { echo "gpu-run: nvcc not found" >&2; exit 2; }
 sanitizer=$(find_tool compute-sanitizer) || sanitizer=""
 
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "host: $(uname -srm)"
-  echo "nvcc: $("$nvcc" --version | tail -n 2 | tr '\n' ' ')"
-  echo "archs: $archs (PTX compute_$ptx_arch)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1
-  nvidia-smi 2>&1 | head -n 15
-} >"$out/env.txt"
+write_env "$out/env.txt" "$archs" "$nvcc"
 cat "$out/env.txt"
 
 # (1) Build: each .cu compiles in parallel, then one link.

@@ -33,20 +33,8 @@ import (
 // compacting (4*nnz bytes). Cost O(n*W + nnz log maxdeg) work, of which only
 // two O(n) prefix sums are serial.
 func NewGraphParallel(name string, n int, src, dst []int32, ids []string, workers int) (*Graph, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("graph %q: node count %d must be positive", name, n)
-	}
-	if n > maxNodes {
-		return nil, fmt.Errorf("graph %q: %d nodes exceeds the int32 index limit %d", name, n, maxNodes)
-	}
-	if len(src) != len(dst) {
-		return nil, fmt.Errorf("graph %q: %d sources but %d destinations", name, len(src), len(dst))
-	}
-	if len(src) > maxEdges {
-		return nil, fmt.Errorf("graph %q: %d edges exceeds the int32 index limit %d", name, len(src), maxEdges)
-	}
-	if ids != nil && len(ids) != n {
-		return nil, fmt.Errorf("graph %q: %d ids for %d nodes", name, len(ids), n)
+	if err := checkBuildArgs(name, n, src, dst, ids); err != nil {
+		return nil, err
 	}
 	W := buildWorkers(workers, n, len(src))
 	g := &Graph{Name: name, N: n, IDs: ids}

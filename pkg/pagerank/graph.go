@@ -51,6 +51,28 @@ func (g *Graph) Summary() string {
 		g.N, g.NNZ, g.SelfLoops, g.Duplicates, g.DanglingCount)
 }
 
+// checkBuildArgs rejects what NewGraph and NewGraphParallel cannot build:
+// n outside [1, maxNodes], edge arrays of different lengths or longer than
+// maxEdges, and ids that do not name every node.
+func checkBuildArgs(name string, n int, src, dst []int32, ids []string) error {
+	if n <= 0 {
+		return fmt.Errorf("graph %q: node count %d must be positive", name, n)
+	}
+	if n > maxNodes {
+		return fmt.Errorf("graph %q: %d nodes exceeds the int32 index limit %d", name, n, maxNodes)
+	}
+	if len(src) != len(dst) {
+		return fmt.Errorf("graph %q: %d sources but %d destinations", name, len(src), len(dst))
+	}
+	if len(src) > maxEdges {
+		return fmt.Errorf("graph %q: %d edges exceeds the int32 index limit %d", name, len(src), maxEdges)
+	}
+	if ids != nil && len(ids) != n {
+		return fmt.Errorf("graph %q: %d ids for %d nodes", name, len(ids), n)
+	}
+	return nil
+}
+
 // NewGraph builds a Graph from n nodes and an edge list src[i] -> dst[i]
 // (dense indices in [0, n)). Self-loops and duplicate edges are dropped and
 // counted. The out-edge CSR is built by a counting sort on the source, rows
@@ -58,20 +80,8 @@ func (g *Graph) Summary() string {
 // once by a second counting sort (histogram of in-degrees, exclusive prefix
 // sum, scatter), the course's host-side transpose. Cost O(n + nnz log maxdeg).
 func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error) {
-	if n <= 0 {
-		return nil, fmt.Errorf("graph %q: node count %d must be positive", name, n)
-	}
-	if n > maxNodes {
-		return nil, fmt.Errorf("graph %q: %d nodes exceeds the int32 index limit %d", name, n, maxNodes)
-	}
-	if len(src) != len(dst) {
-		return nil, fmt.Errorf("graph %q: %d sources but %d destinations", name, len(src), len(dst))
-	}
-	if len(src) > maxEdges {
-		return nil, fmt.Errorf("graph %q: %d edges exceeds the int32 index limit %d", name, len(src), maxEdges)
-	}
-	if ids != nil && len(ids) != n {
-		return nil, fmt.Errorf("graph %q: %d ids for %d nodes", name, len(ids), n)
+	if err := checkBuildArgs(name, n, src, dst, ids); err != nil {
+		return nil, err
 	}
 	g := &Graph{Name: name, N: n, IDs: ids}
 
