@@ -589,26 +589,11 @@ func (c *Count) UnmarshalCSV(s string) error {
 
 // EncodeCSV is results.csv (gocsv, with a header line).
 func EncodeCSV(run *Run) ([]byte, error) {
-	rows := CSVRows(run)
-	var buf bytes.Buffer
-	if len(rows) == 0 {
-		// gocsv writes nothing for an empty slice; keep the header so the file reads back.
-		buf.WriteString(strings.Join(csvHeader(), ",") + "\n")
-		return buf.Bytes(), nil
-	}
-	if err := gocsv.Marshal(rows, &buf); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", CSVFile, err)
-	}
-	return buf.Bytes(), nil
+	return encodeCSVRows(CSVRows(run), csvHeader(), CSVFile)
 }
 
 // csvHeader is the column names of CSVRow, in order.
-func csvHeader() []string {
-	var b bytes.Buffer
-	gocsv.Marshal([]CSVRow{blankRow(SectionCorrectness)}, &b)
-	h, _ := csv.NewReader(&b).Read()
-	return h
-}
+func csvHeader() []string { return csvHeaderOf(blankRow(SectionCorrectness)) }
 
 // ReadCSV reads and validates a results.csv written by Write. Errors name the
 // file, line and column, e.g. `results.csv:7: column spearman: want a number
@@ -623,40 +608,11 @@ func ReadCSV(path string) ([]CSVRow, error) {
 
 // DecodeCSV parses and validates results.csv bytes; name is used in errors.
 func DecodeCSV(data []byte, name string) ([]CSVRow, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a header line starting with \"section\"", name)
-	}
-	header, err := csv.NewReader(bytes.NewReader(data)).Read()
+	rows, err := decodeCSVRows[CSVRow](data, name, csvHeader())
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: header: %v", name, err)
+		return nil, err
 	}
-	want := csvHeader()
-	for _, h := range want {
-		if !slices.Contains(header, h) {
-			return nil, fmt.Errorf("%s:1: header: missing column %q", name, h)
-		}
-	}
-	for i, h := range header {
-		if !slices.Contains(want, h) {
-			return nil, fmt.Errorf("%s:1: header: unknown column %d %q", name, i+1, clip(h))
-		}
-		if slices.Index(header, h) != i {
-			return nil, fmt.Errorf("%s:1: header: duplicate column %q", name, h)
-		}
-	}
-	var rows []CSVRow
-	if err := gocsv.UnmarshalBytes(data, &rows); err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			col := ""
-			if pe.Column >= 1 && pe.Column <= len(header) {
-				col = " column " + header[pe.Column-1] + ":"
-			}
-			return nil, fmt.Errorf("%s:%d:%s %v", name, pe.Line, col, pe.Err)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	lines := recordLines(data) // a quoted cell (a panic's stack in reason) may span lines
 	for i, r := range rows {
 		line := i + 2
@@ -711,4 +667,66 @@ func readRegular(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory, want a file", path)
 	}
 	return os.ReadFile(path)
+}
+
+// encodeCSVRows writes rows with gocsv; an empty slice still gets its header
+// line (gocsv writes nothing for it) so the file reads back.
+func encodeCSVRows[T any](rows []T, header []string, file string) ([]byte, error) {
+	var buf bytes.Buffer
+	if len(rows) == 0 {
+		buf.WriteString(strings.Join(header, ",") + "\n")
+		return buf.Bytes(), nil
+	}
+	if err := gocsv.Marshal(rows, &buf); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", file, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// csvHeaderOf is the column names gocsv writes for rows like blank, in order.
+func csvHeaderOf[T any](blank T) []string {
+	var b bytes.Buffer
+	gocsv.Marshal([]T{blank}, &b)
+	h, _ := csv.NewReader(&b).Read()
+	return h
+}
+
+// decodeCSVRows checks the header line against want (every column present,
+// none unknown or repeated) and unmarshals the rows with gocsv. Errors name
+// the file, line and column.
+func decodeCSVRows[T any](data []byte, name string, want []string) ([]T, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want a header line starting with \"section\"", name)
+	}
+	header, err := csv.NewReader(bytes.NewReader(data)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s:1: header: %v", name, err)
+	}
+	for _, h := range want {
+		if !slices.Contains(header, h) {
+			return nil, fmt.Errorf("%s:1: header: missing column %q", name, h)
+		}
+	}
+	for i, h := range header {
+		if !slices.Contains(want, h) {
+			return nil, fmt.Errorf("%s:1: header: unknown column %d %q", name, i+1, clip(h))
+		}
+		if slices.Index(header, h) != i {
+			return nil, fmt.Errorf("%s:1: header: duplicate column %q", name, h)
+		}
+	}
+	var rows []T
+	if err := gocsv.UnmarshalBytes(data, &rows); err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			col := ""
+			if pe.Column >= 1 && pe.Column <= len(header) {
+				col = " column " + header[pe.Column-1] + ":"
+			}
+			return nil, fmt.Errorf("%s:%d:%s %v", name, pe.Line, col, pe.Err)
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return rows, nil
 }

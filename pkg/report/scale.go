@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/gocarina/gocsv"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -449,24 +446,10 @@ func ScaleCSVRows(s *ScaleStudy) []ScaleCSVRow {
 
 // EncodeScaleCSV is scale.csv (gocsv, with a header line).
 func EncodeScaleCSV(s *ScaleStudy) ([]byte, error) {
-	var buf bytes.Buffer
-	rows := ScaleCSVRows(s)
-	if len(rows) == 0 {
-		buf.WriteString(strings.Join(scaleCSVHeader(), ",") + "\n")
-		return buf.Bytes(), nil
-	}
-	if err := gocsv.Marshal(rows, &buf); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", ScaleCSVFile, err)
-	}
-	return buf.Bytes(), nil
+	return encodeCSVRows(ScaleCSVRows(s), scaleCSVHeader(), ScaleCSVFile)
 }
 
-func scaleCSVHeader() []string {
-	var b bytes.Buffer
-	gocsv.Marshal([]ScaleCSVRow{blankScaleRow(ScaleSectionRow)}, &b)
-	h, _ := csv.NewReader(&b).Read()
-	return h
-}
+func scaleCSVHeader() []string { return csvHeaderOf(blankScaleRow(ScaleSectionRow)) }
 
 // ReadScaleCSV reads and validates a scale.csv written by WriteScale.
 func ReadScaleCSV(path string) ([]ScaleCSVRow, error) {
@@ -480,39 +463,9 @@ func ReadScaleCSV(path string) ([]ScaleCSVRow, error) {
 // DecodeScaleCSV parses and validates scale.csv bytes; errors name the file,
 // line and column.
 func DecodeScaleCSV(data []byte, name string) ([]ScaleCSVRow, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a header line starting with \"section\"", name)
-	}
-	header, err := csv.NewReader(bytes.NewReader(data)).Read()
+	rows, err := decodeCSVRows[ScaleCSVRow](data, name, scaleCSVHeader())
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: header: %v", name, err)
-	}
-	want := scaleCSVHeader()
-	for _, h := range want {
-		if !slices.Contains(header, h) {
-			return nil, fmt.Errorf("%s:1: header: missing column %q", name, h)
-		}
-	}
-	for i, h := range header {
-		if !slices.Contains(want, h) {
-			return nil, fmt.Errorf("%s:1: header: unknown column %d %q", name, i+1, clip(h))
-		}
-		if slices.Index(header, h) != i {
-			return nil, fmt.Errorf("%s:1: header: duplicate column %q", name, h)
-		}
-	}
-	var rows []ScaleCSVRow
-	if err := gocsv.UnmarshalBytes(data, &rows); err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			col := ""
-			if pe.Column >= 1 && pe.Column <= len(header) {
-				col = " column " + header[pe.Column-1] + ":"
-			}
-			return nil, fmt.Errorf("%s:%d:%s %v", name, pe.Line, col, pe.Err)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, err
 	}
 	for i, r := range rows {
 		line := i + 2
