@@ -36,10 +36,14 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	oracleMax := fs.Int("oracle-max-scale", 0, "run the float64 sequential oracle only up to this scale (0: as far as the budget allows; -1: never)")
 	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
 	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running")
+	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, scale.csv and index.html beside it (nothing is measured)")
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
 	if err := parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *render != "" {
+		return renderScale(*render, stdout)
 	}
 	if *budget < time.Second {
 		return usageError{fmt.Sprintf("--budget %v out of range: must be at least 1s", *budget)}
@@ -102,5 +106,24 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "scale: %d graphs, %d rows in %.1f s; wrote %s\n", len(s.Graphs), len(s.Rows), s.ElapsedS,
 		filepath.Join(*out, report.HTMLFile))
+	return nil
+}
+
+// renderScale re-derives the goals of the study in path (a scale.json) and
+// rewrites its three files in the same directory, atomically.
+func renderScale(path string, stdout io.Writer) error {
+	s, err := report.ReadScaleJSON(path)
+	if err != nil {
+		return fmt.Errorf("scale --render: %w", err)
+	}
+	s.Goals = study.ScaleGoals(s)
+	dir := filepath.Dir(path)
+	if err := report.WriteScale(dir, s); err != nil {
+		return fmt.Errorf("scale --render: %w", err)
+	}
+	for _, g := range s.Goals {
+		fmt.Fprintf(stdout, "%-52s %-13s %s\n", g.Name, g.Status, g.Measured)
+	}
+	fmt.Fprintf(stdout, "scale --render: rewrote %s\n", filepath.Join(dir, report.HTMLFile))
 	return nil
 }

@@ -58,3 +58,30 @@ func TestScaleCommandPlanAndUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestScaleRenderRegradesGoals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	if _, progress, err := runCLI(t, "scale", "--min-scale", "8", "--max-scale", "8", "--grid=false", "--budget", "30s", "--copy-mib", "1", "--out", dir); err != nil {
+		t.Fatalf("%v\n%s", err, progress)
+	}
+	js := filepath.Join(dir, report.ScaleJSONFile)
+	s, err := report.ReadScaleJSON(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Goals = nil // as if written by an older binary
+	if err := report.WriteScale(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "scale", "--render", js)
+	if err != nil || !strings.Contains(out, "rewrote "+filepath.Join(dir, "index.html")) {
+		t.Fatalf("render: %v %q", err, out)
+	}
+	back, err := report.ReadScaleJSON(js)
+	if err != nil || len(back.Goals) != 3 || len(back.Rows) != len(s.Rows) {
+		t.Fatalf("re-rendered: %v, %d goals", err, len(back.Goals))
+	}
+	if _, _, err := runCLI(t, "scale", "--render", filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("a missing file rendered")
+	}
+}

@@ -48,6 +48,7 @@ const (
 	// GAP's ns per arc.
 	GAPCompetitive = 1.25
 	GoalScale      = 24
+	GoalHostCores  = 16 // logical cores of the H200 host the goals are stated for
 )
 
 // ScaleConfig is one scale study. Zero fields take the defaults above.

@@ -408,3 +408,37 @@ func TestCPUTimingDifferenceAndFallback(t *testing.T) {
 		t.Errorf("fallback timing %+v: want 3 iterations at 40 ms, setup included", tm)
 	}
 }
+
+// The goals with the H200 run's numbers: 1.836 ms on the GPU, 170.9 ms on 16
+// Go cores, 263,431,158 edges: 1.836 <= 1.9 met; 170.9 / 1.836 = 93.1x >= 60
+// met; 170.9e6 / 263431158 = 0.6487 ns per edge > 1.25 x 0.47 = 0.5875 not met.
+// The same numbers from a 2-core host without an H200 are "not measured".
+func TestScaleGoalsGraded(t *testing.T) {
+	const nnz = 263431158
+	mk := func(impl, kind string, ms float64) report.ScaleRow {
+		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: 24, Graph: "rmat24", N: 1 << 24, NNZ: nnz, Implementation: impl,
+			Kind: kind, Status: report.StatusPass}
+		fillRates(&r, ms, nil)
+		return r
+	}
+	s := &report.ScaleStudy{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"},
+		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", N: 1 << 24, NNZ: nnz}},
+		Rows: []report.ScaleRow{mk(OracleName, report.KindCPU, 50), mk("t1-multicore-f32", report.KindCPU, 170.9),
+			mk("t1-multicore-f64", report.KindCPU, 250), mk("gpu-a", report.KindGPU, 2.6), mk("gpu-b", report.KindGPU, 1.836)}}
+	g := ScaleGoals(s)
+	if g[0].Status != report.GoalMet || float64(g[0].Value) != 1.836 || !strings.Contains(g[0].Measured, "gpu-b: 1.84 ms") {
+		t.Errorf("goal 1: %+v", g[0])
+	}
+	if g[1].Status != report.GoalMet || math.Abs(float64(g[1].Value)-170.9/1.836) > 1e-9 || !strings.Contains(g[1].Measured, "93.1x") {
+		t.Errorf("goal 2 (the oracle is not the multi-core CPU): %+v", g[1])
+	}
+	if g[2].Status != report.GoalNotMet || math.Abs(float64(g[2].Value)-170.9e6/nnz) > 1e-12 || math.Abs(float64(g[2].Limit)-0.5875) > 1e-12 {
+		t.Errorf("goal 3: %+v", g[2])
+	}
+	s.Env.CPUCores, s.GPU = 2, &report.GPUContext{Name: "Tesla T4"}
+	for i, g := range ScaleGoals(s) {
+		if g.Status != report.GoalNotMeasured || !g.Value.Valid() {
+			t.Errorf("goal %d on other hardware: %s, value %v (want the number, not measured)", i+1, g.Status, g.Value)
+		}
+	}
+}
