@@ -167,7 +167,7 @@ func TestPartitionRows(t *testing.T) {
 		if b[0] != 0 || int(b[len(b)-1]) != g.N {
 			t.Fatalf("target %d: blocks %v... do not cover [0, %d)", target, b[:min(len(b), 4)], g.N)
 		}
-		work := func(lo, hi int32) int { return int(hi-lo) + int(g.InRowPtr[hi]-g.InRowPtr[lo]) }
+		work := func(lo, hi int32) int { return rowCost*int(hi-lo) + int(g.InRowPtr[hi]-g.InRowPtr[lo]) }
 		for i := 0; i+1 < len(b); i++ {
 			if b[i] >= b[i+1] {
 				t.Fatalf("target %d: empty block %d [%d, %d)", target, i, b[i], b[i+1])
@@ -185,6 +185,16 @@ func TestPartitionRows(t *testing.T) {
 			owned := assignBlocks(b, g.InRowPtr, workers)
 			if owned[0] != 0 || owned[workers] != len(b)-1 {
 				t.Fatalf("target %d, %d workers: ranges %v do not cover %d blocks", target, workers, owned, len(b)-1)
+			}
+			// balanced up to one block: no worker has more than its share plus the largest block
+			total, largest := work(0, int32(g.N)), 0
+			for i := 0; i+1 < len(b); i++ {
+				largest = max(largest, work(b[i], b[i+1]))
+			}
+			for w := 0; w < workers; w++ {
+				if got := work(b[owned[w]], b[owned[w+1]]); got > total/workers+largest {
+					t.Fatalf("target %d, %d workers: worker %d has work %d, share %d, largest block %d", target, workers, w, got, total/workers, largest)
+				}
 			}
 			for w := 0; w < workers; w++ {
 				if owned[w] > owned[w+1] {
