@@ -259,3 +259,41 @@ func relabelByInDegree(b *testing.B, g *pagerank.Graph) *pagerank.Graph {
 	}
 	return r
 }
+
+// BenchmarkSequentialRead is the machine's reference point for the bytes
+// T1 streams: summing a 64 MiB []int32 (four accumulators) with 1 and with
+// GOMAXPROCS goroutines, each a contiguous share. B/s is the read rate.
+func BenchmarkSequentialRead(b *testing.B) {
+	data := make([]int32, 16<<20)
+	for i := range data {
+		data[i] = int32(i)
+	}
+	sumRange := func(x []int32) int32 {
+		var a0, a1, a2, a3 int32
+		for i := 0; i+4 <= len(x); i += 4 {
+			a0 += x[i]
+			a1 += x[i+1]
+			a2 += x[i+2]
+			a3 += x[i+3]
+		}
+		return a0 + a1 + a2 + a3
+	}
+	for _, parties := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("w%d", parties), func(b *testing.B) {
+			sums := make([]paddedSum[float64], parties)
+			b.SetBytes(int64(len(data) * 4))
+			for range b.N {
+				var wg sync.WaitGroup
+				for p := 0; p < parties; p++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						share := data[p*len(data)/parties : (p+1)*len(data)/parties]
+						sums[p].v += float64(sumRange(share))
+					}()
+				}
+				wg.Wait()
+			}
+		})
+	}
+}
