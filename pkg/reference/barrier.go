@@ -33,6 +33,7 @@ type spinBarrier struct {
 	_       [60]byte
 	gen     atomic.Uint32
 	_       [60]byte
+	broken  atomic.Bool // set by abort: every wait returns at once
 	mu      sync.Mutex
 	cond    sync.Cond
 }
@@ -48,9 +49,21 @@ func newSpinBarrier(parties int) *spinBarrier {
 	return b
 }
 
-// wait blocks until all parties have called wait for this generation.
+// abort breaks the barrier for good (a party panicked): parties waiting now
+// are released and every later wait returns at once. Callers check broken
+// after wait to stop.
+func (b *spinBarrier) abort() {
+	b.broken.Store(true)
+	b.mu.Lock()
+	b.gen.Add(1)
+	b.cond.Broadcast()
+	b.mu.Unlock()
+}
+
+// wait blocks until all parties have called wait for this generation, or
+// the barrier is aborted.
 func (b *spinBarrier) wait() {
-	if b.parties == 1 {
+	if b.parties == 1 || b.broken.Load() {
 		return
 	}
 	g := b.gen.Load()

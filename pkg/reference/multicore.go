@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -284,19 +285,49 @@ func assignBlocks(blocks, rowPtr []int32, workers int) []int {
 // res.Converged. Workers 1..W-1 are goroutines started here; worker 0 is the
 // caller. All workers reduce the residual partials in the same order, so
 // they reach the same stop decision without further synchronisation.
+//
+// A panic in any worker is contained: that worker records it and aborts the
+// barrier, the others stop at their next barrier, and once every goroutine
+// has returned the panic is raised again on the caller's goroutine (where the
+// study runner recovers it and marks the row failed) instead of killing the
+// process or leaving workers blocked.
 func (e *engine[T]) run(p pagerank.Params, res *pagerank.Result) {
 	workers := len(e.owned) - 1
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[workerPanic]
+	guard := func(w int) {
+		if r := recover(); r != nil {
+			failed.CompareAndSwap(nil, &workerPanic{w, r})
+			e.bar.abort()
+		}
+	}
 	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer guard(w)
 			e.work(w, p, nil)
 		}()
 	}
-	e.iterations = e.work(0, p, res)
+	func() {
+		defer guard(0)
+		e.iterations = e.work(0, p, res)
+	}()
 	wg.Wait()
+	if f := failed.Load(); f != nil {
+		panic(fmt.Sprintf("t1 worker %d of %d: %v", f.worker, workers, f.value))
+	}
 }
+
+// workerPanic is the first panic a T1 worker raised.
+type workerPanic struct {
+	worker int
+	value  any
+}
+
+// testHookIteration, when set by a test, runs at the start of every worker's
+// iteration k (used to inject a panic into one worker).
+var testHookIteration func(w, k int)
 
 // work is worker w's whole run; it returns the number of iterations run.
 // Only worker 0 gets a res (nil is allowed: the benchmarks record nothing).
@@ -306,16 +337,25 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 		e.orderBlock(b)
 	}
 	e.bar.wait() // every label is known
+	if e.bar.broken.Load() {
+		return 0
+	}
 	for b := lo; b < hi; b++ {
 		e.initBlock(b)
 	}
 	e.bar.wait() // the relabelled CSR, contrib_0 and D_0's partials are complete
+	if e.bar.broken.Load() {
+		return 0
+	}
 	measure := e.stamps != nil
 	if measure && w == 0 {
 		e.stamps = append(e.stamps, time.Now())
 	}
 	tolerance := p.Mode == pagerank.Tolerance
 	for k := 0; k < p.Iterations; k++ {
+		if testHookIteration != nil {
+			testHookIteration(w, k)
+		}
 		cur := k & 1
 		var mass T
 		for i := range e.part[cur] {
@@ -338,6 +378,9 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 			}
 		} else {
 			e.bar.wait()
+		}
+		if e.bar.broken.Load() {
+			return k
 		}
 		var residual, sum T
 		for i := range e.part[cur^1] {
