@@ -138,20 +138,7 @@ func TestByteFormulaString(t *testing.T) {
 
 // The Go constants must equal the C header's #defines (they cross the ABI as ints).
 func TestConstantsMatchHeader(t *testing.T) {
-	fh, err := os.Open("csrc/prlab_cuda.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	defs := map[string]int{}
-	re := regexp.MustCompile(`^#define (PRLAB_[A-Z0-9_]+) (-?\d+)`)
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			v, _ := strconv.Atoi(m[2])
-			defs[m[1]] = v
-		}
-	}
+	defs := headerDefines(t)
 	want := map[string]int{
 		"PRLAB_ABI_VERSION":               abiVersion,
 		"PRLAB_IMPL_NAIVE":                implNaive,
@@ -199,4 +186,25 @@ func TestConstantsMatchHeader(t *testing.T) {
 	if len(StageCatalog()) != stageCount {
 		t.Errorf("catalogue has %d stages, want %d", len(StageCatalog()), stageCount)
 	}
+}
+
+// headerDefines returns the integer #defines of csrc/prlab_cuda.h (the
+// constants that cross the ABI as ints).
+func headerDefines(t *testing.T) map[string]int {
+	t.Helper()
+	fh, err := os.Open("csrc/prlab_cuda.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	defs := map[string]int{}
+	re := regexp.MustCompile(`^#define (PRLAB_[A-Z0-9_]+) (-?\d+)`)
+	sc := bufio.NewScanner(fh)
+	for sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			v, _ := strconv.Atoi(m[2])
+			defs[m[1]] = v
+		}
+	}
+	return defs
 }

@@ -351,6 +351,21 @@ func (im *frontierImpl) newResult(g *pagerank.Graph, mode pagerank.Mode, iters i
 
 // usable checks, with mu held and g uploaded, that the implementation can run
 // on g (the cluster kernel needs the graph to fit its shared memory).
+// openLocked (mu held) loads the library, uploads g if it is not the graph
+// on the device, and checks this implementation can run on it.
+func (im *frontierImpl) openLocked(g *pagerank.Graph) (state, unsafe.Pointer, FrontierInfo, error) {
+	s, err := ready()
+	if err != nil {
+		return s, nil, FrontierInfo{}, err
+	}
+	h, err := handleLocked(s, g)
+	if err != nil {
+		return s, nil, FrontierInfo{}, err
+	}
+	info, err := im.usable(s, h)
+	return s, h, info, err
+}
+
 func (im *frontierImpl) usable(s state, h unsafe.Pointer) (FrontierInfo, error) {
 	info, err := s.lib.frontierInfo(h)
 	if err != nil {
@@ -374,17 +389,10 @@ func (im *frontierImpl) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Res
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := ready()
-	if err != nil {
-		return nil, err
-	}
 	mu.Lock()
 	defer mu.Unlock()
-	h, err := handleLocked(s, g)
+	s, h, _, err := im.openLocked(g)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := im.usable(s, h); err != nil {
 		return nil, err
 	}
 	tol := float32(0)
@@ -423,17 +431,9 @@ func (im *frontierImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups,
 	if warmups < 0 || runs < 1 {
 		return nil, fmt.Errorf("cudabind: warmups %d and runs %d must be >= 0 and >= 1", warmups, runs)
 	}
-	s, err := ready()
-	if err != nil {
-		return nil, err
-	}
 	mu.Lock()
 	defer mu.Unlock()
-	h, err := handleLocked(s, g)
-	if err != nil {
-		return nil, err
-	}
-	info, err := im.usable(s, h)
+	s, h, info, err := im.openLocked(g)
 	if err != nil {
 		return nil, err
 	}

@@ -11,14 +11,12 @@ package cudabind
 //	PRLAB_FRONTIER_RMAT=s    also check and time an RMAT graph of scale s (e.g. 20) in the table test
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,20 +101,7 @@ func TestFrontierRegistry(t *testing.T) {
 
 // The frontier codes cross the ABI as ints: they must equal the header's.
 func TestFrontierConstantsMatchHeader(t *testing.T) {
-	fh, err := os.Open("csrc/prlab_cuda.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	defs := map[string]int{}
-	re := regexp.MustCompile(`^#define (PRLAB_[A-Z0-9_]+) (-?\d+)`)
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			v, _ := strconv.Atoi(m[2])
-			defs[m[1]] = v
-		}
-	}
+	defs := headerDefines(t)
 	want := map[string]int{
 		"PRLAB_ABI_VERSION":           abiVersion,
 		"PRLAB_IMPL_FRONTIER_FIRST":   implFrontierFirst,
