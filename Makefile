@@ -59,15 +59,14 @@ notebooks-test: kernel
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# ---- the main job (issues 2 and 7): data, report, tests ----
-# make data     copy + verify the AAN citation graph into data/aan (mirror: PRLAB_DATA_MIRROR, default ../shared/data/aan)
-# make report   the README's first command: fetch the data if missing, run the study, write $(PRLAB_OUT)/{index.html,results.csv,results.json}
+# ---- the main job (issues 2 and 7): report, tests ----
+# The real graph is bundled in data/aan (acl.txt.gz, papers.tsv.gz, checked against SHA256SUMS):
+# nothing is downloaded or copied at run time.
+# make report   the README's first command: run the study, write $(PRLAB_OUT)/{index.html,results.csv,results.json}
 # make test     the README's second command: every Go test (the browser test needs chromium; .ci/run installs it)
 PRLAB_OUT ?= reports/latest
 REPORT_FLAGS ?=
-.PHONY: data report test
-data:
-	$(GO) run ./cmd/prlab fetch-data
+.PHONY: report test
 report:
 	$(GO) run ./cmd/prlab report --out $(PRLAB_OUT) $(REPORT_FLAGS)
 test:
@@ -110,9 +109,9 @@ scale-gpu-binary:
 
 # ---- the GPU host round trip (issues 3, 5, 7): build here, run there ----
 # make gpu-bundle   .gpu/prlab + .gpu/cudabind.test (+ .gpu/COMMIT) for scripts/h200-study.sh on a GPU host;
-#                   carry .gpu and data/aan to the host, then: scripts/h200-study.sh build tests sanitize report oom
+#                   carry .gpu and data/aan (bundled, committed) to the host, then: scripts/h200-study.sh build tests sanitize report oom
 .PHONY: gpu-bundle
-gpu-bundle: data
+gpu-bundle:
 	@mkdir -p .gpu
 	$(GO) build -o .gpu/prlab ./cmd/prlab
 	$(GO) test -c -o .gpu/cudabind.test ./pkg/cudabind

@@ -12,9 +12,8 @@
 # It runs docker/install.sh (the same script the container is built with):
 # pinned Go, GoNB + goimports from go.mod, gopls, the "gonb" kernel spec, a
 # GoNB smoke cell, the prlab command, the CUDA library for this host's GPU
-# (with the host's nvcc), and the data step when PRLAB_DATA_MIRROR is set
-# (the AAN mirror folder with acl.txt, e.g. on a mounted Google Drive). JupyterLab is
-# installed too where no `jupyter` command exists. Extra arguments go to
+# (with the host's nvcc); the real graph is bundled in the checkout (data/aan).
+# JupyterLab is installed too where no `jupyter` command exists. Extra arguments go to
 # install.sh (e.g. --skip gopls).
 set -euo pipefail
 
@@ -27,9 +26,6 @@ if ! command -v jupyter >/dev/null; then
 	steps+=,jupyterlab
 fi
 steps+=,kernel,smoke,cli,cuda
-if [[ -n ${PRLAB_DATA_MIRROR:-} ]]; then
-	steps+=,data
-fi
 
 bash "$here/install.sh" --root "$root" --only "$steps" "$@"
 for arg; do
@@ -54,5 +50,4 @@ prlab is set up in $root.
                   ${PRLAB_PREFIX}/jupyter/bin/jupyter lab --no-browser --ip=127.0.0.1 $root
                 (or your own jupyter), and pick the "Go (gonb)" kernel.
   The report:   prlab report ... (in $root)
-$([[ -n ${PRLAB_DATA_MIRROR:-} ]] || echo "  Data:         set PRLAB_DATA_MIRROR to the AAN mirror folder (acl.txt ...) and run: make -C $root data")
 EOF

@@ -5,9 +5,7 @@
 #      cuda: `make cuda-lib CUDA_ARCHS=<nvidia-smi compute_cap>`) unless it is
 #      already built for them; without a visible GPU it says so and goes on
 #      (the GPU rows are then reported as skipped, with that reason);
-#   2. runs the data step (`make data`: copies and verifies the AAN citation
-#      graph from $PRLAB_DATA_MIRROR, a folder mounted into the container);
-#   3. with no arguments, starts JupyterLab on port 8888 in the checkout;
+#   2. with no arguments, starts JupyterLab on port 8888 in the checkout;
 #      with arguments, runs them instead (e.g. `prlab report ...`).
 #
 # Environment:
@@ -16,7 +14,6 @@
 #   PRLAB_JUPYTER_ALLOW_ORIGIN e.g. https://colab.research.google.com, to let
 #                              Colab use this container as a local runtime
 #   PRLAB_SKIP_CUDA=1          do not build the CUDA library
-#   PRLAB_SKIP_DATA=1          do not run the data step
 #   CUDA_ARCHS                 build for these archs instead of the detected ones
 #   PRLAB_ROOT                 the checkout (default: the folder above this one)
 set -euo pipefail
@@ -31,12 +28,6 @@ if [[ ${PRLAB_SKIP_CUDA:-0} == 1 ]]; then
 	log "PRLAB_SKIP_CUDA=1: not building the CUDA library"
 elif ! bash "$here/install.sh" --root "$root" --only cuda; then
 	log "WARNING: building the CUDA library failed (see above); GPU rows will be reported as skipped"
-fi
-
-if [[ ${PRLAB_SKIP_DATA:-0} == 1 ]]; then
-	log "PRLAB_SKIP_DATA=1: not running the data step"
-elif ! bash "$here/install.sh" --root "$root" --only data; then
-	log "WARNING: the data step failed: mount the AAN mirror folder (acl.txt, acl-metadata.txt, papers.tsv) at /data/aan (-v /path/to/aan:/data/aan:ro) or set PRLAB_DATA_MIRROR"
 fi
 
 if (($#)); then

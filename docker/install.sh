@@ -24,8 +24,6 @@
 #   cli         the prlab command ($PRLAB_PREFIX/bin/prlab).
 #   cuda        `make cuda-lib CUDA_ARCHS=<this host's GPUs>` when nvcc exists;
 #               skipped when the library is already built for those archs.
-#   data        `make data` (copies and verifies the AAN graph from
-#               $PRLAB_DATA_MIRROR).                                   [not default]
 # Default steps: go,tools,kernel,cli,cuda.
 #
 # Options:
@@ -46,7 +44,7 @@
 # default $PRLAB_PREFIX/go), PRLAB_JUPYTER_VENV (default $PRLAB_PREFIX/jupyter),
 # PRLAB_CUDA_LIB (default <root>/build/libprlab_cuda.so), CUDA_ARCHS (overrides
 # the GPU detection, e.g. "90" or "80 90"), JUPYTER_DATA_DIR (where the kernel spec
-# goes; default ~/.local/share/jupyter), PRLAB_DATA_MIRROR (for the data step).
+# goes; default ~/.local/share/jupyter).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -59,7 +57,7 @@ die() { printf 'install.sh: error: %s\n' "$*" >&2; exit 1; }
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
-all_steps=(go tools gopls jupyterlab kernel smoke cli cuda data)
+all_steps=(go tools gopls jupyterlab kernel smoke cli cuda)
 only="go,tools,kernel,cli,cuda"
 skip=""
 cpu_only=0
@@ -325,13 +323,6 @@ step_cuda() {
 	[[ -f $cuda_lib ]] || die "cuda: make cuda-lib did not produce $cuda_lib (set PRLAB_CUDA_LIB to where it builds)"
 	printf '%s\n' "$want" >"$stamp"
 	log "cuda: built $cuda_lib for $archs"
-}
-
-step_data() {
-	need_root data
-	make -n data >/dev/null 2>&1 || die "data: the Makefile in $root has no data target"
-	log "data: make data (mirror: ${PRLAB_DATA_MIRROR:-the Makefile default})"
-	make data >&2
 }
 
 for s in "${selected[@]}"; do

@@ -16,12 +16,10 @@ import (
 
 // The scripts run here with stand-ins for what a GPU host has (nvidia-smi,
 // nvcc, jupyter) and a stand-in checkout whose Makefile records how
-// `make cuda-lib` and `make data` were called.
+// `make cuda-lib` was called.
 
 const fakeMakefile = `cuda-lib:
 	mkdir -p build && printf '%s\n' "$(CUDA_ARCHS)" >>build/calls && : >build/libprlab_cuda.so
-data:
-	mkdir -p build && echo "$$PRLAB_DATA_MIRROR" >build/data
 `
 
 type sandbox struct {
@@ -213,13 +211,11 @@ printf 'TOKEN %s\n' "$JUPYTER_TOKEN"
 printf 'PRLAB_TOKEN %s\n' "${PRLAB_JUPYTER_TOKEN-unset}"
 `)
 
-	// With arguments it runs them, after the CUDA and data steps.
-	out, stderr, err := s.run("entrypoint.sh", []string{"PRLAB_DATA_MIRROR=/mirror"}, "echo", "ran", "prlab report")
+	// With arguments it runs them, after the CUDA step (the graph is bundled:
+	// there is no data step).
+	out, stderr, err := s.run("entrypoint.sh", nil, "echo", "ran", "prlab report")
 	if err != nil || out != "ran prlab report\n" {
 		t.Fatalf("entrypoint with arguments: %v, out %q\n%s", err, out, stderr)
-	}
-	if data, _ := os.ReadFile(filepath.Join(s.root, "build", "data")); string(data) != "/mirror\n" {
-		t.Errorf("data step: make data saw PRLAB_DATA_MIRROR=%q", data)
 	}
 	if !strings.Contains(stderr, "no nvcc") {
 		t.Errorf("CUDA step without nvcc: %q", stderr)
@@ -231,22 +227,22 @@ printf 'PRLAB_TOKEN %s\n' "${PRLAB_JUPYTER_TOKEN-unset}"
 	if _, stderr, err := s.run("entrypoint.sh", nil, "true"); err != nil || s.calls() != "90\n" {
 		t.Fatalf("entrypoint on a GPU host: %v, calls %q\n%s", err, s.calls(), stderr)
 	}
-	// PRLAB_SKIP_CUDA / PRLAB_SKIP_DATA skip the steps.
+	// PRLAB_SKIP_CUDA skips the CUDA step.
 	os.RemoveAll(filepath.Join(s.root, "build"))
-	if _, stderr, err := s.run("entrypoint.sh", []string{"PRLAB_SKIP_CUDA=1", "PRLAB_SKIP_DATA=1"}, "true"); err != nil || s.calls() != "" ||
-		!strings.Contains(stderr, "not building") || !strings.Contains(stderr, "not running the data step") {
+	if _, stderr, err := s.run("entrypoint.sh", []string{"PRLAB_SKIP_CUDA=1"}, "true"); err != nil || s.calls() != "" ||
+		!strings.Contains(stderr, "not building") {
 		t.Fatalf("skips: %v, calls %q\n%s", err, s.calls(), stderr)
 	}
 
 	// A failing step warns and the container still starts.
-	s.write(filepath.Join(s.root, "Makefile"), "cuda-lib:\n\tfalse\ndata:\n\tfalse\n", 0o644)
+	s.write(filepath.Join(s.root, "Makefile"), "cuda-lib:\n\tfalse\n", 0o644)
 	os.RemoveAll(filepath.Join(s.root, "build"))
 	out, stderr, err = s.run("entrypoint.sh", nil, "echo", "still")
-	if err != nil || out != "still\n" || strings.Count(stderr, "WARNING") != 2 {
+	if err != nil || out != "still\n" || strings.Count(stderr, "WARNING") != 1 {
 		t.Fatalf("failing steps: %v, out %q\n%s", err, out, stderr)
 	}
 
-	skip := []string{"PRLAB_SKIP_CUDA=1", "PRLAB_SKIP_DATA=1"}
+	skip := []string{"PRLAB_SKIP_CUDA=1"}
 	// No arguments: JupyterLab on 8888 with a generated token, printed.
 	for _, env := range [][]string{nil, {"PRLAB_JUPYTER_TOKEN="}} {
 		out, stderr, err := s.run("entrypoint.sh", append(env, skip...))
@@ -380,12 +376,12 @@ func TestColabSetupSteps(t *testing.T) {
 		}
 		return strings.TrimSpace(out)
 	}
-	// No jupyter here (hidden): JupyterLab is installed too; no mirror: no data step.
+	// No jupyter here (hidden): JupyterLab is installed too.
 	if got := steps(); got != "install.sh would run: go tools gopls jupyterlab kernel smoke cli cuda" {
 		t.Errorf("without jupyter: %q", got)
 	}
 	s.tool("jupyter", "exit 0\n")
-	if got := steps("PRLAB_DATA_MIRROR=/content/drive/aan"); got != "install.sh would run: go tools gopls kernel smoke cli cuda data" {
-		t.Errorf("with jupyter and a mirror: %q", got)
+	if got := steps(); got != "install.sh would run: go tools gopls kernel smoke cli cuda" {
+		t.Errorf("with jupyter: %q", got)
 	}
 }

@@ -4,7 +4,7 @@
 #
 # On the CPU machine (no GPU, no CUDA needed):
 #   go test -c -o .gpu/cudabind.test ./pkg/cudabind
-# On the GPU host, in a copy of the repository with data/aan/acl.txt:
+# On the GPU host, in a copy of the repository (with the bundled data/aan/acl.txt.gz):
 #   scripts/frontier-gpu-run.sh
 #
 # Steps: (1) build build/libprlab_cuda.so, one nvcc per source file in

@@ -2,7 +2,7 @@
 # h200-study.sh — the GPU host's half of a committed prlab report.
 #
 # On the CPU machine (Go, no CUDA):  make gpu-bundle
-#   builds .gpu/prlab and .gpu/cudabind.test; data/aan must hold the real graph (make data).
+#   builds .gpu/prlab and .gpu/cudabind.test; the real graph is bundled in data/aan (committed).
 # On the GPU host, in a copy of the repository carrying .gpu and data/aan:
 #   scripts/h200-study.sh PHASE...
 # Phases, in the order given:

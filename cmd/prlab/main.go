@@ -1,11 +1,7 @@
 // Command prlab runs the PageRank study and writes its report.
 //
-//	prlab fetch-data [--mirror DIR] [--data DIR]
-//	    copy the AAN citation graph from a mirror into data/aan and verify
-//	    every file against data/aan/SHA256SUMS (mirror: --mirror, else
-//	    $PRLAB_DATA_MIRROR, else ../shared/data/aan)
 //	prlab report [--out DIR] [--impl a,b] [--cases c,d] [--iterations N] ...
-//	    the main job: fetch the data if missing, run every implementation on
+//	    the main job: check the bundled graph (data/aan), run every implementation on
 //	    the six synthetic cases and the real graph, validate against the
 //	    float64 oracle, time them, and write DIR/index.html, results.csv and
 //	    results.json (default DIR: reports/latest)
@@ -45,10 +41,8 @@ import (
 
 // Defaults, relative to the repository root.
 const (
-	defaultData = "data/aan"
+	defaultData = dataset.Dir
 	defaultOut  = "reports/latest"
-	edgeFile    = "acl.txt"
-	papersFile  = "papers.tsv"
 )
 
 // usageError is a bad command line (exit status 2).
@@ -77,7 +71,6 @@ func main() {
 const usage = `usage: prlab <command> [flags]
 
 commands:
-  fetch-data   copy and verify the AAN citation graph into data/aan
   report       run the whole study and write reports/<run>/{index.html,results.csv,results.json}
   render       re-render index.html from a results.json
   list         list the implementations and whether each can run here
@@ -92,8 +85,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{"no command given"}
 	}
 	switch args[0] {
-	case "fetch-data":
-		return cmdFetch(args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(ctx, args[1:], stdout, stderr)
 	case "render":
@@ -107,7 +98,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want fetch-data, report, render, list or scale", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q: want report, render, list or scale", args[0])}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -133,29 +124,6 @@ func parse(fs *flag.FlagSet, args []string, positional int) error {
 	return nil
 }
 
-func cmdFetch(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fetch-data", stderr)
-	mirror := fs.String("mirror", "", "mirror directory holding the AAN files (default $"+dataset.EnvMirror+", else "+dataset.DefaultMirror+")")
-	data := fs.String("data", defaultData, "destination directory holding SHA256SUMS")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	return fetch(*mirror, *data, stdout)
-}
-
-func fetch(mirrorFlag, data string, stdout io.Writer) error {
-	mirror := dataset.ResolveMirror(mirrorFlag)
-	entries, err := dataset.Fetch(mirror, data)
-	if err != nil {
-		return fmt.Errorf("fetch-data: %w", err)
-	}
-	for _, e := range entries {
-		fmt.Fprintf(stdout, "%s  %s\n", e.SHA256, filepath.Join(data, e.Name))
-	}
-	fmt.Fprintf(stdout, "fetch-data: %d files in %s verified against SHA256SUMS (mirror %s)\n", len(entries), data, mirror)
-	return nil
-}
-
 // listFlag is a comma-separated list flag.
 type listFlag []string
 
@@ -172,8 +140,7 @@ func (l *listFlag) Set(s string) error {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
 	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
-	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+edgeFile+" and "+papersFile)
-	mirror := fs.String("mirror", "", "mirror to fetch missing data from (default $"+dataset.EnvMirror+", else "+dataset.DefaultMirror+")")
+	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written")
 	var impls, cases listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")
 	fs.Var(&cases, "cases", "comma-separated cases (default all: "+strings.Join(study.CaseNames("aan"), ",")+"; \"real\" names the real graph)")
@@ -199,8 +166,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cfg := study.Config{
 		Name:       name,
 		GraphName:  "aan",
-		EdgeList:   filepath.Join(*data, edgeFile),
-		Papers:     filepath.Join(*data, papersFile),
 		Cases:      cases,
 		Impls:      impls,
 		Iterations: *iterations,
@@ -212,23 +177,21 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// Check the flags against the registry before any work.
 	check := cfg
 	check.Entries = study.Registry(cfg.GPU)
+	check.EdgeList = filepath.Join(*data, dataset.EdgeName) // the data folder is checked after the flags
 	check.TimingIterations, check.Warmups, check.FloatTolerance, check.OracleTolerance, check.MaxIterations =
 		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, 1000
 	if err := check.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	entries, err := dataset.Verify(*data)
-	if err != nil {
-		fmt.Fprintf(stderr, "data in %s missing or not verified (%v); fetching\n", *data, err)
-		if err := fetch(*mirror, *data, stderr); err != nil {
-			return err
+	if cfg.WantsRealGraph() { // a run of synthetic cases only reads no graph file
+		entries, err := dataset.Verify(*data)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
 		}
-		if entries, err = dataset.Verify(*data); err != nil {
-			return err
+		cfg.EdgeList, cfg.Papers = dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName)
+		for _, e := range entries {
+			cfg.Datasets = append(cfg.Datasets, e.Path)
 		}
-	}
-	for _, e := range entries {
-		cfg.Datasets = append(cfg.Datasets, filepath.Join(*data, e.Name))
 	}
 	res, err := study.Run(ctx, cfg)
 	if err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,25 +15,6 @@ import (
 	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/report"
 )
-
-// mirrorAndDest writes a mirror directory holding two data files and a
-// destination directory holding only their SHA256SUMS, the layout of
-// data/aan before `prlab fetch-data`.
-func mirrorAndDest(t *testing.T, files map[string]string) (mirror, dest string) {
-	t.Helper()
-	mirror, dest = t.TempDir(), t.TempDir()
-	var sums strings.Builder
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(mirror, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(body)), name)
-	}
-	if err := os.WriteFile(filepath.Join(dest, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return mirror, dest
-}
 
 const (
 	testEdges  = "# citing , cited\nA , B\nA , C\nB , C\nC , A\nD , C\nD , D\nE , C\n"
@@ -45,54 +28,79 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return o.String(), e.String(), err
 }
 
-func TestFetchDataCopiesAndVerifies(t *testing.T) {
-	mirror, dest := mirrorAndDest(t, map[string]string{"acl.txt": testEdges, "papers.tsv": testPapers})
-	out, _, err := runCLI(t, "fetch-data", "--mirror", mirror, "--data", dest)
-	if err != nil {
+// A data folder whose file does not match its SHA256SUMS (a user who edited
+// acl.txt) is an error naming the file and both checksums; no file in the
+// folder is touched and none is added (prlab used to copy the mirror's files
+// over it).
+func TestReportNeverRepairsData(t *testing.T) {
+	data := writeData(t, testEdges, testPapers)
+	edited := "A , B\nB , A\n"
+	if err := os.WriteFile(filepath.Join(data, "acl.txt"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, body := range map[string]string{"acl.txt": testEdges, "papers.tsv": testPapers} {
-		got, err := os.ReadFile(filepath.Join(dest, name))
-		if err != nil || string(got) != body {
-			t.Errorf("%s not copied: %v", name, err)
+	before := hashFolder(t, data)
+	out := filepath.Join(t.TempDir(), "r")
+	_, _, err := runCLI(t, "report", "--data", data, "--out", out, "--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5")
+	want := []string{filepath.Join(data, "acl.txt"), fmt.Sprintf("%x", sha256.Sum256([]byte(edited))), fmt.Sprintf("%x", sha256.Sum256([]byte(testEdges)))}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not name %q", err, w)
 		}
 	}
-	if !strings.Contains(out, "fetch-data: 2 files in "+dest+" verified against SHA256SUMS") {
-		t.Errorf("output %q", out)
+	if after := hashFolder(t, data); !maps.Equal(before, after) {
+		t.Errorf("the data folder changed: %v -> %v", before, after)
 	}
-	// The environment variable names the mirror when the flag is absent.
-	_, dest2 := mirrorAndDest(t, map[string]string{"acl.txt": testEdges, "papers.tsv": testPapers})
-	t.Setenv("PRLAB_DATA_MIRROR", mirror)
-	if _, _, err := runCLI(t, "fetch-data", "--data", dest2); err != nil {
-		t.Errorf("PRLAB_DATA_MIRROR: %v", err)
-	}
-	// A mirror whose file differs from the manifest is a clear error, and
-	// the good copy already in place is kept.
-	bad := t.TempDir()
-	os.WriteFile(filepath.Join(bad, "acl.txt"), []byte("X , Y\n"), 0o644)
-	os.WriteFile(filepath.Join(bad, "papers.tsv"), []byte(testPapers), 0o644)
-	_, dest3 := mirrorAndDest(t, map[string]string{"acl.txt": testEdges, "papers.tsv": testPapers})
-	_, _, err = runCLI(t, "fetch-data", "--mirror", bad, "--data", dest3)
-	if err == nil || !strings.Contains(err.Error(), "does not match the manifest") {
-		t.Errorf("bad mirror: %v", err)
-	}
-	if _, _, err := runCLI(t, "fetch-data", "--mirror", filepath.Join(bad, "missing"), "--data", dest3); err == nil || !strings.Contains(err.Error(), "is not a directory") {
-		t.Errorf("missing mirror: %v", err)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out was created for a failed run: %v", err)
 	}
 }
 
-func TestReportFetchesThenRenders(t *testing.T) {
-	mirror, data := mirrorAndDest(t, map[string]string{"acl.txt": testEdges, "papers.tsv": testPapers})
+// hashFolder maps every file name in dir to the SHA-256 of its bytes.
+func hashFolder(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[e.Name()] = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	return m
+}
+
+// A run of synthetic cases only reads no graph file: a --data folder that
+// does not exist is not even looked at.
+func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "synthetic")
+	_, stderr, err := runCLI(t, "report", "--data", filepath.Join(t.TempDir(), "absent"), "--out", out,
+		"--cases", "tiny,star", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "10")
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	run, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Env.Datasets) != 0 || len(run.Cases) != 2 || strings.Contains(stderr, "loaded ") {
+		t.Errorf("datasets %v, cases %v; stderr:\n%s", run.Env.Datasets, run.Cases, stderr)
+	}
+}
+
+func TestReportThenRenders(t *testing.T) {
+	data := writeData(t, testEdges, testPapers)
+	gzipInPlace(t, filepath.Join(data, "acl.txt")) // the bundled layout: acl.txt.gz, checked by content
 	out := filepath.Join(t.TempDir(), "cpu-test")
-	stdout, stderr, err := runCLI(t, "report", "--data", data, "--mirror", mirror, "--out", out,
+	stdout, stderr, err := runCLI(t, "report", "--data", data, "--out", out,
 		"--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "2", "--iterations", "30")
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}
-	// The data were missing, so the report fetched them first; the load line comes before any case.
-	if !strings.Contains(stderr, "fetching") {
-		t.Errorf("stderr does not say the data were fetched:\n%s", stderr)
-	}
+	// The load line comes before any case.
 	load := "loaded 5 nodes and 6 edges (dropped 1 self-loops, 0 duplicates); 0 dangling"
 	if i, j := strings.Index(stderr, load), strings.Index(stderr, "correctness, 30 fixed iterations"); i < 0 || j < i {
 		t.Errorf("load line %q missing or after the cases:\n%s", load, stderr)
@@ -129,6 +137,23 @@ func TestReportFetchesThenRenders(t *testing.T) {
 	if b, _ := os.ReadFile(again); !bytes.Equal(b, page) {
 		t.Error("prlab render does not reproduce index.html")
 	}
+}
+
+// gzipInPlace replaces the file at path by path.gz holding its content.
+func gzipInPlace(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	w.Close()
+	if err := os.WriteFile(path+".gz", z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
 }
 
 func TestListShowsEveryImplementation(t *testing.T) {

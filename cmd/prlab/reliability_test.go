@@ -26,7 +26,7 @@ import (
 	"github.com/prlab/prlab/pkg/report"
 )
 
-// writeData writes a data directory the way `prlab fetch-data` leaves it:
+// writeData writes a data directory laid out like data/aan (plain files):
 // acl.txt, papers.tsv and a SHA256SUMS that verifies them.
 func writeData(t *testing.T, edges, papers string) string {
 	t.Helper()
@@ -120,7 +120,7 @@ func TestCLIBadInputFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		data := writeData(t, c.edges, c.papers)
-		err, _ := cli(t, "report", "--data", data, "--out", out, "--cases", "tiny", "--runs", "1")
+		err, _ := cli(t, "report", "--data", data, "--out", out, "--cases", "tiny,real", "--runs", "1")
 		var ue usageError
 		if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "nothing was written") {
 			t.Errorf("got %v, want a run error containing %q", err, c.want)
@@ -208,7 +208,7 @@ func TestCLIExitStatus(t *testing.T) {
 		{[]string{"report", "--data", data, "--out", out, "--iterations", "0"}, 2, "prlab: --iterations 0 out of range: must be in [1, 10000]"},
 		{[]string{"report", "--data", data, "--out", out, "--impl", "nope"}, 2, `prlab: unknown implementation "nope"`},
 		{[]string{"report", "--data", data, "--out", out, "--bogus"}, 2, "flag provided but not defined: -bogus"},
-		{[]string{"report", "--data", badData, "--out", out, "--cases", "tiny"}, 1, "acl.txt:2: want 2 fields (CITING , CITED), got 1"},
+		{[]string{"report", "--data", badData, "--out", out, "--cases", "tiny,real"}, 1, "acl.txt:2: want 2 fields (CITING , CITED), got 1"},
 		{[]string{"render", filepath.Join(out, "nothing.json")}, 1, "nothing.json: no such file or directory"},
 		{[]string{"report", "--data", data, "--out", out, "--cases", "tiny,real", "--runs", "1", "--iterations", "20"}, 0, "correctness, 20 fixed iterations"},
 	}

@@ -29,7 +29,7 @@ import (
 )
 
 // realGraphPath is the real graph's edge list, relative to this package.
-const realGraphPath = "../../data/aan/acl.txt"
+const realGraphPath = "../../data/aan/acl.txt.gz"
 
 var realOnce struct {
 	sync.Once

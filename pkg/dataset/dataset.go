@@ -1,31 +1,46 @@
-// Package dataset brings the real citation graph into the project: it copies
-// the files listed in a SHA256SUMS manifest from a mirror directory into the
-// git-ignored data directory and verifies every checksum. The data files are
-// never committed; the manifest and the provenance README are.
+// Package dataset is the real graph that ships with the repository: the ACL
+// Anthology Network citation graph in data/aan (acl.txt.gz, papers.tsv.gz),
+// committed gzip-compressed, with a SHA256SUMS manifest of the decompressed
+// content. Verify checks the files before use; prlab never downloads, copies
+// or repairs data: a mismatch is an error that says how to restore the
+// files (`git checkout data/aan`).
 package dataset
 
 import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
-// EnvMirror names the environment variable that overrides the mirror directory.
-const EnvMirror = "PRLAB_DATA_MIRROR"
+// Dir is the bundled graph's folder, relative to the repository root.
+const Dir = "data/aan"
 
-// DefaultMirror is the mirror directory used when neither a flag nor
-// PRLAB_DATA_MIRROR is set: the shared AAN folder beside the checkout (relative to the working directory, normally the repository root).
-const DefaultMirror = "../shared/data/aan"
+// Names of the bundled files as the manifest lists them (decompressed);
+// on disk each is stored as NAME.gz.
+const (
+	EdgeName   = "acl.txt"    // edges "CITING , CITED", one per line
+	PapersName = "papers.tsv" // metadata: id, year, title, title_source, in_citation_graph
+)
 
-// Entry is one line of a SHA256SUMS manifest: the hex SHA-256 and the file name.
+// Mend is what a user runs to restore the bundled files.
+const Mend = "git checkout " + Dir
+
+// Entry is one line of a SHA256SUMS manifest: the hex SHA-256 of the
+// decompressed content, the name in the manifest, and the file that holds it
+// (Name, or Name.gz when that exists), set by Verify.
 type Entry struct {
 	SHA256 string
 	Name   string
+	Path   string
 }
 
 // ReadManifest parses a sha256sum-format manifest ("<64 hex>  <name>" per
@@ -67,103 +82,77 @@ func ReadManifest(path string) ([]Entry, error) {
 	return out, nil
 }
 
-// FileSHA256 returns the hex SHA-256 of the file at path.
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+// ContentSHA256 returns the hex SHA-256 of the content of the file at path,
+// decompressed when the file starts with the gzip magic bytes. The file is
+// opened read-only.
+func ContentSHA256(path string) (string, error) {
+	r, err := pagerank.OpenInput(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer r.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Verify checks every file of the manifest at destDir/SHA256SUMS inside
-// destDir and returns the entries. A missing file or a mismatch is an error
-// naming the file and both checksums.
-func Verify(destDir string) ([]Entry, error) {
-	entries, err := ReadManifest(filepath.Join(destDir, "SHA256SUMS"))
+// Verify checks every file of the manifest dir/SHA256SUMS: for each entry
+// NAME it reads dir/NAME.gz (or dir/NAME when there is no .gz), decompresses
+// it and compares the SHA-256 of the content. It returns the entries with
+// Path set. A missing file or a mismatch is an error naming the file, the
+// expected and the actual SHA-256 and, for the bundled folder, the mend.
+// Nothing is ever written.
+func Verify(dir string) ([]Entry, error) {
+	entries, err := ReadManifest(filepath.Join(dir, "SHA256SUMS"))
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range entries {
-		p := filepath.Join(destDir, e.Name)
-		got, err := FileSHA256(p)
+	for i, e := range entries {
+		p := filepath.Join(dir, e.Name+".gz")
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(dir, e.Name)); err == nil {
+				p = filepath.Join(dir, e.Name)
+			}
+		}
+		got, err := ContentSHA256(p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w (run `make data` to copy it from the mirror)", p, err)
+			return nil, fmt.Errorf("%s: %w%s", p, unwrapPath(err), mend(dir))
 		}
 		if got != e.SHA256 {
-			return nil, fmt.Errorf("%s: SHA-256 %s does not match the manifest's %s", p, got, e.SHA256)
+			return nil, fmt.Errorf("%s: content SHA-256 %s, but %s expects %s for %s: the file was changed%s",
+				p, got, filepath.Join(dir, "SHA256SUMS"), e.SHA256, e.Name, mend(dir))
 		}
+		entries[i].Path = p
 	}
 	return entries, nil
 }
 
-// Fetch copies every file named in destDir/SHA256SUMS from mirrorDir into
-// destDir, verifying each checksum before it is put in place (copy to a
-// temporary file in destDir, hash, rename), so a bad or partial copy never
-// replaces a good file. Files already present with the right checksum are
-// kept. Errors: a missing mirror directory or file, a checksum mismatch.
-func Fetch(mirrorDir, destDir string) ([]Entry, error) {
-	entries, err := ReadManifest(filepath.Join(destDir, "SHA256SUMS"))
-	if err != nil {
-		return nil, err
+// unwrapPath drops the *PathError's repeated path, keeping "no such file or directory".
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	if st, err := os.Stat(mirrorDir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("data mirror %s is not a directory (set --mirror or %s to the folder holding %s): %v",
-			mirrorDir, EnvMirror, entries[0].Name, err)
+	return err
+}
+
+// mend is the advice after a failed check of dir: the git command for the
+// bundled folder, nothing for another folder.
+func mend(dir string) string {
+	if filepath.ToSlash(filepath.Clean(dir)) == Dir || strings.HasSuffix(filepath.ToSlash(filepath.Clean(dir)), "/"+Dir) {
+		return "; restore the bundled files with `" + Mend + "`"
 	}
+	return ""
+}
+
+// Lookup returns the path of the manifest entry name among entries, or "".
+func Lookup(entries []Entry, name string) string {
 	for _, e := range entries {
-		dst := filepath.Join(destDir, e.Name)
-		if got, err := FileSHA256(dst); err == nil && got == e.SHA256 {
-			continue
-		}
-		src := filepath.Join(mirrorDir, e.Name)
-		if err := copyVerified(src, dst, e.SHA256); err != nil {
-			return nil, err
+		if e.Name == name {
+			return e.Path
 		}
 	}
-	return entries, nil
-}
-
-func copyVerified(src, dst, want string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return fmt.Errorf("data mirror: %w", err)
-	}
-	defer in.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), in); err != nil {
-		tmp.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil { // CreateTemp makes 0600; data files are world-readable
-		return err
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("%s: SHA-256 %s does not match the manifest's %s; the mirror holds a different file", src, got, want)
-	}
-	return os.Rename(tmp.Name(), dst)
-}
-
-// ResolveMirror returns flag if set, else $PRLAB_DATA_MIRROR, else DefaultMirror.
-func ResolveMirror(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if env := os.Getenv(EnvMirror); env != "" {
-		return env
-	}
-	return DefaultMirror
+	return ""
 }

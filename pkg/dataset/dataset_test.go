@@ -1,6 +1,8 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -11,60 +13,84 @@ import (
 
 func sum(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
 
-func setup(t *testing.T, content string) (mirror, dest string) {
+func gz(t *testing.T, s string) []byte {
 	t.Helper()
-	mirror, dest = t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(mirror, "edges.txt"), []byte(content), 0o644)
-	manifest := sum([]byte("A , B\n")) + "  edges.txt\n"
-	os.WriteFile(filepath.Join(dest, "SHA256SUMS"), []byte(manifest), 0o644)
-	return mirror, dest
-}
-
-func TestFetchCopiesAndVerifies(t *testing.T) {
-	mirror, dest := setup(t, "A , B\n")
-	if _, err := Fetch(mirror, dest); err != nil {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write([]byte(s))
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dest, "edges.txt")); string(b) != "A , B\n" {
-		t.Fatalf("copied %q", b)
+	return b.Bytes()
+}
+
+// folder writes a manifest for "A , B\n" under the name edges.txt and the
+// given files.
+func folder(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sum([]byte("A , B\n"))+"  edges.txt\n"), 0o644)
+	for name, b := range files {
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
-	if _, err := Verify(dest); err != nil {
+	return dir
+}
+
+func TestVerifyReadsGzipContent(t *testing.T) {
+	dir := folder(t, map[string][]byte{"edges.txt.gz": gz(t, "A , B\n")})
+	entries, err := Verify(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := os.Stat(filepath.Join(dest, "edges.txt")); st.Mode().Perm() != 0o644 {
-		t.Errorf("fetched file mode %v, want 0644", st.Mode().Perm())
+	if len(entries) != 1 || entries[0].Path != filepath.Join(dir, "edges.txt.gz") || entries[0].SHA256 != sum([]byte("A , B\n")) {
+		t.Fatalf("entries %+v", entries)
+	}
+	// A plain file stands in when there is no .gz.
+	dir = folder(t, map[string][]byte{"edges.txt": []byte("A , B\n")})
+	if entries, err := Verify(dir); err != nil || entries[0].Path != filepath.Join(dir, "edges.txt") {
+		t.Fatalf("plain: %+v %v", entries, err)
 	}
 }
 
-func TestFetchMismatchKeepsGoodFile(t *testing.T) {
-	mirror, dest := setup(t, "A , C\n") // wrong content in the mirror
-	_, err := Fetch(mirror, dest)
-	if err == nil || !strings.Contains(err.Error(), "does not match") || !strings.Contains(err.Error(), "edges.txt") {
-		t.Fatalf("mismatch: %v", err)
+// A changed file is an error naming it, both checksums and (for the bundled
+// folder) the mend; the file is left exactly as it was.
+func TestVerifyMismatchNamesBothSumsAndWritesNothing(t *testing.T) {
+	changed := gz(t, "A , C\n")
+	dir := folder(t, map[string][]byte{"edges.txt.gz": changed})
+	_, err := Verify(dir)
+	if err == nil {
+		t.Fatal("no error for a changed file")
 	}
-	if _, err := os.Stat(filepath.Join(dest, "edges.txt")); !os.IsNotExist(err) {
-		t.Fatal("a file failing its checksum was put in place")
+	for _, want := range []string{filepath.Join(dir, "edges.txt.gz"), sum([]byte("A , C\n")), sum([]byte("A , B\n")), "was changed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
 	}
-	entries, _ := os.ReadDir(dest)
-	if len(entries) != 1 {
-		t.Fatalf("temporary files left behind: %v", entries)
+	if b, _ := os.ReadFile(filepath.Join(dir, "edges.txt.gz")); !bytes.Equal(b, changed) {
+		t.Error("the changed file was rewritten")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("files appeared: %v", entries)
+	}
+	// The bundled folder's error says how to restore it.
+	bundled := filepath.Join(t.TempDir(), "data", "aan")
+	os.MkdirAll(bundled, 0o755)
+	os.WriteFile(filepath.Join(bundled, "SHA256SUMS"), []byte(sum([]byte("A , B\n"))+"  edges.txt\n"), 0o644)
+	os.WriteFile(filepath.Join(bundled, "edges.txt.gz"), changed, 0o644)
+	if _, err := Verify(bundled); err == nil || !strings.Contains(err.Error(), "`git checkout data/aan`") {
+		t.Errorf("bundled mismatch: %v", err)
 	}
 }
 
-func TestFetchMissingMirror(t *testing.T) {
-	_, dest := setup(t, "")
-	_, err := Fetch(filepath.Join(dest, "nope"), dest)
-	if err == nil || !strings.Contains(err.Error(), "PRLAB_DATA_MIRROR") {
-		t.Fatalf("missing mirror: %v", err)
+func TestVerifyMissingAndCorrupt(t *testing.T) {
+	dir := folder(t, nil)
+	if _, err := Verify(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "edges.txt.gz")+": no such file") {
+		t.Errorf("missing: %v", err)
 	}
-}
-
-func TestVerifyDetectsCorruption(t *testing.T) {
-	mirror, dest := setup(t, "A , B\n")
-	Fetch(mirror, dest)
-	os.WriteFile(filepath.Join(dest, "edges.txt"), []byte("A , X\n"), 0o644)
-	if _, err := Verify(dest); err == nil || !strings.Contains(err.Error(), "does not match") {
-		t.Fatalf("corruption: %v", err)
+	trunc := gz(t, "A , B\n")
+	dir = folder(t, map[string][]byte{"edges.txt.gz": trunc[:len(trunc)-6]})
+	if _, err := Verify(dir); err == nil || !strings.Contains(err.Error(), "edges.txt.gz") || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("truncated gzip: %v", err)
 	}
 }
 
@@ -77,25 +103,23 @@ func TestReadManifestErrors(t *testing.T) {
 	}
 }
 
-// The committed manifest matches the real files when they are present.
-func TestCommittedManifest(t *testing.T) {
-	dest := filepath.Join("..", "..", "data", "aan")
-	if _, err := os.Stat(filepath.Join(dest, "acl.txt")); err != nil {
-		t.Skip("data/aan not fetched: run `make data`")
+// The committed bundle verifies: both files, gzip-compressed, the manifest's
+// checksums those of the staging's files (data/aan/README.md).
+func TestCommittedBundle(t *testing.T) {
+	entries, err := Verify(filepath.Join("..", "..", Dir))
+	if err != nil {
+		t.Fatal(err)
 	}
-	entries, err := Verify(dest)
-	if err != nil || len(entries) != 3 {
-		t.Fatalf("%d entries, %v", len(entries), err)
+	want := map[string]string{
+		EdgeName:   "ad409b91a9f3c7e185ec380f5f08251949d61fc0cbe9a9845d13695f28b5880b",
+		PapersName: "c98f745499bce6266687acdde67347d16e3910f579f76ee6d5392fdd4caf762d",
 	}
-}
-
-func TestResolveMirror(t *testing.T) {
-	t.Setenv(EnvMirror, "")
-	if ResolveMirror("") != DefaultMirror || ResolveMirror("x") != "x" {
-		t.Fatal("default/flag")
+	if len(entries) != len(want) {
+		t.Fatalf("%d entries, want %d", len(entries), len(want))
 	}
-	t.Setenv(EnvMirror, "/m")
-	if ResolveMirror("") != "/m" {
-		t.Fatal("env")
+	for _, e := range entries {
+		if want[e.Name] != e.SHA256 || !strings.HasSuffix(e.Path, e.Name+".gz") {
+			t.Errorf("entry %+v", e)
+		}
 	}
 }

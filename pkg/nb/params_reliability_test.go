@@ -47,8 +47,7 @@ func TestNotebookParamsOutOfRange(t *testing.T) {
 	if runs, _ := filepath.Glob(filepath.Join(cache, "*", "results.json")); len(runs) != 0 {
 		t.Errorf("rejected parameters left cached runs: %v", runs)
 	}
-	// A graph directory that does not hold the data, and no mirror to fetch it from.
-	t.Setenv("PRLAB_DATA_MIRROR", filepath.Join(t.TempDir(), "no-mirror"))
+	// A graph directory that does not hold the data: an error naming it.
 	empty := t.TempDir()
 	if _, err := Study(Params{GraphDir: empty}); err == nil || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty graph directory: %v", err)

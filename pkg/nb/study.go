@@ -20,18 +20,19 @@ import (
 	"github.com/prlab/prlab/pkg/study"
 )
 
-// Data file names inside the graph directory (as `prlab report` reads them).
+// Data file names inside the graph directory, as its SHA256SUMS lists them
+// (stored as NAME.gz in the bundled data/aan).
 const (
-	EdgeFile   = "acl.txt"
-	PapersFile = "papers.tsv"
+	EdgeFile   = dataset.EdgeName
+	PapersFile = dataset.PapersName
 )
 
 // Params are a notebook's parameters (its cell tagged "parameters").
 type Params struct {
-	// GraphDir is the data directory holding SHA256SUMS, acl.txt and
-	// papers.tsv, relative to the checkout (default "data/aan"). When its
-	// files are missing they are fetched from the mirror and verified
-	// (pkg/dataset), as `prlab report` does.
+	// GraphDir is the data directory holding SHA256SUMS, acl.txt(.gz) and
+	// papers.tsv(.gz), relative to the checkout (default "data/aan", the
+	// bundled graph). Its files are verified against SHA256SUMS
+	// (pkg/dataset), as `prlab report` does; nothing is fetched or copied.
 	GraphDir string
 	// Iterations is the fixed iteration count of the correctness runs (the
 	// course uses 100 on both sides).
@@ -72,37 +73,21 @@ func (p Params) implList() []string {
 // calling Study for a CPU-only run.
 var GPU study.GPU = study.CUDA{}
 
-// DataDir resolves p.GraphDir against the checkout and makes sure its files
-// are there and match SHA256SUMS, fetching them from the mirror when they
-// are not ($PRLAB_DATA_MIRROR, else ../shared/data/aan beside the checkout).
-// It returns the directory and the verified files.
-func DataDir(graphDir string) (string, []string, error) {
+// DataDir resolves p.GraphDir against the checkout and checks its files
+// against SHA256SUMS (pkg/dataset: NAME.gz or NAME, decompressed content).
+// It returns the directory and the verified entries (each with its Path).
+// A missing or changed file is an error naming it and the mend; nothing is
+// ever copied or written.
+func DataDir(graphDir string) (string, []dataset.Entry, error) {
 	dir, err := Path(graphDir)
 	if err != nil {
 		return "", nil, err
 	}
 	entries, err := dataset.Verify(dir)
 	if err != nil {
-		mirror := dataset.ResolveMirror("")
-		if !filepath.IsAbs(mirror) {
-			root, rerr := Root()
-			if rerr != nil {
-				return "", nil, rerr
-			}
-			mirror = filepath.Join(root, mirror)
-		}
-		if _, ferr := dataset.Fetch(mirror, dir); ferr != nil {
-			return "", nil, fmt.Errorf("data in %s missing or not verified (%v), and fetching it failed: %w", dir, err, ferr)
-		}
-		if entries, err = dataset.Verify(dir); err != nil {
-			return "", nil, err
-		}
+		return "", nil, err
 	}
-	files := make([]string, len(entries))
-	for i, e := range entries {
-		files[i] = filepath.Join(dir, e.Name)
-	}
-	return dir, files, nil
+	return dir, entries, nil
 }
 
 // StudyRun is a study run and where it came from.
@@ -123,17 +108,14 @@ type StudyRun struct {
 // <CacheDir>/study-<key>/results.json, written with report.Write.
 func Study(p Params) (*StudyRun, error) {
 	p = p.withDefaults()
-	dir, files, err := DataDir(p.GraphDir)
+	dir, entries, err := DataDir(p.GraphDir)
 	if err != nil {
 		return nil, err
 	}
-	var sums []string
-	for _, f := range files {
-		s, err := dataset.FileSHA256(f)
-		if err != nil {
-			return nil, err
-		}
-		sums = append(sums, filepath.Base(f)+"="+s)
+	var sums, files []string
+	for _, e := range entries {
+		sums = append(sums, e.Name+"="+e.SHA256)
+		files = append(files, e.Path)
 	}
 	gpuTag := "nogpu"
 	if GPU != nil {
@@ -143,8 +125,8 @@ func Study(p Params) (*StudyRun, error) {
 	cfg := study.Config{
 		Name:       "notebook",
 		GraphName:  "aan",
-		EdgeList:   filepath.Join(dir, EdgeFile),
-		Papers:     filepath.Join(dir, PapersFile),
+		EdgeList:   dataset.Lookup(entries, EdgeFile),
+		Papers:     dataset.Lookup(entries, PapersFile),
 		Datasets:   files,
 		Impls:      p.implList(),
 		Iterations: p.Iterations,
@@ -256,15 +238,15 @@ func ClearCache() error {
 // LoadGraph loads the real graph and its paper metadata from the (verified)
 // data directory graphDir, e.g. "data/aan".
 func LoadGraph(graphDir string) (*pagerank.Graph, *pagerank.Papers, error) {
-	dir, _, err := DataDir(graphDir)
+	_, entries, err := DataDir(graphDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	g, err := pagerank.LoadEdgeList(filepath.Join(dir, EdgeFile), "aan")
+	g, err := pagerank.LoadEdgeList(dataset.Lookup(entries, EdgeFile), "aan")
 	if err != nil {
 		return nil, nil, err
 	}
-	papers, err := pagerank.LoadPapers(filepath.Join(dir, PapersFile))
+	papers, err := pagerank.LoadPapers(dataset.Lookup(entries, PapersFile))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// realGraphPath is the AAN edge list brought in by `make data`.
-var realGraphPath = filepath.Join("..", "..", "data", "aan", "acl.txt")
+// realGraphPath is the bundled AAN edge list (committed, gzip-compressed).
+var realGraphPath = filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
 
 func needRealGraph(t testing.TB) string {
 	t.Helper()
 	if _, err := os.Stat(realGraphPath); err != nil {
-		t.Skipf("real graph not present (%v): run `make data` first", err)
+		t.Fatalf("the bundled graph is missing (%v): restore it with `git checkout data/aan`", err)
 	}
 	return realGraphPath
 }

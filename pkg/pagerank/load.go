@@ -3,6 +3,7 @@ package pagerank
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -154,11 +155,11 @@ func clip(s string) string {
 	return s
 }
 
-// LoadEdgeList reads the edge-list file at path (see ParseEdgeList for the
+// LoadEdgeList reads the edge-list file at path, gzip-compressed or not (see OpenInput; ParseEdgeList for the
 // format) and builds its Graph: the node set is every id that appears in the
 // file; self-loops and duplicate edges are dropped and counted.
 func LoadEdgeList(path, name string) (*Graph, error) {
-	f, err := openRegular(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +174,52 @@ func LoadEdgeList(path, name string) (*Graph, error) {
 	}
 	return g, nil
 }
+
+// OpenInput opens the input file at path read-only and returns its content:
+// decompressed when the file starts with the gzip magic bytes 1f 8b (RFC
+// 1952; any name, .gz or not), as is otherwise. A directory is an error
+// naming it. Close closes the file.
+func OpenInput(path string) (io.ReadCloser, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<16)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+		}
+		return &gzipFile{zr, f, path}, nil
+	}
+	return &plainFile{br, f}, nil
+}
+
+type plainFile struct {
+	*bufio.Reader
+	f *os.File
+}
+
+func (p *plainFile) Close() error { return p.f.Close() }
+
+// gzipFile is a gzip stream over a file; read errors (a truncated or
+// corrupt stream) name the file.
+type gzipFile struct {
+	zr   *gzip.Reader
+	f    *os.File
+	path string
+}
+
+func (g *gzipFile) Read(b []byte) (int, error) {
+	n, err := g.zr.Read(b)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: gzip: %w", g.path, err)
+	}
+	return n, err
+}
+
+func (g *gzipFile) Close() error { g.zr.Close(); return g.f.Close() }
 
 // openRegular opens path for reading and rejects directories with a clear error.
 func openRegular(path string) (*os.File, error) {

@@ -104,12 +104,12 @@ func TestLoadRealPapers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadPapers(filepath.Join(filepath.Dir(edges), "papers.tsv"))
+	p, err := LoadPapers(filepath.Join(filepath.Dir(edges), "papers.tsv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	in, notIn := p.Coverage(g)
-	// PROVENANCE.md: 19,267 rows, every graph node has a row (16,589), 2,678 rows are not in the graph.
+	// data/aan/README.md: 19,267 rows, every graph node has a row (16,589), 2,678 rows are not in the graph.
 	if p.Rows != 19267 || in != 16589 || notIn != 2678 {
 		t.Fatalf("rows %d, in graph %d, not in graph %d", p.Rows, in, notIn)
 	}

@@ -196,9 +196,10 @@ func checkPapersHeader(header []string, name string, line int) error {
 	return nil
 }
 
-// LoadPapers reads the metadata TSV at path (see ParsePapers).
+// LoadPapers reads the metadata TSV at path, gzip-compressed or not (see
+// OpenInput and ParsePapers).
 func LoadPapers(path string) (*Papers, error) {
-	f, err := openRegular(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}

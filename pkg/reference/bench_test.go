@@ -11,9 +11,8 @@ import (
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
-// Benchmarks. Two graphs: "aan", the real citation graph (skipped with the
-// reason when data/aan/acl.txt is absent; PRLAB_AAN_EDGES overrides the
-// path), and "rmat18", a Graph500 R-MAT graph with 2^18 nodes and edge
+// Benchmarks. Two graphs: "aan", the real citation graph (the bundled
+// data/aan/acl.txt.gz; PRLAB_AAN_EDGES overrides the path), and "rmat18", a Graph500 R-MAT graph with 2^18 nodes and edge
 // factor 16 (pagerank.RMAT, seed 1; about 4M edges, larger than this
 // machine's 2 MiB per-core L2).
 //

@@ -55,14 +55,13 @@ func rmatGraph(t testing.TB, scale, edgeFactor int, seed uint64) *pagerank.Graph
 	return g
 }
 
-// aanPath is where the real ACL Anthology Network edge list lies once the
-// data step has copied it in (repository root data/aan/acl.txt);
-// PRLAB_AAN_EDGES overrides it (e.g. the mirror ../shared/data/aan/acl.txt).
+// aanPath is the bundled ACL Anthology Network edge list (repository root
+// data/aan/acl.txt.gz, committed); PRLAB_AAN_EDGES overrides it.
 func aanPath() string {
 	if p := os.Getenv("PRLAB_AAN_EDGES"); p != "" {
 		return p
 	}
-	return filepath.Join("..", "..", "data", "aan", "acl.txt")
+	return filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
 }
 
 var aan struct {
@@ -71,13 +70,13 @@ var aan struct {
 	err  error
 }
 
-// aanGraph loads the real citation graph once, or skips the calling test or
-// benchmark with the reason when the file is not there.
+// aanGraph loads the real citation graph once; a missing file fails the
+// calling test or benchmark with the mend.
 func aanGraph(t testing.TB) *pagerank.Graph {
 	t.Helper()
 	path := aanPath()
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real graph not present (%v): run the data step (make data) or set PRLAB_AAN_EDGES", err)
+		t.Fatalf("real graph not present (%v): restore it with `git checkout data/aan` or set PRLAB_AAN_EDGES", err)
 	}
 	aan.once.Do(func() { aan.g, aan.err = pagerank.LoadEdgeList(path, "aan") })
 	if aan.err != nil {

@@ -91,8 +91,8 @@ func (c *Config) defaults() {
 func (c *Config) Validate() error {
 	lim := pagerank.MaxIterationsCap
 	switch {
-	case c.EdgeList == "":
-		return errors.New("no edge list given (the real graph, e.g. data/aan/acl.txt)")
+	case c.EdgeList == "" && c.WantsRealGraph():
+		return errors.New("no edge list given (the real graph, e.g. data/aan/acl.txt.gz)")
 	case c.Iterations < 1 || c.Iterations > lim:
 		return fmt.Errorf("iterations %d out of range: must be in [1, %d]", c.Iterations, lim)
 	case c.TimingIterations < 1 || c.TimingIterations > lim:
@@ -118,6 +118,16 @@ func (c *Config) Validate() error {
 		return err
 	}
 	return nil
+}
+
+// WantsRealGraph reports whether the selected cases include the real graph
+// (no --cases, its name, or "real"). A run without it reads no graph file.
+func (c *Config) WantsRealGraph() bool {
+	real := c.GraphName
+	if real == "" {
+		real = "aan"
+	}
+	return len(c.Cases) == 0 || slices.Contains(c.Cases, real) || slices.Contains(c.Cases, RealCase)
 }
 
 // CaseNames is the six synthetic case names followed by the real graph's.
@@ -147,11 +157,14 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	r := &runner{cfg: cfg, entries: entries, avail: map[string]string{}}
 	p := cfg.Progress
 
-	g, err := pagerank.LoadEdgeList(cfg.EdgeList, cfg.GraphName)
-	if err != nil {
-		return nil, fmt.Errorf("load the real graph: %w", err)
+	var g *pagerank.Graph // nil when only synthetic cases run: no graph file is read
+	if cfg.WantsRealGraph() {
+		var err error
+		if g, err = pagerank.LoadEdgeList(cfg.EdgeList, cfg.GraphName); err != nil {
+			return nil, fmt.Errorf("load the real graph: %w", err)
+		}
+		fmt.Fprintln(p, g.Summary())
 	}
-	fmt.Fprintln(p, g.Summary())
 
 	env, err := report.CollectEnvironment(cfg.Now(), cfg.Datasets)
 	if err != nil {
@@ -166,11 +179,13 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 			Warmups: cfg.Warmups, Runs: cfg.Runs, FloatTolerance: cfg.FloatTolerance, OracleTolerance: cfg.OracleTolerance,
 			MaxIterations: cfg.MaxIterations, Oracle: OracleName, SpearmanTopK: pagerank.SpearmanTopK, SpearmanGate: pagerank.SpearmanGate,
 		},
-		Graph: report.GraphSummary{Name: g.Name, Path: cfg.EdgeList, Nodes: g.N, Edges: g.NNZ, SelfLoops: g.SelfLoops,
-			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary()},
+	}
+	if g != nil {
+		r.out.Graph = report.GraphSummary{Name: g.Name, Path: cfg.EdgeList, Nodes: g.N, Edges: g.NNZ, SelfLoops: g.SelfLoops,
+			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary()}
 	}
 	var papers *pagerank.Papers
-	if cfg.Papers != "" {
+	if cfg.Papers != "" && g != nil {
 		papers, err = pagerank.LoadPapers(cfg.Papers)
 		if err != nil {
 			return nil, fmt.Errorf("load paper metadata: %w", err)
@@ -204,7 +219,7 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 			return nil, err
 		}
 	}
-	if slices.Contains(cases, g) {
+	if g != nil && slices.Contains(cases, g) {
 		fmt.Fprintf(p, "case real   %d nodes, %d edges\n", g.N, g.NNZ)
 		if err := r.convergence(ctx, g, papers); err != nil {
 			return nil, err
@@ -216,7 +231,9 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	}
 	if cfg.GPU != nil && r.out.GPU != nil {
 		in := report.TierInput{Baseline: cfg.GPU.Baseline()}
-		if wb, err := cfg.GPU.WriteBudget(g); err != nil {
+		if g == nil {
+			// no real graph in this run: no write-budget check
+		} else if wb, err := cfg.GPU.WriteBudget(g); err != nil {
 			r.note("write budget check failed: %v", err)
 		} else {
 			in.WriteBudget = wb
@@ -243,11 +260,12 @@ func (r *runner) note(format string, args ...any) {
 	fmt.Fprintln(r.cfg.Progress, "  note: "+msg)
 }
 
-// cases returns the selected synthetic cases (course order) and the real graph.
+// cases returns the selected synthetic cases (course order) and the real
+// graph g (nil when it is not selected).
 func (r *runner) cases(g *pagerank.Graph) []*pagerank.Graph {
 	want := func(name string) bool {
 		return len(r.cfg.Cases) == 0 || slices.Contains(r.cfg.Cases, name) ||
-			(name == g.Name && slices.Contains(r.cfg.Cases, RealCase))
+			(g != nil && name == g.Name && slices.Contains(r.cfg.Cases, RealCase))
 	}
 	var out []*pagerank.Graph
 	for _, c := range pagerank.SyntheticCases() {
@@ -255,7 +273,7 @@ func (r *runner) cases(g *pagerank.Graph) []*pagerank.Graph {
 			out = append(out, c)
 		}
 	}
-	if want(g.Name) {
+	if g != nil && want(g.Name) {
 		out = append(out, g)
 	}
 	return out

@@ -4,7 +4,7 @@
 // from the versions pinned in go.mod, GOTOOLCHAIN=local, PRLAB_ROOT (the
 // checkout), PRLAB_CUDA_LIB (default <checkout>/build/libprlab_cuda.so, where
 // `make cuda-lib` puts it), and GOFLAGS, GOPROXY, GOMODCACHE, GOCACHE,
-// GOPATH and PRLAB_DATA_MIRROR when they are set where this command runs.
+// GOPATH when they are set where this command runs.
 //
 // Usage (normally through `make kernel`):
 //
@@ -97,7 +97,7 @@ func write(gonb, dir, name, root string) (string, error) {
 		// missing file only makes the GPU rows say why they were skipped.
 		"PRLAB_CUDA_LIB": filepath.Join(rootAbs, "build", "libprlab_cuda.so"),
 	}
-	for _, k := range []string{"GOFLAGS", "GOPROXY", "GOMODCACHE", "GOCACHE", "GOPATH", "PRLAB_CUDA_LIB", "PRLAB_DATA_MIRROR"} {
+	for _, k := range []string{"GOFLAGS", "GOPROXY", "GOMODCACHE", "GOCACHE", "GOPATH", "PRLAB_CUDA_LIB"} {
 		if v, ok := os.LookupEnv(k); ok && v != "" {
 			env[k] = v
 		}
