@@ -16,7 +16,9 @@
 //
 // Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
 // Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
-// writes nothing and leaves a previous report in place.
+// writes nothing and leaves a previous report in place; a second signal
+// exits at once. An output directory is replaced whole, by one writer at a
+// time (pkg/report, OutDir).
 package main
 
 import (
@@ -51,8 +53,9 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	interrupts(cancel, os.Stderr, func() { os.Exit(130) })
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if err == nil {
 		return
@@ -66,6 +69,24 @@ func main() {
 		os.Exit(2)
 	}
 	os.Exit(1)
+}
+
+// interrupts makes the first SIGINT or SIGTERM cancel the run (every long
+// loop checks the context, so the command returns within about a second and
+// writes nothing), and a second one call exit at once. Exiting mid-write is
+// safe: a report directory is swapped in whole or not at all, and the next
+// run cleans up what the killed writer left (pkg/report, OutDir).
+func interrupts(cancel func(), stderr io.Writer, exit func()) {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		fmt.Fprintf(stderr, "prlab: %v: stopping; send it again to exit at once\n", s)
+		cancel()
+		<-sigs
+		fmt.Fprintln(stderr, "prlab: second signal: exiting now")
+		exit()
+	}()
 }
 
 const usage = `usage: prlab <command> [flags]
@@ -162,6 +183,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkWritable(*out); err != nil { // before the run, not after minutes of it
 		return usageError{err.Error()}
 	}
+	// One writer per --out, for the whole run: a second `prlab report` on
+	// the same directory fails now, not after computing.
+	dst, err := lockOut(*out, stderr, report.HTMLFile, report.CSVFile, report.JSONFile)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer dst.Close()
 	name := filepath.Base(filepath.Clean(*out))
 	cfg := study.Config{
 		Name:       name,
@@ -200,11 +228,33 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("report: interrupted (nothing was written; %s is unchanged)", *out)
 	}
-	if err := report.Write(*out, res); err != nil {
+	files, err := report.Files(res)
+	if err == nil {
+		err = dst.Write(files)
+	}
+	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.CSVFile), filepath.Join(*out, report.JSONFile))
 	return nil
+}
+
+// lockOut locks the output directory dir for this command (report.LockOut),
+// prints what it cleaned up after a killed earlier run, and checks that the
+// top-level names the command writes can go there.
+func lockOut(dir string, stderr io.Writer, names ...string) (*report.OutDir, error) {
+	o, err := report.LockOut(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range o.Recovered() {
+		fmt.Fprintln(stderr, "prlab:", r)
+	}
+	if err := o.Check(names...); err != nil {
+		o.Close()
+		return nil, err
+	}
+	return o, nil
 }
 
 // checkWritable reports whether the report directory dir can be created
@@ -255,9 +305,14 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	}
 	dst := *out
 	if dst == "" {
+		// Beside results.json: the report directory, written as a unit
+		// (its other files, READMEs and verify folders are kept).
 		dst = filepath.Join(filepath.Dir(in), report.HTMLFile)
+		err = report.WriteDir(filepath.Dir(in), map[string][]byte{report.HTMLFile: page})
+	} else {
+		err = report.WriteFileAtomic(dst, page)
 	}
-	if err := report.WriteFileAtomic(dst, page); err != nil {
+	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s from %s\n", dst, in)

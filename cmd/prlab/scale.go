@@ -64,6 +64,9 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
 	}
+	if *seed == 0 {
+		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
+	}
 	cfg := study.ScaleConfig{
 		Name:               filepath.Base(filepath.Clean(*out)),
 		MinScale:           *minScale,
@@ -80,12 +83,14 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Progress:           stderr,
 	}
 	if !*planOnly {
+		dst, err := lockOut(*out, stderr, report.HTMLFile, report.ScaleCSVFile, report.ScaleJSONFile)
+		if err != nil {
+			return fmt.Errorf("scale: %w", err)
+		}
+		defer dst.Close()
 		// A partial report after every graph: a run killed from outside (a
 		// device-time limit) still leaves the graphs it finished.
 		cfg.Checkpoint = func(s *report.ScaleStudy) error { return report.WriteScale(*out, s) }
-	}
-	if *seed == 0 {
-		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
 	}
 	// The locality implementations' one-time host relabel (pkg/cudabind,
 	// not in ms/iter) is reported on the progress stream.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -28,119 +27,34 @@ const (
 	JSONFile = "results.json"
 )
 
-// Write renders run into dir as index.html, results.csv and results.json.
-// All three are rendered in memory first; only then are they written, each to
-// a temporary file in dir that is synced and renamed over its final name. A
-// failure before the renames leaves dir exactly as it was (a previous report
-// stays whole); temporary files are removed on every error path.
-func Write(dir string, run *Run) error {
+// Files renders run into the three files of a report directory (index.html,
+// results.csv, results.json), keyed by name, for OutDir.Write.
+func Files(run *Run) (map[string][]byte, error) {
 	run.sanitize()
 	js, err := EncodeJSON(run)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cs, err := EncodeCSV(run)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	page, err := RenderHTML(run)
 	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{JSONFile: js, CSVFile: cs, HTMLFile: page}, nil
+}
+
+// Write renders run (in memory, before anything is written) and writes dir
+// as one unit with WriteDir: afterwards dir holds either the new report or,
+// on any error or crash, the previous one.
+func Write(dir string, run *Run) error {
+	files, err := Files(run)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report directory: %w", err)
-	}
-	return WriteFilesAtomic(map[string][]byte{
-		filepath.Join(dir, JSONFile): js,
-		filepath.Join(dir, CSVFile):  cs,
-		filepath.Join(dir, HTMLFile): page,
-	})
-}
-
-// WriteFilesAtomic writes every file (path → contents) atomically: each to a
-// temporary file in its own directory (so the rename cannot cross a file
-// system), fsynced, and only when all temporary files are complete are they
-// renamed over their final names, in sorted path order. On error every
-// temporary file is removed and no final file has been touched unless the
-// error came from a rename.
-func WriteFilesAtomic(files map[string][]byte) (err error) {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	temps := make([]string, 0, len(paths))
-	defer func() {
-		if err != nil {
-			for _, t := range temps {
-				os.Remove(t)
-			}
-		}
-	}()
-	for _, p := range paths {
-		t, err := writeTemp(p, files[p])
-		if err != nil {
-			return err
-		}
-		temps = append(temps, t)
-	}
-	for i, p := range paths {
-		if err := os.Rename(temps[i], p); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-		temps[i] = "" // renamed; nothing to clean up
-	}
-	for _, dir := range dirsOf(paths) {
-		syncDir(dir)
-	}
-	return nil
-}
-
-// WriteFileAtomic writes one file atomically (see WriteFilesAtomic).
-func WriteFileAtomic(path string, data []byte) error {
-	return WriteFilesAtomic(map[string][]byte{path: data})
-}
-
-func writeTemp(path string, data []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	name := f.Name()
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Chmod(0o644)
-	}
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(name)
-		return "", fmt.Errorf("write %s: %w", path, werr)
-	}
-	return name, nil
-}
-
-func dirsOf(paths []string) []string {
-	var dirs []string
-	for _, p := range paths {
-		if d := filepath.Dir(p); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
-}
-
-// syncDir makes the renames durable; failures are ignored (not every file
-// system supports fsync on a directory).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
+	return WriteDir(dir, files)
 }
 
 // sanitize makes run encodable: encoding/json cannot write NaN or ±Inf, so a

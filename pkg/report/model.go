@@ -7,9 +7,19 @@
 //
 // The report never knows which implementation it draws: every row comes from
 // a pagerank.Result or from a table that pkg/study derived from Results.
-// Files are written atomically (temporary file in the same directory, fsync,
-// rename), so a failed or interrupted run never leaves a half-written report
-// and never destroys the previous one.
+//
+// Every output directory (report, scale, verify, incremental) is written as
+// one unit by the one writer in outdir.go: the files go into a fresh sibling
+// directory, are fsynced, and are swapped in with one rename, under an flock
+// that admits one writer per directory. A failed, interrupted or killed run
+// leaves the previous directory or the new one, never a mix:
+//
+//	o, err := report.LockOut(dir) // at the start: a second writer fails now, naming this pid
+//	defer o.Close()
+//	err = o.Write(map[string][]byte{"index.html": page, "results.json": js})
+//
+// or report.WriteDir(dir, files) for a one-shot write. Entries of dir the
+// write does not name (README.md, logs, verify-*/ folders) are kept.
 package report
 
 import (

@@ -356,39 +356,6 @@ func TestReadCSVRejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestWriteFilesAtomicKeepsPreviousOnFailure(t *testing.T) {
-	dir := t.TempDir()
-	if err := Write(dir, fixtureRun(false)); err != nil {
-		t.Fatal(err)
-	}
-	before := map[string][]byte{}
-	for _, f := range []string{HTMLFile, CSVFile, JSONFile} {
-		before[f], _ = os.ReadFile(filepath.Join(dir, f))
-	}
-	// One target's directory does not exist: its temporary file cannot be
-	// created, so no file of the batch may be replaced.
-	err := WriteFilesAtomic(map[string][]byte{
-		filepath.Join(dir, HTMLFile):            []byte("new page"),
-		filepath.Join(dir, CSVFile):             []byte("new csv"),
-		filepath.Join(dir, "missing", JSONFile): []byte("{}"),
-	})
-	if err == nil {
-		t.Fatal("want an error for a missing directory")
-	}
-	for f, b := range before {
-		now, _ := os.ReadFile(filepath.Join(dir, f))
-		if !bytes.Equal(now, b) {
-			t.Errorf("%s changed after a failed write", f)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp-") {
-			t.Errorf("temporary file %s left behind", e.Name())
-		}
-	}
-}
-
 // TestHTMLCollapsesGPUSkippedRows: GPU rows skipped for the run-wide reason
 // are summarised in one line per table instead of one row per case.
 func TestHTMLCollapsesGPUSkippedRows(t *testing.T) {

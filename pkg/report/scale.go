@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -171,29 +169,31 @@ func GTEPS(nnz int, msPerIter float64) float64 {
 	return float64(nnz) / (msPerIter * 1e6)
 }
 
-// WriteScale renders s into dir as scale.json, scale.csv and index.html,
-// atomically (see WriteFilesAtomic): all three are rendered in memory first.
-func WriteScale(dir string, s *ScaleStudy) error {
+// ScaleFiles renders s into the three files of a scale report directory
+// (scale.json, scale.csv, index.html), keyed by name, for OutDir.Write.
+func ScaleFiles(s *ScaleStudy) (map[string][]byte, error) {
 	js, err := EncodeScaleJSON(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cs, err := EncodeScaleCSV(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	page, err := RenderScaleHTML(s)
 	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{ScaleJSONFile: js, ScaleCSVFile: cs, HTMLFile: page}, nil
+}
+
+// WriteScale renders s in memory and writes dir as one unit (WriteDir).
+func WriteScale(dir string, s *ScaleStudy) error {
+	files, err := ScaleFiles(s)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report directory: %w", err)
-	}
-	return WriteFilesAtomic(map[string][]byte{
-		filepath.Join(dir, ScaleJSONFile): js,
-		filepath.Join(dir, ScaleCSVFile):  cs,
-		filepath.Join(dir, HTMLFile):      page,
-	})
+	return WriteDir(dir, files)
 }
 
 // sanitize makes s encodable: non-finite plain float64 values (which

@@ -1,0 +1,132 @@
+package main
+
+// The report directory as one unit (pkg/report, OutDir) seen from the CLI:
+// a directory where a file goes, two runs on one --out, render keeping the
+// files a user added.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// TestReportDirectoryWhereAFileGoes: R/results.json replaced by a
+// directory; a run with other data exits 1 with a message naming it, before
+// computing, and R's other files stay those of the first run.
+func TestReportDirectoryWhereAFileGoes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildCLI(t)
+	out := filepath.Join(t.TempDir(), "r")
+	first := exec.Command(bin, "report", "--data", writeData(t, smallEdges, smallPapers), "--out", out, "--cases", "tiny,real", "--runs", "1")
+	if b, err := first.CombinedOutput(); err != nil {
+		t.Fatalf("first report: %v\n%s", err, b)
+	}
+	os.Remove(filepath.Join(out, report.JSONFile))
+	os.Mkdir(filepath.Join(out, report.JSONFile), 0o755)
+	before := snapshot(t, out)
+
+	other := writeData(t, "X , Y\nY , Z\nZ , X\n", "id\tyear\ttitle\nX\t2000\tT\n")
+	cmd := exec.Command(bin, "report", "--data", other, "--out", out, "--cases", "tiny,real", "--runs", "1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	want := fmt.Sprintf("prlab: report: write %s: %s is a directory, but this write puts a file there; move it away and run again (nothing was changed)",
+		out, filepath.Join(out, report.JSONFile))
+	if exitCode(err) != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and %q", exitCode(err), stderr.String(), want)
+	}
+	if strings.Contains(stderr.String(), "correctness") {
+		t.Errorf("the run computed before failing:\n%s", stderr.String())
+	}
+	after := snapshot(t, out)
+	for _, name := range []string{report.HTMLFile, report.CSVFile} {
+		if !bytes.Equal(after[name], before[name]) || len(before[name]) == 0 {
+			t.Errorf("%s changed by the failed run", name)
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("report directory holds %v, want %v", keys(after), keys(before))
+	}
+}
+
+// TestTwoReportsOnOneOut: while one `prlab report` runs, a second on the
+// same --out exits 1 at once, naming the first one's pid.
+func TestTwoReportsOnOneOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs the study")
+	}
+	bin := buildCLI(t)
+	data := writeData(t, bigEdges(20000, 8), smallPapers)
+	out := filepath.Join(t.TempDir(), "latest")
+	long := exec.Command(bin, "report", "--data", data, "--out", out, "--cases", "real", "--runs", "1000")
+	pipe, _ := long.StderrPipe()
+	if err := long.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer long.Process.Kill()
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "loaded ") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	start := time.Now()
+	second := exec.Command(bin, "report", "--data", data, "--out", out, "--cases", "tiny", "--runs", "1")
+	var stderr bytes.Buffer
+	second.Stderr = &stderr
+	err := second.Run()
+	want := fmt.Sprintf("prlab: report: %s is being written by prlab pid %d; wait or choose another --out", out, long.Process.Pid)
+	if exitCode(err) != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("second run: exit %d, stderr:\n%s\nwant exit 1 and %q", exitCode(err), stderr.String(), want)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the second run took %v to refuse; want at once", took)
+	}
+	long.Process.Signal(os.Interrupt)
+	long.Wait()
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s exists, but neither run finished", out)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(out))
+	for _, e := range entries {
+		if e.Name() != filepath.Base(out) {
+			t.Errorf("left beside the report: %s", e.Name())
+		}
+	}
+}
+
+// TestRenderKeepsTheOtherFiles: `prlab render` in a committed report folder
+// rewrites index.html and keeps the READMEs, logs and subfolders there.
+func TestRenderKeepsTheOtherFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	if err, stderr := cli(t, "report", "--data", writeData(t, smallEdges, smallPapers), "--out", out, "--cases", "tiny", "--runs", "1"); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	os.WriteFile(filepath.Join(out, "README.md"), []byte("how this was run"), 0o644)
+	os.MkdirAll(filepath.Join(out, "verify-h200"), 0o755)
+	os.WriteFile(filepath.Join(out, "verify-h200", "verify.log"), []byte("ok"), 0o644)
+	os.WriteFile(filepath.Join(out, report.HTMLFile), []byte("stale page"), 0o644)
+	if err, stderr := cli(t, "render", filepath.Join(out, report.JSONFile)); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	page, _ := os.ReadFile(filepath.Join(out, report.HTMLFile))
+	if !bytes.Contains(page, []byte("<html")) {
+		t.Errorf("index.html not re-rendered: %.40q", page)
+	}
+	for name, want := range map[string]string{"README.md": "how this was run", "verify-h200/verify.log": "ok"} {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v after render", name, b, err)
+		}
+	}
+}
