@@ -31,7 +31,7 @@ func TestScaleCommandWritesReport(t *testing.T) {
 	if !strings.Contains(out, "not measured") || !strings.Contains(out, "wrote "+filepath.Join(dir, "index.html")) {
 		t.Errorf("stdout %q", out)
 	}
-	for _, want := range []string{"plan: 4 graphs", "rmat 2^9", "grid 2^9", "GPU rows skipped"} {
+	for _, want := range []string{"plan: 4 graphs", "rmat 2^9", "grid 2^9", "GPU designs skipped"} {
 		if !strings.Contains(progress, want) {
 			t.Errorf("progress lacks %q", want)
 		}

@@ -114,7 +114,10 @@ func deviceIndex() int {
 // build/libprlab_cuda.so under the module root found from the working
 // directory, under the working directory, under the executable's directory
 // and the module root found from there, the executable's directory itself,
-// and finally the bare name (the dynamic loader's search path).
+// and finally the bare name (the dynamic loader's search path). The
+// executable's directory is left out when it is a temporary build directory
+// (`go run` and `go test` build into $TMPDIR/go-build…): nothing is ever
+// installed there.
 func LibraryCandidates() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -132,7 +135,7 @@ func LibraryCandidates() []string {
 		}
 		add(filepath.Join(wd, rel))
 	}
-	if exe, err := os.Executable(); err == nil {
+	if exe, err := os.Executable(); err == nil && !temporaryBuild(exe) {
 		dir := filepath.Dir(exe)
 		add(filepath.Join(dir, rel))
 		if root := moduleRoot(dir); root != "" {
@@ -142,6 +145,36 @@ func LibraryCandidates() []string {
 	}
 	add(LibraryName)
 	return out
+}
+
+// temporaryBuild reports whether exe lies in a directory the go command
+// builds into and deletes afterwards (a path element named go-build…).
+func temporaryBuild(exe string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(exe), "/") {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
+}
+
+// NotBuiltReason is the reason Available gives when no candidate library
+// exists at all: the usual state of a machine without a GPU.
+const NotBuiltReason = "the CUDA library is not built — run `make cuda-lib` on a CUDA host " +
+	"(or set PRLAB_CUDA_LIB to a built " + LibraryName + "; looked in build/ of the checkout, beside the executable and on the loader path)"
+
+// shortPath prints p relative to the working directory when it lies below
+// it, so that reasons (which reports and notebooks keep) carry no machine path.
+func shortPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
 }
 
 // moduleRoot walks up from dir to the directory whose go.mod declares
@@ -167,39 +200,51 @@ func moduleRoot(dir string) string {
 
 // probe opens the first loadable library among paths and asks it for a
 // device. It returns the library (nil if none loaded), its path, and the
-// reason the GPU path is unavailable ("" when it is available).
+// reason the GPU path is unavailable ("" when it is available): NotBuiltReason
+// when no candidate exists; otherwise each candidate that exists but could
+// not be used, with why (dlopen error, ABI version), paths relative to the
+// working directory where they lie below it.
 func probe(paths []string, device int) (*library, string, string) {
 	if !cgoEnabled {
 		return nil, "", errNoCgo.Error()
 	}
 	var tried []string
+	env := os.Getenv("PRLAB_CUDA_LIB")
 	for _, p := range paths {
 		if strings.ContainsRune(p, os.PathSeparator) {
 			if _, err := os.Stat(p); err != nil {
-				tried = append(tried, p+" (not found)")
+				if p == env {
+					tried = append(tried, fmt.Sprintf("PRLAB_CUDA_LIB=%s does not exist", p))
+				}
 				continue
 			}
 		}
 		lib, err := openLibrary(p)
 		if err != nil {
-			tried = append(tried, fmt.Sprintf("%s (%v)", p, err))
+			if !strings.ContainsRune(p, os.PathSeparator) && strings.Contains(err.Error(), "No such file") {
+				continue // not on the loader's search path either
+			}
+			tried = append(tried, fmt.Sprintf("%s could not be loaded (%v)", shortPath(p), err))
 			continue
 		}
 		if v := lib.abiVersion(); v != abiVersion {
 			lib.close()
-			tried = append(tried, fmt.Sprintf("%s (ABI version %d, this binary needs %d: rebuild with make cuda-lib)", p, v, abiVersion))
+			tried = append(tried, fmt.Sprintf("%s has ABI version %d, this binary needs %d: rebuild it with `make cuda-lib`", shortPath(p), v, abiVersion))
 			continue
 		}
 		count, err := lib.deviceCount()
 		if err != nil {
-			return lib, p, fmt.Sprintf("%s loaded, but no usable GPU: %v", p, err)
+			return lib, p, fmt.Sprintf("%s loaded, but no usable GPU: %v", shortPath(p), err)
 		}
 		if device >= count {
-			return lib, p, fmt.Sprintf("%s loaded, but PRLAB_CUDA_DEVICE=%d and only %d device(s)", p, device, count)
+			return lib, p, fmt.Sprintf("%s loaded, but PRLAB_CUDA_DEVICE=%d and only %d device(s)", shortPath(p), device, count)
 		}
 		return lib, p, ""
 	}
-	return nil, "", fmt.Sprintf("%s not loaded; tried %s. Build it on a CUDA host with `make cuda-lib`, or set PRLAB_CUDA_LIB",
+	if len(tried) == 0 {
+		return nil, "", NotBuiltReason
+	}
+	return nil, "", fmt.Sprintf("%s not loaded: %s. Build it on a CUDA host with `make cuda-lib`, or set PRLAB_CUDA_LIB",
 		LibraryName, strings.Join(tried, "; "))
 }
 

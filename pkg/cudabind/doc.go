@@ -14,8 +14,10 @@
 //
 // It writes build/libprlab_cuda.so. LibraryCandidates lists where the Go
 // side looks: $PRLAB_CUDA_LIB first, then build/libprlab_cuda.so under the
-// module root, the working directory and the executable's directory, then
-// the dynamic loader's path. $PRLAB_CUDA_DEVICE picks the device (default 0).
+// module root, the working directory and the executable's directory (not
+// when that is go run's or go test's temporary build directory), then the
+// dynamic loader's path. With none there, the reason is NotBuiltReason.
+// $PRLAB_CUDA_DEVICE picks the device (default 0).
 //
 // # What the runner calls
 //

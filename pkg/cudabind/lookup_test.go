@@ -39,18 +39,51 @@ func TestProbeReasons(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
+	t.Setenv("PRLAB_CUDA_LIB", "")
 	missing := filepath.Join(dir, "nope", LibraryName)
-	lib, _, reason := probe([]string{missing}, 0)
-	if lib != nil || !strings.Contains(reason, missing+" (not found)") || !strings.Contains(reason, "make cuda-lib") {
-		t.Errorf("missing library: lib %v reason %q", lib, reason)
+	lib, _, reason := probe([]string{missing, "libprlab_cuda_absent.so"}, 0)
+	if lib != nil || reason != NotBuiltReason {
+		t.Errorf("no library anywhere: lib %v reason %q, want %q", lib, reason, NotBuiltReason)
 	}
+	if strings.Contains(reason, dir) {
+		t.Errorf("reason %q names a path that does not exist", reason)
+	}
+	t.Setenv("PRLAB_CUDA_LIB", missing)
+	_, _, reason = probe([]string{missing}, 0)
+	if !strings.Contains(reason, "PRLAB_CUDA_LIB="+missing+" does not exist") || !strings.Contains(reason, "make cuda-lib") {
+		t.Errorf("PRLAB_CUDA_LIB names a missing file: reason %q", reason)
+	}
+	t.Setenv("PRLAB_CUDA_LIB", "")
 	junk := filepath.Join(dir, "junk.so")
 	if err := os.WriteFile(junk, []byte("not an ELF file"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, _, reason = probe([]string{junk}, 0)
-	if !strings.Contains(reason, junk+" (dlopen: ") {
-		t.Errorf("junk library: reason %q, want the dlopen error", reason)
+	_, _, reason = probe([]string{missing, junk}, 0)
+	if !strings.Contains(reason, junk+" could not be loaded (dlopen: ") || strings.Contains(reason, missing) {
+		t.Errorf("junk library: reason %q, want the dlopen error of %s only", reason, junk)
+	}
+}
+
+func TestTemporaryBuildDirectoryIsNotSearched(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build3175741865/b001/exe/prlab": true,
+		"/work/prlab/.gpu/prlab":                 false,
+		"/usr/local/bin/prlab":                   false,
+	} {
+		if got := temporaryBuild(exe); got != want {
+			t.Errorf("temporaryBuild(%q) = %v, want %v", exe, got, want)
+		}
+	}
+	// This test binary itself runs from go test's temporary build directory.
+	for _, c := range LibraryCandidates() {
+		if strings.Contains(c, "go-build") {
+			t.Errorf("candidate %q lies in a temporary build directory", c)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if got := shortPath(filepath.Join(wd, "build", LibraryName)); got != filepath.Join("build", LibraryName) {
+			t.Errorf("shortPath under the working directory = %q", got)
+		}
 	}
 }
 

@@ -142,6 +142,23 @@ type runner struct {
 	entries []Entry
 	avail   map[string]string // name -> "" or why unavailable
 	oracle  pagerank.Implementation
+	cols    columns // progress line widths, sized to the longest name and number
+}
+
+// columns are the widths of the progress lines' columns.
+type columns struct{ impl, cas, n, nnz int }
+
+func newColumns(entries []Entry, cases []*pagerank.Graph) columns {
+	var c columns
+	for _, e := range entries {
+		c.impl = max(c.impl, len(e.Impl.Name()))
+	}
+	for _, g := range cases {
+		c.cas = max(c.cas, len(g.Name))
+		c.n = max(c.n, len(fmt.Sprint(g.N)))
+		c.nnz = max(c.nnz, len(fmt.Sprint(g.NNZ)))
+	}
+	return c
 }
 
 // Run executes the study. It returns an error only when nothing useful can
@@ -209,9 +226,19 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 		return nil, fmt.Errorf("the registry has no %s implementation to validate against", OracleName)
 	}
 	r.gpuContext(g)
+	if r.out.GPUSkipped != "" {
+		fmt.Fprintln(p, gpuSkippedLine(entries, r.avail, r.out.GPUSkipped))
+	}
 
 	// Correctness: every selected case, fixed iterations.
 	cases := r.cases(g)
+	var shown []Entry // the rows printed one by one (not those counted in the GPU skip line)
+	for _, e := range entries {
+		if !r.gpuSkipped(report.StatusSkipped, r.avail[e.Impl.Name()]) {
+			shown = append(shown, e)
+		}
+	}
+	r.cols = newColumns(shown, cases)
 	fmt.Fprintf(p, "correctness, %d fixed iterations on both sides\n", cfg.Iterations)
 	for _, c := range cases {
 		r.out.Cases = append(r.out.Cases, report.CaseSummary{Name: c.Name, N: c.N, NNZ: c.NNZ, Dangling: c.DanglingCount, Real: c == g})
@@ -284,12 +311,10 @@ func (r *runner) gpuContext(g *pagerank.Graph) {
 	gpu := r.cfg.GPU
 	if gpu == nil {
 		r.out.GPUSkipped = NoGPUReason
-		fmt.Fprintln(r.cfg.Progress, "GPU rows skipped: "+NoGPUReason)
 		return
 	}
 	if ok, why := gpu.Available(); !ok {
 		r.out.GPUSkipped = why
-		fmt.Fprintln(r.cfg.Progress, "GPU rows skipped: "+why)
 		return
 	}
 	ctx, err := safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
@@ -300,6 +325,31 @@ func (r *runner) gpuContext(g *pagerank.Graph) {
 	}
 	r.out.GPU = ctx
 	fmt.Fprintf(r.cfg.Progress, "GPU: %s (compute capability %s)\n", ctx.Name, ctx.ComputeCapability)
+}
+
+// gpuSkippedLine is the one progress line for every GPU row skipped for the
+// same reason, e.g. "14 GPU designs skipped: the CUDA library is not built —
+// run `make cuda-lib` on a CUDA host (…)": the per-row lines leave them out.
+func gpuSkippedLine(entries []Entry, avail map[string]string, why string) string {
+	n := 0
+	for _, e := range entries {
+		if e.Kind == report.KindGPU && avail[e.Impl.Name()] == why {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return "GPU designs skipped: " + why
+	case 1:
+		return "1 GPU design skipped: " + why
+	}
+	return fmt.Sprintf("%d GPU designs skipped: %s", n, why)
+}
+
+// gpuSkipped reports whether a row was skipped for the run-wide GPU reason
+// (counted once in gpuSkippedLine, not printed per row).
+func (r *runner) gpuSkipped(status, reason string) bool {
+	return status == report.StatusSkipped && r.out.GPUSkipped != "" && reason == r.out.GPUSkipped
 }
 
 // safeCall runs f, turning a panic into an error.
@@ -468,11 +518,13 @@ func (r *runner) progressLine(g *pagerank.Graph, c report.Check) {
 		}
 		return fmt.Sprintf(format, float64(x))
 	}
-	line := fmt.Sprintf("  %-11s %-21s n=%-6d nnz=%-7d err/tol=%7s sum-1=%10s  %s", g.Name, c.Implementation, c.N, c.NNZ,
-		f("%.3f", c.ErrOverTol), f("%+.2e", c.SumMinus1), c.Status)
-	if c.Status == report.StatusSkipped && c.Reason == r.out.GPUSkipped {
-		line += " (GPU rows skipped, see above)"
-	} else if c.Status != report.StatusPass && c.Reason != "" {
+	if r.gpuSkipped(c.Status, c.Reason) {
+		return
+	}
+	w := r.cols
+	line := fmt.Sprintf("  %-*s  %-*s  n=%-*d  nnz=%-*d  err/tol=%7s  sum-1=%10s  %s", w.cas, g.Name, w.impl, c.Implementation,
+		w.n, c.N, w.nnz, c.NNZ, f("%.3f", c.ErrOverTol), f("%+.2e", c.SumMinus1), c.Status)
+	if c.Status != report.StatusPass && c.Reason != "" {
 		line += " (" + firstLine(c.Reason) + ")"
 	}
 	fmt.Fprintln(r.cfg.Progress, line)
@@ -557,18 +609,18 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 
 func (r *runner) convergenceLine(c report.Convergence) {
 	p := r.cfg.Progress
+	w := r.cols.impl
 	switch {
-	case c.Status == report.StatusSkipped && c.Reason == r.out.GPUSkipped:
-		fmt.Fprintf(p, "  %s: skipped (GPU rows skipped, see above)\n", c.Implementation)
+	case r.gpuSkipped(c.Status, c.Reason):
 	case c.Status == report.StatusSkipped || c.Status == report.StatusFailed:
-		fmt.Fprintf(p, "  %s: %s (%s)\n", c.Implementation, c.Status, firstLine(c.Reason))
+		fmt.Fprintf(p, "  %-*s  %s (%s)\n", w, c.Implementation, c.Status, firstLine(c.Reason))
 	default:
 		conv := "converged"
 		if !c.Converged {
 			conv = "did not converge"
 		}
-		fmt.Fprintf(p, "  %s, %s, L1 residual under %.0e: %s in %d iterations; sum-1=%+.3e (allowed %.3e), rho=%.6f  %s\n",
-			c.Implementation, c.Precision, c.Tolerance, conv, c.Iterations, float64(c.SumMinus1), float64(c.SumAllowed), float64(c.Spearman), c.Status)
+		fmt.Fprintf(p, "  %-*s  %s, L1 residual under %.0e: %s in %d iterations; sum-1=%+.3e (allowed %.3e), rho=%.6f  %s\n",
+			w, c.Implementation, c.Precision, c.Tolerance, conv, c.Iterations, float64(c.SumMinus1), float64(c.SumAllowed), float64(c.Spearman), c.Status)
 	}
 }
 
@@ -622,7 +674,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		if err != nil {
 			row.Status, row.Reason = report.StatusFailed, err.Error()
 			r.out.Timings = append(r.out.Timings, row)
-			fmt.Fprintf(r.cfg.Progress, "  %-21s failed: %s\n", name, firstLine(err.Error()))
+			fmt.Fprintf(r.cfg.Progress, "  %-*s  failed: %s\n", r.cols.impl, name, firstLine(err.Error()))
 			continue
 		}
 		res.Ranks = nil // timing runs are validated by the correctness rows
@@ -636,7 +688,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		}
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
-		fmt.Fprintf(r.cfg.Progress, "  %-21s median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", name,
+		fmt.Fprintf(r.cfg.Progress, "  %-*s  median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", r.cols.impl, name,
 			row.Timing.MedianMs, row.Timing.MeanMs, row.Timing.CV*100, row.Timing.MsPerIteration(), row.Timing.Clock, len(row.Timing.RunsMs))
 	}
 	if r.out.GPU != nil {

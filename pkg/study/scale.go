@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,6 +157,17 @@ type scaleRunner struct {
 	loadStart string
 }
 
+// busierThan reports whether the 1-minute figure of a loadAverage string
+// exceeds cores.
+func busierThan(load string, cores int) bool {
+	f := strings.Fields(load)
+	if len(f) == 0 {
+		return false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return err == nil && v > float64(cores)
+}
+
 // loadAverage is the 1, 5 and 15 minute load averages from /proc/loadavg
 // (Linux), e.g. "3.52 3.63 4.02", or "" where there is none.
 func loadAverage() string {
@@ -236,7 +248,11 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	gs := graphsFor(&cfg, runnable)
 	reserve := 0.15*cfg.Budget.Seconds() + 3 // bandwidth rows, report writing, estimate error
 	r.plan.fit(gs, cfg.Budget.Seconds()-reserve)
-	r.out.Plan = r.plan.planLines(gs, gpuWhy)
+	gpuLine := ""
+	if gpuWhy != "" {
+		gpuLine = gpuSkippedLine(entries, r.avail, gpuWhy)
+	}
+	r.out.Plan = r.plan.planLines(gs, gpuLine)
 	for _, l := range r.out.Plan {
 		fmt.Fprintln(cfg.Progress, l)
 	}
@@ -287,8 +303,11 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	}
 	r.finish(true)
 	if start, end := r.loadStart, loadAverage(); start != "" && end != "" {
-		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores: above the core count, other processes competed for the CPU and the CPU rows are slower than this host can do",
-			start, end, runtime.NumCPU())
+		verdict := "at most the core count, so the CPU rows had the cores to themselves"
+		if busierThan(start, runtime.NumCPU()) || busierThan(end, runtime.NumCPU()) {
+			verdict = "above the core count, other processes competed for the CPU and the CPU rows are slower than this host can do"
+		}
+		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores: %s", start, end, runtime.NumCPU(), verdict)
 	}
 	for _, gl := range r.out.Goals {
 		fmt.Fprintf(cfg.Progress, "goal %s: %s; measured: %s; target: %s\n", gl.Name, gl.Status, gl.Measured, gl.Target)

@@ -378,17 +378,23 @@ func planKey(gs []*plannedGraph) string {
 
 // planLines describes the plan for people: one line per graph with the
 // protocol rung of its rows and its estimated seconds.
-func (p *planner) planLines(gs []*plannedGraph, gpuWhy string) []string {
+func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 	var lines []string
 	total := p.totalS(gs)
 	lines = append(lines, fmt.Sprintf("plan: %d graphs, estimated %.0f s of the %.0f s budget (%d cores, GOMAXPROCS %d); validation runs %d fixed iterations",
 		len(gs), total, p.cfg.Budget.Seconds(), runtime.NumCPU(), p.workers, p.cfg.ValidateIterations))
-	if gpuWhy != "" {
-		lines = append(lines, "GPU rows skipped: "+gpuWhy)
+	if gpuLine != "" {
+		lines = append(lines, gpuLine)
 	}
+	lastSkip := ""
 	for _, g := range gs {
 		if g.Skip != "" {
-			lines = append(lines, fmt.Sprintf("  %-10s n=%-9d nnz~%-10d SKIPPED: %s", g.label(), g.N, g.NNZ, g.Skip))
+			why := g.Skip
+			if why == lastSkip {
+				why = "as above"
+			}
+			lastSkip = g.Skip
+			lines = append(lines, fmt.Sprintf("  %-10s n=%-9d nnz~%-10d SKIPPED: %s", g.label(), g.N, g.NNZ, why))
 			continue
 		}
 		ref := OracleName

@@ -442,3 +442,11 @@ func TestScaleGoalsGraded(t *testing.T) {
 		}
 	}
 }
+
+func TestBusierThan(t *testing.T) {
+	for load, want := range map[string]bool{"0.86 0.40 0.15": false, "2.00 1 1": false, "2.01 0.5 0.5": true, "": false, "x": false} {
+		if got := busierThan(load, 2); got != want {
+			t.Errorf("busierThan(%q, 2) = %v, want %v", load, got, want)
+		}
+	}
+}

@@ -290,6 +290,22 @@ func TestGPUUnavailableRowsSkipped(t *testing.T) {
 			t.Errorf("implementation %+v should be unavailable with a reason", im)
 		}
 	}
+	// The console: one line for both skipped GPU rows, none per row, and the
+	// implementation column sized to the longest name printed (t1-multicore-f64).
+	progress := cfg.Progress.(*strings.Builder).String()
+	why := cfg.GPU.(fakeGPU).why
+	if got := strings.Count(progress, why); got != 1 {
+		t.Errorf("the GPU reason appears %d times in the progress, want once:\n%s", got, progress)
+	}
+	if !strings.Contains(progress, "\n2 GPU designs skipped: "+why+"\n") {
+		t.Errorf("progress lacks the line \"2 GPU designs skipped: %s\":\n%s", why, progress)
+	}
+	if strings.Contains(progress, "gpu-fake") {
+		t.Errorf("skipped GPU rows printed one by one:\n%s", progress)
+	}
+	if !strings.Contains(progress, "\n  tiny  t1-multicore-f64  n=6  nnz=9  err/tol=") {
+		t.Errorf("correctness columns not sized to the longest case and implementation names:\n%s", progress)
+	}
 }
 
 func TestSelectKeepsOracle(t *testing.T) {
