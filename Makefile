@@ -54,8 +54,8 @@ notebooks: kernel
 notebooks-commit: kernel
 	rm -rf notebooks/.cache
 	$(NB_PYTHON) tools/nbrun.py --inplace --jobs $(NB_JOBS) --out $(NB_OUT) $(NOTEBOOKS)
-notebooks-test: kernel
-	PRLAB_NOTEBOOK_TEST=1 PRLAB_NB_OUT=$(NB_OUT) $(GO) test -count=1 -timeout 20m -run 'TestNotebookInBrowser|TestExportedNotebookHTML|TestChartUnderRequireJS' -v ./pkg/nb/
+notebooks-test: kernel testsum
+	PRLAB_NOTEBOOK_TEST=1 PRLAB_NB_OUT=$(NB_OUT) $(TESTSUM) -v -- -count=1 -timeout 20m -run 'TestNotebookInBrowser|TestExportedNotebookHTML|TestChartUnderRequireJS' ./pkg/nb/
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -63,14 +63,21 @@ notebook-server: kernel
 # The real graph is bundled in data/aan (acl.txt.gz, papers.tsv.gz, checked against SHA256SUMS):
 # nothing is downloaded or copied at run time.
 # make report   the README's first command: run the study, write $(PRLAB_OUT)/{index.html,results.csv,results.json}
-# make test     the README's second command: every Go test (the browser test needs chromium; .ci/run installs it)
+# make test     the README's second command: every Go test (the browser test needs chromium; .ci/run installs it),
+#               summarised by tools/testsum: the skipped tests with their messages, then "N passed, N failed, N skipped"
+#               last; exit status 1 when a test or a build failed. TEST_SUMMARY_DIR=DIR also saves the counts to
+#               DIR/<target>.json (.ci/run adds up every test target's with `testsum --total`).
 PRLAB_OUT ?= reports/latest
 REPORT_FLAGS ?=
-.PHONY: report test
+TEST_SUMMARY_DIR ?=
+TESTSUM = bin/testsum $(if $(TEST_SUMMARY_DIR),--save $(TEST_SUMMARY_DIR)/$@.json)
+.PHONY: report test testsum
 report:
 	$(GO) run ./cmd/prlab report --out $(PRLAB_OUT) $(REPORT_FLAGS)
-test:
-	$(GO) test -timeout 30m ./...
+test: testsum
+	$(TESTSUM) -- -timeout 30m ./...
+testsum:
+	@$(GO) build -o bin/testsum ./tools/testsum
 
 # ---- docker/ (issue 6): shell lint and the container's checks (no Docker engine needed) ----
 # make lint-sh       shellcheck (Debian package `shellcheck`) over every shell script in git:
@@ -88,12 +95,12 @@ lint-sh:
 		case $$f in *.sh) echo "$$f" ;; *) head -n 1 "$$f" | grep -qE '^#!.*(/|env )(ba|da)?sh\b' && echo "$$f" ;; esac; \
 	done | sort -u); \
 	echo "shellcheck -x $$(echo $$files)"; shellcheck -x $$files
-docker-check:
+docker-check: testsum
 	rm -rf $(DOCKER_CHECK_DIR)
 	JUPYTER_DATA_DIR=$(DOCKER_CHECK_DIR)/jupyter bash docker/install.sh --cpu-only --offline \
 		--prefix $(DOCKER_CHECK_DIR) --only go,tools,kernel,smoke,cli,cuda
 	$(GO) vet ./docker/...
-	$(GO) test -count=1 ./docker/...
+	$(TESTSUM) -- -count=1 ./docker/...
 
 # ---- the scale study (issue 5): every implementation on R-MAT 2^16..2^24 and 2-D grids ----
 # make scale                                   default: scales 16..24 + grids, 5 min budget -> reports/scale-latest/
