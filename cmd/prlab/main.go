@@ -168,7 +168,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	iterations := fs.Int("iterations", pagerank.CorrectnessIterations, fmt.Sprintf("fixed iterations for correctness, in [1, %d]", pagerank.MaxIterationsCap))
 	runs := fs.Int("runs", pagerank.TimingRuns, "timed runs per implementation, in [1, 1000]")
 	ranks := fs.Bool("ranks", false, "keep every rank vector in results.json (tens of MB)")
+	workers := workersFlag(fs)
 	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
 	if *iterations < 1 || *iterations > pagerank.MaxIterationsCap {
@@ -198,13 +202,14 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Impls:      impls,
 		Iterations: *iterations,
 		Runs:       *runs,
+		Workers:    *workers,
 		KeepRanks:  *ranks,
 		GPU:        gpu(),
 		Progress:   stderr,
 	}
 	// Check the flags against the registry before any work.
 	check := cfg
-	check.Entries = study.Registry(cfg.GPU)
+	check.Entries = study.RegistryWorkers(cfg.GPU, cfg.Workers)
 	check.EdgeList = filepath.Join(*data, dataset.EdgeName) // the data folder is checked after the flags
 	check.TimingIterations, check.Warmups, check.FloatTolerance, check.OracleTolerance, check.MaxIterations =
 		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, 1000

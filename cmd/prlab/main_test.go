@@ -78,7 +78,7 @@ func hashFolder(t *testing.T, dir string) map[string]string {
 func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "synthetic")
 	_, stderr, err := runCLI(t, "report", "--data", filepath.Join(t.TempDir(), "absent"), "--out", out,
-		"--cases", "tiny,star", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "10")
+		"--cases", "tiny,star", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "10", "--workers", "3")
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}
@@ -88,6 +88,9 @@ func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
 	}
 	if len(run.Env.Datasets) != 0 || len(run.Cases) != 2 || strings.Contains(stderr, "loaded ") {
 		t.Errorf("datasets %v, cases %v; stderr:\n%s", run.Env.Datasets, run.Cases, stderr)
+	}
+	if run.Protocol.Workers != 3 {
+		t.Errorf("protocol records %d T1 workers, want the --workers 3 given", run.Protocol.Workers)
 	}
 }
 
@@ -202,6 +205,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"list", "extra"}, `list: unexpected argument "extra"`},
 		{[]string{"report", "--runs", "0"}, "--runs 0 out of range: must be in [1, 1000]"},
 		{[]string{"report", "--cases", "tiny,moon"}, `unknown case "moon"`},
+		{[]string{"report", "--workers", "0"}, "--workers 0 out of range: must be in [1, 1024]"},
+		{[]string{"scale", "--workers", "2000", "--plan"}, "--workers 2000 out of range: must be in [1, 1024]"},
 	} {
 		_, _, err := runCLI(t, c.args...)
 		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {

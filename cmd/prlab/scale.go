@@ -39,7 +39,11 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, scale.csv and index.html beside it (nothing is measured)")
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
+	workers := workersFlag(fs)
 	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if err := checkWorkers(*workers); err != nil {
 		return err
 	}
 	if *render != "" {
@@ -78,6 +82,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ValidateIterations: *validate,
 		OracleMaxScale:     *oracleMax,
 		CopyBytes:          *copyMiB << 20,
+		Workers:            *workers,
 		PlanOnly:           *planOnly,
 		GPU:                gpu(),
 		Progress:           stderr,

@@ -12,13 +12,16 @@ import (
 
 func TestScaleCommandWritesReport(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "scale-small")
-	out, progress, err := runCLI(t, "scale", "--min-scale", "8", "--max-scale", "9", "--budget", "60s", "--copy-mib", "1", "--out", dir)
+	out, progress, err := runCLI(t, "scale", "--min-scale", "8", "--max-scale", "9", "--budget", "60s", "--copy-mib", "1", "--out", dir, "--workers", "1")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress)
 	}
 	s, err := report.ReadScaleJSON(filepath.Join(dir, report.ScaleJSONFile))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if s.Protocol.Workers != 1 || !strings.Contains(progress, "CPU memcpy, 1 MiB, 1 goroutine") || strings.Contains(progress, "goroutines:") {
+		t.Errorf("--workers 1: protocol records %d workers; the multi-core memcpy row should use 1 goroutine:\n%s", s.Protocol.Workers, progress)
 	}
 	if s.Name != "scale-small" || len(s.Graphs) != 4 || len(s.Goals) != 3 {
 		t.Errorf("name %q, %d graphs, %d goals", s.Name, len(s.Graphs), len(s.Goals))
@@ -40,8 +43,8 @@ func TestScaleCommandWritesReport(t *testing.T) {
 
 func TestScaleCommandPlanAndUsage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "never")
-	_, progress, err := runCLI(t, "scale", "--plan", "--out", dir)
-	if err != nil || !strings.Contains(progress, "plan: 18 graphs") || !strings.Contains(progress, "rmat 2^24") {
+	_, progress, err := runCLI(t, "scale", "--plan", "--out", dir, "--workers", "3")
+	if err != nil || !strings.Contains(progress, "plan: 18 graphs") || !strings.Contains(progress, "rmat 2^24") || !strings.Contains(progress, "T1 on 3 workers") {
 		t.Fatalf("plan: %v\n%s", err, progress)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {

@@ -109,6 +109,9 @@ type Protocol struct {
 	Oracle           string  `json:"oracle"`           // implementation every Result is validated against
 	SpearmanTopK     int     `json:"spearman_top_k"`   // 100
 	SpearmanGate     float64 `json:"spearman_gate"`    // 0.999
+	// Workers is the goroutine count of the multi-core CPU rows (T1; the
+	// --workers flag, default GOMAXPROCS); 0 in reports from before it was recorded.
+	Workers int `json:"workers,omitempty"`
 }
 
 // GraphSummary is the real graph's load summary (the course's load line).

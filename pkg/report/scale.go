@@ -87,6 +87,10 @@ type ScaleProtocol struct {
 	Ladder             string  `json:"ladder"`        // iterations x runs used as the sizes grow
 	FloorFormula       string  `json:"floor_formula"` // the byte floor and the copy rows it divides by
 	EdgeCount          string  `json:"edge_count"`    // what prlab counts as an edge (GTEPS, ns per edge)
+	// Workers is the goroutine count of the multi-core CPU rows (T1) and of
+	// the multi-core memcpy row (--workers, default GOMAXPROCS); generation and
+	// the build use GOMAXPROCS. 0 in studies from before it was recorded.
+	Workers int `json:"workers,omitempty"`
 }
 
 // ScaleGraph is one graph of the study.

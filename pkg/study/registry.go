@@ -11,6 +11,7 @@ package study
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -33,19 +34,39 @@ type Entry struct {
 // CPUEntries returns the CPU implementations of pkg/reference: the T0 oracle,
 // T1 multi-core in float64 and float32 (GOMAXPROCS workers), and the course
 // exercise's deliberately wrong variant without dangling redistribution.
-func CPUEntries() []Entry {
+func CPUEntries() []Entry { return CPUEntriesWorkers(0) }
+
+// CPUEntriesWorkers is CPUEntries with T1 on the given number of worker
+// goroutines (0: GOMAXPROCS).
+func CPUEntriesWorkers(workers int) []Entry {
 	return []Entry{
 		{reference.Oracle(), report.KindCPU},
-		{reference.Multicore(pagerank.Float64, 0), report.KindCPU},
-		{reference.Multicore(pagerank.Float32, 0), report.KindCPU},
+		{reference.Multicore(pagerank.Float64, workers), report.KindCPU},
+		{reference.Multicore(pagerank.Float32, workers), report.KindCPU},
 		{reference.NoDangling(), report.KindExercise},
 	}
 }
 
+// MaxWorkers is the largest T1 worker count the CLI accepts.
+const MaxWorkers = 1024
+
+// ResolveWorkers is the T1 worker count a Workers field means: n, or
+// GOMAXPROCS when n is 0 or negative.
+func ResolveWorkers(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}
+
 // Registry returns every implementation: the CPU entries, then the GPU
 // implementations of gpu (none when gpu is nil).
-func Registry(gpu GPU) []Entry {
-	entries := CPUEntries()
+func Registry(gpu GPU) []Entry { return RegistryWorkers(gpu, 0) }
+
+// RegistryWorkers is Registry with T1 on the given number of worker
+// goroutines (0: GOMAXPROCS).
+func RegistryWorkers(gpu GPU, workers int) []Entry {
+	entries := CPUEntriesWorkers(workers)
 	if gpu != nil {
 		for _, im := range gpu.Implementations() {
 			entries = append(entries, Entry{im, report.KindGPU})

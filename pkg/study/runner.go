@@ -41,8 +41,9 @@ type Config struct {
 	OracleTolerance  float64
 	MaxIterations    int  // cap in tolerance mode
 	KeepRanks        bool // keep every rank vector in the Results (large); otherwise ranks are dropped
+	Workers          int  // T1 worker goroutines (0: GOMAXPROCS); used when Entries is nil, recorded in the Protocol
 
-	Entries  []Entry // the implementations; nil = Registry(GPU)
+	Entries  []Entry // the implementations; nil = RegistryWorkers(GPU, Workers)
 	GPU      GPU     // nil = no GPU support in this binary
 	Progress io.Writer
 	Now      func() time.Time
@@ -83,7 +84,7 @@ func (c *Config) defaults() {
 		c.Now = time.Now
 	}
 	if c.Entries == nil {
-		c.Entries = Registry(c.GPU)
+		c.Entries = RegistryWorkers(c.GPU, c.Workers)
 	}
 }
 
@@ -195,6 +196,7 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 			Damping: pagerank.DefaultDamping, Iterations: cfg.Iterations, TimingIterations: cfg.TimingIterations,
 			Warmups: cfg.Warmups, Runs: cfg.Runs, FloatTolerance: cfg.FloatTolerance, OracleTolerance: cfg.OracleTolerance,
 			MaxIterations: cfg.MaxIterations, Oracle: OracleName, SpearmanTopK: pagerank.SpearmanTopK, SpearmanGate: pagerank.SpearmanGate,
+			Workers: ResolveWorkers(cfg.Workers),
 		},
 	}
 	if g != nil {

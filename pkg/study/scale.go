@@ -64,7 +64,7 @@ type ScaleConfig struct {
 	// OracleMaxScale 0: the oracle runs wherever the budget allows (see
 	// planner.fit); > 0: only on scales <= OracleMaxScale; < 0: never.
 	OracleMaxScale int
-	Workers        int   // goroutines for generation and the build (0: GOMAXPROCS)
+	Workers        int   // T1 worker goroutines and the multi-core memcpy row (0: GOMAXPROCS); generation and the build use GOMAXPROCS
 	CopyBytes      int64 // CPU memcpy buffer size in bytes
 	// Rates override the planner's prior rates per implementation name (tests).
 	Rates    map[string]ScaleRates
@@ -74,7 +74,7 @@ type ScaleConfig struct {
 	// process being killed; an error it returns is noted and the run goes on.
 	Checkpoint func(*report.ScaleStudy) error
 
-	Entries  []Entry // nil: Registry(GPU) without the exercise variant
+	Entries  []Entry // nil: RegistryWorkers(GPU, Workers) without the exercise variant
 	GPU      GPU     // nil: no GPU support in this binary
 	Progress io.Writer
 	Now      func() time.Time
@@ -109,7 +109,7 @@ func (c *ScaleConfig) defaults() {
 		c.Now = time.Now
 	}
 	if c.Entries == nil {
-		for _, e := range Registry(c.GPU) {
+		for _, e := range RegistryWorkers(c.GPU, c.Workers) {
 			if e.Kind != report.KindExercise {
 				c.Entries = append(c.Entries, e)
 			}
@@ -222,12 +222,10 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 			entries = append(entries, e)
 		}
 	}
-	workers := cfg.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := runtime.GOMAXPROCS(0) // generation and the build
+	t1 := ResolveWorkers(cfg.Workers)
 	r := &scaleRunner{cfg: cfg, ctx: ctx, start: cfg.Now(), entries: entries, avail: map[string]string{},
-		plan: &planner{cfg: &cfg, workers: workers, rates: map[string]ScaleRates{}}, cpuCopy: map[bool]pagerank.Stage{}}
+		plan: &planner{cfg: &cfg, workers: t1, buildWorkers: workers, rates: map[string]ScaleRates{}}, cpuCopy: map[bool]pagerank.Stage{}}
 	env, err := report.CollectEnvironment(cfg.Now(), nil)
 	if err != nil {
 		return nil, err
@@ -260,7 +258,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		return r.out, nil
 	}
 
-	r.bandwidth(workers)
+	r.bandwidth(t1)
 	for i, g := range gs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
@@ -337,6 +335,7 @@ func (r *scaleRunner) protocol() report.ScaleProtocol {
 		GPUTiming:    "the implementation's own Benchmark: CUDA events around K warmed iterations, copies outside (pkg/cudabind); ms per iteration = median over runs / K",
 		Ladder:       "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column",
 		FloorFormula: "byte floor of one pull iteration at precision w bytes: 4(n+1) + 4nnz + 3wn (in-edge CSR read once; rank vector read once and written once; 1/outdeg read once; every gathered x[u]/outdeg[u] assumed a cache hit), divided by a copy bandwidth measured in the same process (bytes read + written): GPU rows by the 128 MiB device-to-device copy row of pkg/cudabind, multi-core CPU rows by a memcpy of two large buffers with every core, the sequential oracle by the same memcpy on one goroutine. The copy rows measure DRAM; a graph whose working set fits in the caches (the small ones, and the 2-D grids, whose gathers are nearly sequential) can beat the floor, i.e. reach a fraction above 1",
+		Workers:      ResolveWorkers(c.Workers),
 		EdgeCount:    "prlab counts directed edges after dropping self-loops and duplicate edges (nnz of the in-edge CSR; about 0.96 x 16 x 2^scale for R-MAT); GTEPS = nnz / time per iteration. GAP's pr_spmv counts arcs of the symmetrized graph (521M at scale 24, about twice prlab's nnz); both do one gather and one add per counted edge or arc, so ns per edge compares with GAP's ns per arc",
 	}
 }

@@ -124,9 +124,10 @@ func (g *plannedGraph) label() string { return fmt.Sprintf("%s 2^%d", g.Family, 
 
 // planner holds the cost model and the budget of a scale study.
 type planner struct {
-	cfg     *ScaleConfig
-	workers int
-	rates   map[string]ScaleRates // key impl + "/" + family
+	cfg          *ScaleConfig
+	workers      int                   // T1 worker goroutines (the multi-core rows' prior rate)
+	buildWorkers int                   // goroutines of generation and the build (0: workers)
+	rates        map[string]ScaleRates // key impl + "/" + family
 	// measured build cost, core-ns per edge (0 until the first graph is built)
 	buildNs float64
 }
@@ -176,7 +177,11 @@ func (p *planner) buildS(g *plannedGraph) float64 {
 		b = p.buildNs
 	}
 	generated := float64(g.NNZ) / 0.95
-	return (gen + b) * generated * 1e-9 / float64(max(1, p.workers))
+	w := p.buildWorkers
+	if w == 0 {
+		w = p.workers
+	}
+	return (gen + b) * generated * 1e-9 / float64(max(1, w))
 }
 
 // rowS is the estimated seconds of one row at rung k: the validation run of
@@ -381,8 +386,8 @@ func planKey(gs []*plannedGraph) string {
 func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 	var lines []string
 	total := p.totalS(gs)
-	lines = append(lines, fmt.Sprintf("plan: %d graphs, estimated %.0f s of the %.0f s budget (%d cores, GOMAXPROCS %d); validation runs %d fixed iterations",
-		len(gs), total, p.cfg.Budget.Seconds(), runtime.NumCPU(), p.workers, p.cfg.ValidateIterations))
+	lines = append(lines, fmt.Sprintf("plan: %d graphs, estimated %.0f s of the %.0f s budget (%d cores, GOMAXPROCS %d, T1 on %d workers); validation runs %d fixed iterations",
+		len(gs), total, p.cfg.Budget.Seconds(), runtime.NumCPU(), runtime.GOMAXPROCS(0), p.workers, p.cfg.ValidateIterations))
 	if gpuLine != "" {
 		lines = append(lines, gpuLine)
 	}
