@@ -13,6 +13,9 @@
 //	    the scale study (issue 5): every CPU and GPU implementation on R-MAT
 //	    graphs (and 2-D grids) from 2^16 to 2^24 nodes within a time budget;
 //	    writes DIR/index.html, scale.csv and scale.json (see scale.go)
+//	prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] REPORT_DIR
+//	prlab compare [--out DIR] [--impl a,b] [--max-slowdown R] A B
+//	    re-verify a report on this machine, or compare two (see verify.go)
 //
 // Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
 // Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
@@ -68,6 +71,10 @@ func main() {
 	if errors.As(err, &ue) {
 		os.Exit(2)
 	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
 	os.Exit(1)
 }
 
@@ -96,6 +103,8 @@ commands:
   render       re-render index.html from a results.json
   list         list the implementations and whether each can run here
   scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids) within a time budget
+  verify       rerun a committed report's protocol here and check its gates and timing (verify.html, verify.json, verify.csv)
+  compare      the same comparison between two existing reports, without rerunning
 
 Run "prlab <command> -h" for the flags of one command.
 `
@@ -114,12 +123,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdList(args[1:], stdout, stderr)
 	case "scale":
 		return cmdScale(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return cmdVerify(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want report, render, list or scale", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify or compare", args[0])}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {

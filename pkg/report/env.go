@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // CollectEnvironment describes this machine and checkout: the date (UTC,
@@ -21,13 +23,14 @@ import (
 // each dataset file. A dataset file that cannot be read is an error naming it.
 func CollectEnvironment(now time.Time, datasets []string) (Environment, error) {
 	env := Environment{
-		Date:       now.UTC().Format(time.RFC3339),
-		Commit:     gitCommit(),
-		GoVersion:  runtime.Version(),
-		OS:         runtime.GOOS + "/" + runtime.GOARCH,
-		CPUModel:   cpuModel(),
-		CPUCores:   runtime.NumCPU(),
-		GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Date:        now.UTC().Format(time.RFC3339),
+		Commit:      gitCommit(),
+		GoVersion:   runtime.Version(),
+		OS:          runtime.GOOS + "/" + runtime.GOARCH,
+		CPUModel:    cpuModel(),
+		CPUCores:    runtime.NumCPU(),
+		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+		LoadAverage: LoadAverage(),
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.OS += ", kernel " + strings.TrimSpace(string(b))
@@ -42,7 +45,10 @@ func CollectEnvironment(now time.Time, datasets []string) (Environment, error) {
 	return env, nil
 }
 
-// FileChecksum returns the size in bytes and SHA-256 of the file at path.
+// FileChecksum returns the size in bytes and SHA-256 of the file at path
+// and, when the file is gzip-compressed, the SHA-256 of its decompressed
+// content (ContentSHA256: what data/aan/SHA256SUMS lists and what reports
+// written before the data were bundled recorded as SHA256).
 func FileChecksum(path string) (Checksum, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -54,7 +60,20 @@ func FileChecksum(path string) (Checksum, error) {
 	if err != nil {
 		return Checksum{}, fmt.Errorf("dataset checksum: %s: %w", path, err)
 	}
-	return Checksum{File: filepath.ToSlash(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	c := Checksum{File: filepath.ToSlash(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+	r, err := pagerank.OpenInput(path)
+	if err != nil {
+		return Checksum{}, fmt.Errorf("dataset checksum: %w", err)
+	}
+	defer r.Close()
+	hc := sha256.New()
+	if _, err := io.Copy(hc, r); err != nil {
+		return Checksum{}, fmt.Errorf("dataset checksum: %s: %w", path, err)
+	}
+	if content := hex.EncodeToString(hc.Sum(nil)); content != c.SHA256 {
+		c.ContentSHA256 = content
+	}
+	return c, nil
 }
 
 // EnvCommit overrides the git lookup: the GPU host's copy of the tree has no
@@ -92,4 +111,18 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
+}
+
+// LoadAverage is the 1, 5 and 15 minute load averages from /proc/loadavg
+// (Linux), e.g. "3.52 3.63 4.02", or "" where there is none.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

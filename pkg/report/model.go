@@ -85,6 +85,9 @@ type Environment struct {
 	CPUCores   int        `json:"cpu_cores"` // logical CPUs (runtime.NumCPU)
 	GOMAXPROCS int        `json:"gomaxprocs"`
 	Datasets   []Checksum `json:"datasets"`
+	// LoadAverage is /proc/loadavg's 1, 5 and 15 minute load averages when
+	// the run started ("" where unknown or in reports written before it was kept).
+	LoadAverage string `json:"load_average,omitempty"`
 }
 
 // Checksum is one input file and its SHA-256.
@@ -92,6 +95,18 @@ type Checksum struct {
 	File   string `json:"file"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"` // 64 lowercase hex digits
+	// ContentSHA256 is the SHA-256 of the decompressed content of a
+	// gzip-compressed file ("" for a plain file, whose content is SHA256).
+	ContentSHA256 string `json:"content_sha256,omitempty"`
+}
+
+// Content is the SHA-256 of the file's content: decompressed for a gzip
+// file, the file's own otherwise. Re-verification compares inputs by it.
+func (c Checksum) Content() string {
+	if c.ContentSHA256 != "" {
+		return c.ContentSHA256
+	}
+	return c.SHA256
 }
 
 // Protocol is the measurement protocol the run used (course defaults in
@@ -176,6 +191,10 @@ type Check struct {
 	SumPass        bool               `json:"sum_pass"`
 	SpearmanPass   bool               `json:"spearman_pass"`
 	ErrPass        bool               `json:"err_pass"`
+	// Top is this row's own top-k node ids (k = the protocol's SpearmanTopK),
+	// highest rank first, for re-verification; empty when the row did not
+	// run and in reports written before it was kept.
+	Top []string `json:"top,omitempty"`
 }
 
 // Convergence is one implementation's tolerance-mode run on the real graph:
@@ -195,6 +214,7 @@ type Convergence struct {
 	Spearman       F                  `json:"spearman"`
 	Status         string             `json:"status"`
 	Reason         string             `json:"reason,omitempty"`
+	Top            []string           `json:"top,omitempty"` // this row's top-k ids (see Check.Top)
 }
 
 // TopRow is one row of the top-k table (the course prints 20): a highly

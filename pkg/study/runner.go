@@ -505,6 +505,7 @@ func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 			r.out.Results = append(r.out.Results, *res)
 		default:
 			c = check(e, g, p.Iterations, pagerank.Validate(g, res, oracle))
+			c.Top = topIDs(g, res.Ranks)
 			r.out.Results = append(r.out.Results, *res)
 		}
 		r.out.Correctness = append(r.out.Correctness, c)
@@ -583,6 +584,7 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 			} else {
 				r.out.Results = append(r.out.Results, *res)
 				c.Iterations, c.Converged, c.FinalResidual = res.Iterations, res.Converged, report.F(res.FinalResidual())
+				c.Top = topIDs(g, res.Ranks)
 				if oerr != nil {
 					c.Status, c.Reason = report.StatusFailed, "no converged oracle to validate against"
 				} else {
@@ -624,6 +626,17 @@ func (r *runner) convergenceLine(c report.Convergence) {
 		fmt.Fprintf(p, "  %-*s  %s, L1 residual under %.0e: %s in %d iterations; sum-1=%+.3e (allowed %.3e), rho=%.6f  %s\n",
 			w, c.Implementation, c.Precision, c.Tolerance, conv, c.Iterations, float64(c.SumMinus1), float64(c.SumAllowed), float64(c.Spearman), c.Status)
 	}
+}
+
+// topIDs is the ids of the SpearmanTopK highest ranks, highest first (ties
+// in node order, pagerank.TopK), kept in each row for re-verification.
+func topIDs(g *pagerank.Graph, ranks []float64) []string {
+	top := pagerank.TopK(ranks, pagerank.SpearmanTopK)
+	ids := make([]string, len(top))
+	for i, v := range top {
+		ids[i] = g.ID(v)
+	}
+	return ids
 }
 
 // top fills the top table from the converged oracle's ranks.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -168,20 +167,6 @@ func busierThan(load string, cores int) bool {
 	return err == nil && v > float64(cores)
 }
 
-// loadAverage is the 1, 5 and 15 minute load averages from /proc/loadavg
-// (Linux), e.g. "3.52 3.63 4.02", or "" where there is none.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
-}
-
 // elapsed is the seconds since the study started.
 func (r *scaleRunner) elapsed() float64 { return r.cfg.Now().Sub(r.start).Seconds() }
 
@@ -231,7 +216,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		return nil, err
 	}
 	r.out = &report.ScaleStudy{Schema: report.ScaleSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
-	r.loadStart = loadAverage()
+	r.loadStart = report.LoadAverage()
 
 	gpuWhy := r.gpuContext()
 	for _, e := range entries {
@@ -300,7 +285,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		}
 	}
 	r.finish(true)
-	if start, end := r.loadStart, loadAverage(); start != "" && end != "" {
+	if start, end := r.loadStart, report.LoadAverage(); start != "" && end != "" {
 		verdict := "at most the core count, so the CPU rows had the cores to themselves"
 		if busierThan(start, runtime.NumCPU()) || busierThan(end, runtime.NumCPU()) {
 			verdict = "above the core count, other processes competed for the CPU and the CPU rows are slower than this host can do"

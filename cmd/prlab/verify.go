@@ -1,0 +1,272 @@
+package main
+
+// prlab verify REPORT_DIR [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR]
+//     rerun a committed report's protocol on this machine (same data,
+//     checked by SHA-256; same cases, implementations, iterations, warm-ups
+//     and runs, through the same study.Run) and compare: correctness gates
+//     and timing; writes DIR/verify.html, verify.json and verify.csv
+//     (default DIR: REPORT_DIR/verify-<date>).
+// prlab compare A B [--out DIR] [--impl a,b] [--max-slowdown R]
+//     the same comparison between two existing reports, without rerunning.
+//
+// Exit status: 0 when every gate held, 1 when one failed (each failure is
+// printed with its case, implementation and both values), 2 when the data
+// differ ("not the same data": nothing compared) or on a usage error.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prlab/prlab/pkg/dataset"
+	"github.com/prlab/prlab/pkg/report"
+	"github.com/prlab/prlab/pkg/study"
+)
+
+// exitError ends prlab with a given exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+type compareFlags struct {
+	out         *string
+	impls       listFlag
+	maxSlowdown *float64
+}
+
+func addCompareFlags(name string, stderr io.Writer, outHelp string) (*flag.FlagSet, *compareFlags) {
+	fs := newFlags(name, stderr)
+	c := &compareFlags{}
+	c.out = fs.String("out", "", outHelp)
+	fs.Var(&c.impls, "impl", "comma-separated implementations to compare (default every implementation of the report)")
+	c.maxSlowdown = fs.Float64("max-slowdown", 0, "fail when a row is significantly slower by more than this ratio of medians, e.g. 1.1 (default: timing is not gated)")
+	return fs, c
+}
+
+func (c *compareFlags) check() error {
+	if *c.maxSlowdown != 0 && !(*c.maxSlowdown >= 1) {
+		return usageError{fmt.Sprintf("--max-slowdown %v out of range: must be >= 1 (a ratio of medians, e.g. 1.1)", *c.maxSlowdown)}
+	}
+	if *c.out != "" {
+		if err := checkWritable(*c.out); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
+func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, cf := addCompareFlags("verify", stderr, "directory for verify.html, verify.json and verify.csv (default REPORT_DIR/verify-<date>)")
+	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR] REPORT_DIR")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	dir := pos[0]
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	now := time.Now()
+	if *cf.out == "" {
+		*cf.out = filepath.Join(dir, "verify-"+now.UTC().Format("2006-01-02"))
+	}
+	if err := cf.check(); err != nil {
+		return err
+	}
+	a, err := report.ReadEvidence(dir)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	// One writer per --out for the whole rerun: a second verify into the
+	// same directory fails now, not after the rerun.
+	dst, err := lockOut(*cf.out, stderr, report.VerifyHTMLFile, report.VerifyJSONFile, report.VerifyCSVFile)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	defer dst.Close()
+	var b report.Evidence
+	var notes []string
+	switch a.Format {
+	case report.FormatResults:
+		b, notes, err = rerunResults(ctx, a, *data, cf.impls, dst, now, stderr)
+	case report.FormatScale:
+		b, notes, err = rerunScale(ctx, a, cf.impls, dst, now, stderr)
+	default:
+		err = fmt.Errorf("%s: cannot rerun a %q report", a.Path, a.Format)
+	}
+	if err != nil {
+		return err
+	}
+	v := report.Compare(a, b, report.Options{Mode: "verify", MaxSlowdown: *cf.maxSlowdown, Impls: cf.impls})
+	v.Notes = append(notes, v.Notes...)
+	return finishComparison(v, *cf.out, stdout)
+}
+
+// localData verifies the data directory (SHA256SUMS) and returns its
+// entries and their Evidence, to check before a rerun that it would read
+// the report's data.
+func localData(dir string) ([]dataset.Entry, report.Evidence, error) {
+	entries, err := dataset.Verify(dir)
+	if err != nil {
+		return nil, report.Evidence{}, fmt.Errorf("verify: data: %w", err)
+	}
+	var cs []report.Checksum
+	for _, e := range entries {
+		c, err := report.FileChecksum(e.Path)
+		if err != nil {
+			return nil, report.Evidence{}, fmt.Errorf("verify: %w", err)
+		}
+		cs = append(cs, c)
+	}
+	run := &report.Run{Name: "this machine's " + dir, Env: report.Environment{Datasets: cs},
+		Graph: report.GraphSummary{Path: dataset.Lookup(entries, dataset.EdgeName)}}
+	return entries, report.EvidenceOfRun(run, ""), nil
+}
+
+// rerunResults reruns a results.json report's protocol through study.Run.
+func rerunResults(ctx context.Context, a report.Evidence, data string, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
+	run, err := report.ReadJSON(a.Path)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
+	}
+	base := study.Config{
+		Name:     filepath.Base(dst.Path()),
+		GPU:      gpu(),
+		Progress: stderr,
+		Now:      func() time.Time { return now },
+	}
+	cfg, missing, err := study.RerunConfig(run, impls, base)
+	if err != nil {
+		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
+	}
+	if cfg.WantsRealGraph() || len(run.Env.Datasets) > 0 {
+		entries, here, err := localData(data)
+		if err != nil {
+			return report.Evidence{}, nil, err
+		}
+		if _, err := report.SameData(a, here); err != nil {
+			return report.Evidence{}, nil, exitError{2, fmt.Sprintf("verify: %v (nothing was run or compared)", err)}
+		}
+		cfg.EdgeList, cfg.Papers = dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName)
+		for _, e := range entries {
+			cfg.Datasets = append(cfg.Datasets, e.Path)
+		}
+	}
+	var notes []string
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("not registered in this build, so not rerun: %s", strings.Join(missing, ", ")))
+	}
+	fmt.Fprintf(stderr, "verify: rerunning %s: %d cases, %d implementations, %d fixed iterations, %d timed iterations, %d warm-ups, %d runs\n",
+		a.Path, len(cfg.Cases), len(cfg.Impls), cfg.Iterations, cfg.TimingIterations, cfg.Warmups, cfg.Runs)
+	res, err := study.Run(ctx, cfg)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: rerun: %w (nothing was written)", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: interrupted (nothing was written)")
+	}
+	return report.EvidenceOfRun(res, ""), notes, nil
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	fs, cf := addCompareFlags("compare", stderr, "directory to write verify.html, verify.json and verify.csv into (default: print only)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: prlab compare [--out DIR] [--impl a,b] [--max-slowdown R] A B")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	if err := cf.check(); err != nil {
+		return err
+	}
+	a, err := report.ReadEvidence(pos[0])
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	b, err := report.ReadEvidence(pos[1])
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	v := report.Compare(a, b, report.Options{Mode: "compare", MaxSlowdown: *cf.maxSlowdown, Impls: cf.impls})
+	return finishComparison(v, *cf.out, stdout)
+}
+
+// finishComparison prints the paragraph, every failed gate and the timing
+// table, writes the files when out is set, and returns the exit status.
+func finishComparison(v *report.Verification, out string, stdout io.Writer) error {
+	fmt.Fprintln(stdout, v.Paragraph)
+	for _, n := range v.Notes {
+		fmt.Fprintln(stdout, "note: "+n)
+	}
+	fails := v.Failures()
+	for _, g := range fails {
+		fmt.Fprintln(stdout, "FAIL "+v.Line(g))
+	}
+	if len(v.Timing) > 0 {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "CASE\tIMPLEMENTATION\tREPORT ms\tRERUN ms\tRATIO\t95% CI\tp(Holm)\tCLASS")
+		for _, t := range v.Timing {
+			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%.3f\t%.3f–%.3f\t%.2g\t%s\n", t.Case, t.Implementation, float64(t.ReportMedianMs),
+				float64(t.RerunMedianMs), float64(t.Ratio), float64(t.Lo), float64(t.Hi), float64(t.PHolm), t.Class)
+		}
+		tw.Flush()
+	}
+	if out != "" {
+		if err := report.WriteVerification(out, v); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(out, report.VerifyHTMLFile), filepath.Join(out, report.VerifyJSONFile), filepath.Join(out, report.VerifyCSVFile))
+	}
+	switch {
+	case !v.SameData:
+		return exitError{2, "not the same data: " + strings.TrimPrefix(v.DataError, report.ErrNotSameData.Error()+": ")}
+	case len(fails) > 0:
+		return exitError{1, fmt.Sprintf("%d gate(s) failed", len(fails))}
+	}
+	return nil
+}
+
+// rerunScale reruns a scale.json report's protocol (see study.ScaleRerunConfig).
+func rerunScale(ctx context.Context, a report.Evidence, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
+	return report.Evidence{}, nil, fmt.Errorf("verify: %s: rerunning a scale study is not supported yet; use prlab compare on two scale reports", a.Path)
+}
+
+// parseInterspersed parses flags placed before, between or after the
+// positional arguments (prlab compare A B --out DIR) and returns the
+// positional ones; a wrong count is a usage error.
+func parseInterspersed(fs *flag.FlagSet, args []string, positional int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != positional {
+		return nil, usageError{fmt.Sprintf("%s: want %d argument(s), got %d", strings.TrimPrefix(fs.Name(), "prlab "), positional, len(pos))}
+	}
+	return pos, nil
+}

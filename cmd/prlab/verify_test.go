@@ -1,0 +1,282 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/dataset"
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// verifyData writes a data directory holding an R-MAT 2^scale graph as an
+// AAN edge list (large enough that a timed run takes milliseconds, not
+// microseconds), a papers.tsv and their SHA256SUMS.
+func verifyData(t *testing.T, scale int) string {
+	t.Helper()
+	dir := t.TempDir()
+	_, src, dst, err := pagerank.RMATEdges(pagerank.Graph500RMAT(scale, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("# citing , cited\n")
+	for i := range src {
+		fmt.Fprintf(&b, "P%d , P%d\n", src[i], dst[i])
+	}
+	files := map[string]string{dataset.EdgeName: b.String(), dataset.PapersName: "id\tyear\ttitle\ttitle_source\tin_citation_graph\nP0\t2000\tNode zero\ttest\t1\n"}
+	var sums strings.Builder
+	for _, name := range []string{dataset.EdgeName, dataset.PapersName} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(files[name])), name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// smallReport runs `prlab report` on data with few cases and implementations:
+// the oracle (float64, timed), T1 float32 (timed, convergence within the
+// float32 slack) and the exercise variant (fails the dangling cases).
+func smallReport(t *testing.T, data string, extra ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "small")
+	args := append([]string{"report", "--data", data, "--out", out, "--cases", "tiny,dangling,chain,real",
+		"--impl", "t1-multicore-f32,t0-nodangling"}, extra...)
+	if _, stderr, err := runCLI(t, args...); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	return out
+}
+
+var tampered int // names the copies apart
+
+// tamper copies report dir's results.json into a new directory after
+// applying edit to its generic JSON form.
+func tamper(t *testing.T, dir string, edit func(m map[string]any)) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	tampered++
+	out := filepath.Join(t.TempDir(), fmt.Sprintf("tampered-%d", tampered))
+	os.MkdirAll(out, 0o755)
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(out, report.JSONFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func rows(m map[string]any, key string) []map[string]any {
+	var out []map[string]any
+	for _, x := range m[key].([]any) {
+		out = append(out, x.(map[string]any))
+	}
+	return out
+}
+
+func cliStatus(err error) int {
+	var ee exitError
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
+}
+
+func TestVerifyFreshAndTamperedReports(t *testing.T) {
+	data := verifyData(t, 13)
+	fresh := smallReport(t, data, "--runs", "20")
+
+	// A fresh report verifies: exit status 0, every gate held, files written.
+	out := filepath.Join(t.TempDir(), "v")
+	stdout, stderr, err := runCLI(t, "verify", "--data", data, "--out", out, fresh)
+	if err != nil {
+		t.Fatalf("verify of a fresh report: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if !strings.HasPrefix(stdout, "Re-verified small on ") || !strings.Contains(stdout, "Every correctness gate reproduced") {
+		t.Errorf("paragraph: %s", stdout)
+	}
+	v, err := report.ReadVerification(filepath.Join(out, report.VerifyJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Pass || len(v.Gates) < 20 || len(v.Timing) != 2 {
+		t.Errorf("fresh verification: pass %v, %d gates, %d timed rows", v.Pass, len(v.Gates), len(v.Timing))
+	}
+	// The fresh report keeps every row's top ids, so the float64 rows' top
+	// orders are gated row by row, not only through the top table.
+	orders := 0
+	for _, g := range v.Gates {
+		if g.Gate == report.GateOrder && g.Table != report.TableTop {
+			orders++
+		}
+	}
+	if orders < 4 {
+		t.Errorf("%d per-row top-order gates, want one per float64 row (oracle and exercise on 4 cases, oracle convergence)", orders)
+	}
+	for _, f := range []string{report.VerifyHTMLFile, report.VerifyCSVFile} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+
+	cases := []struct {
+		name   string
+		edit   func(m map[string]any)
+		code   int
+		want   []string // in the output, naming the row and both values
+		reject string   // must not be in the output
+	}{
+		{"pass flipped to fail", func(m map[string]any) {
+			for _, c := range rows(m, "correctness") {
+				if c["case"] == "dangling" && c["implementation"] == "t1-multicore-f32" {
+					c["status"] = "fail"
+				}
+			}
+		}, 1, []string{"FAIL status correctness dangling/t1-multicore-f32: report fail, rerun pass"}, ""},
+		{"exercise failure turned into a pass", func(m map[string]any) {
+			for _, c := range rows(m, "correctness") {
+				if c["case"] == "dangling" && c["implementation"] == "t0-nodangling" {
+					c["status"] = "pass"
+				}
+			}
+		}, 1, []string{"FAIL status correctness dangling/t0-nodangling: report pass, rerun fail"}, ""},
+		{"two top-20 ids swapped", func(m map[string]any) {
+			top := rows(m, "top")
+			top[2]["id"], top[3]["id"] = top[3]["id"], top[2]["id"]
+		}, 1, []string{"FAIL top order top ", "/t0-oracle: report rank 3: "}, ""},
+		{"float64 convergence count changed", func(m map[string]any) {
+			for _, c := range rows(m, "convergence") {
+				if c["implementation"] == "t0-oracle" {
+					c["iterations"] = c["iterations"].(float64) + 1
+				}
+			}
+		}, 1, []string{"FAIL convergence iterations convergence ", "/t0-oracle: report "}, ""},
+		{"float32 convergence count moved by one", func(m map[string]any) {
+			for _, c := range rows(m, "convergence") {
+				if c["implementation"] == "t1-multicore-f32" {
+					c["iterations"] = c["iterations"].(float64) + 1
+				}
+			}
+		}, 0, nil, "FAIL"},
+		{"float32 convergence count moved by two", func(m map[string]any) {
+			for _, c := range rows(m, "convergence") {
+				if c["implementation"] == "t1-multicore-f32" {
+					c["iterations"] = c["iterations"].(float64) + 2
+				}
+			}
+		}, 1, []string{"/t1-multicore-f32: report "}, ""},
+		{"dataset hash changed", func(m map[string]any) {
+			env := m["environment"].(map[string]any)
+			d := env["datasets"].([]any)[0].(map[string]any)
+			d["sha256"] = strings.Repeat("ab", 32)
+		}, 2, []string{"not the same data", "acl.txt: SHA-256 abababababab"}, "FAIL status"},
+	}
+	if !testing.Short() { // the process's exit status, through main
+		bin := buildCLI(t)
+		dir := tamper(t, fresh, cases[len(cases)-1].edit)
+		cmd := exec.Command(bin, "verify", "--data", data, "--out", filepath.Join(t.TempDir(), "v"), dir)
+		out, err := cmd.CombinedOutput()
+		if code := exitCode(err); code != 2 || !strings.Contains(string(out), "not the same data: acl.txt: SHA-256 abababababab") {
+			t.Errorf("binary on other data: exit status %d, want 2:\n%s", code, out)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := tamper(t, fresh, c.edit)
+			stdout, stderr, err := runCLI(t, "verify", "--data", data, "--out", filepath.Join(t.TempDir(), "v"), dir)
+			if got := cliStatus(err); got != c.code {
+				t.Fatalf("exit status %d (%v), want %d\n%s\n%s", got, err, c.code, stdout, stderr)
+			}
+			text := stdout
+			if err != nil {
+				text += err.Error()
+			}
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+			if c.reject != "" && strings.Contains(text, c.reject) {
+				t.Errorf("output has %q:\n%s", c.reject, text)
+			}
+		})
+	}
+
+	// Timings scaled by 1.2: compare (no rerun) calls every timed row
+	// slower, and --max-slowdown 1.1 fails naming the row. Both copies get
+	// the same low-noise samples first (a loaded 2-core machine's own
+	// samples spread by tens of percent), the second scaled by 1.2.
+	setRuns := func(scale float64) func(m map[string]any) {
+		return func(m map[string]any) {
+			for _, r := range rows(m, "timings") {
+				tm := r["timing"].(map[string]any)
+				var runs []any
+				for i := 0; i < 10; i++ {
+					runs = append(runs, scale*(3+0.03*float64(i%5)))
+				}
+				tm["runs_ms"] = runs
+			}
+		}
+	}
+	base, slow := tamper(t, fresh, setRuns(1)), tamper(t, fresh, setRuns(1.2))
+	stdout, _, err = runCLI(t, "compare", base, slow)
+	if err != nil || !strings.Contains(stdout, "0 unchanged, 0 faster, 2 slower") {
+		t.Errorf("compare with timings x1.2: %v\n%s", err, stdout)
+	}
+	stdout, _, err = runCLI(t, "compare", base, slow, "--max-slowdown", "1.1")
+	if cliStatus(err) != 1 || !strings.Contains(stdout, "FAIL max slowdown timing ") || !strings.Contains(stdout, "/t0-oracle: tampered-") {
+		t.Errorf("--max-slowdown 1.1: %v\n%s", err, stdout)
+	}
+	if _, _, err := runCLI(t, "compare", base, slow, "--max-slowdown", "1.3"); err != nil {
+		t.Errorf("--max-slowdown 1.3 on a 1.2x slowdown: %v", err)
+	}
+}
+
+// TestVerifyFalseAlarms is the false-alarm control: two runs of the same
+// small report on this machine must report no faster or slower row in at
+// least 9 of 10 repetitions (the Holm-corrected U test at α = 0.05 plus the
+// 5 % minimum effect; report.TimingAlpha, report.TimingMinEffect).
+func TestVerifyFalseAlarms(t *testing.T) {
+	data := verifyData(t, 12)
+	alarms := 0
+	var lines []string
+	for rep := 0; rep < 10; rep++ {
+		a, b := smallReport(t, data), smallReport(t, data)
+		stdout, _, err := runCLI(t, "compare", a, b)
+		if err != nil {
+			t.Fatalf("repetition %d: compare of two runs of one report: %v\n%s", rep, err, stdout)
+		}
+		if !strings.Contains(stdout, " 0 faster, 0 slower") {
+			alarms++
+			lines = append(lines, stdout)
+		}
+	}
+	t.Logf("%d of 10 repetitions raised a timing alarm", alarms)
+	if alarms > 1 {
+		t.Errorf("%d of 10 repetitions raised a timing alarm, want at most 1:\n%s", alarms, strings.Join(lines, "\n"))
+	}
+}
