@@ -155,6 +155,36 @@ type Benchmarker interface {
 	Benchmark(g *Graph, p Params, warmups, runs int) (*Result, error)
 }
 
+// WarmStarter is implemented by implementations that can start from a
+// given rank vector instead of 1/n: the incremental study's warm start after
+// a batch of edge updates (Meerkat's incremental PageRank restarts from the
+// ranks computed before the batch). start has length g.N, finite,
+// non-negative entries; RunFrom validates p and start as Run validates p and
+// then iterates exactly as Run does from x_0 = start. RunFrom(g, p,
+// uniform 1/n) equals Run(g, p).
+type WarmStarter interface {
+	RunFrom(g *Graph, p Params, start []float64) (*Result, error)
+}
+
+// CheckStart returns an error unless start is a usable warm-start vector for
+// n nodes: length n, every entry finite and >= 0, sum > 0.
+func CheckStart(start []float64, n int) error {
+	if len(start) != n {
+		return fmt.Errorf("start vector has %d entries, want n = %d", len(start), n)
+	}
+	sum := 0.0
+	for i, x := range start {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("start vector entry %d is %v: want finite and >= 0", i, x)
+		}
+		sum += x
+	}
+	if !(sum > 0) {
+		return fmt.Errorf("start vector sums to %v, want > 0", sum)
+	}
+	return nil
+}
+
 // Unavailable is implemented by implementations that may not be able to run on
 // this machine (GPU ones). Reason returns "" when the implementation can run,
 // otherwise why not (no library, no driver, no device).

@@ -53,7 +53,7 @@ func BenchmarkIteration(b *testing.B) {
 		b.Run(benchGraphNames[gi], func(b *testing.B) {
 			g := load(b)
 			b.Run("t0-oracle", func(b *testing.B) {
-				st := newOracleState(g, pagerank.DefaultDamping, true)
+				st := newOracleState(g, pagerank.DefaultDamping, true, nil)
 				st.step()
 				stamps := make([]time.Time, 0, b.N+1)
 				b.ReportAllocs()
@@ -215,7 +215,7 @@ func BenchmarkRowOrder(b *testing.B) {
 				g    *pagerank.Graph
 			}{{"natural", g}, {"by-indegree", relabelByInDegree(b, g)}} {
 				b.Run("t0-"+variant.name, func(b *testing.B) {
-					st := newOracleState(variant.g, pagerank.DefaultDamping, true)
+					st := newOracleState(variant.g, pagerank.DefaultDamping, true, nil)
 					st.step()
 					stamps := make([]time.Time, 0, b.N+1)
 					b.ResetTimer()

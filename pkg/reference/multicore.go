@@ -95,11 +95,22 @@ func (m *multicore) Precision() pagerank.Precision { return m.prec }
 
 // Run computes PageRank of g with p; see Multicore.
 func (m *multicore) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	return m.RunFrom(g, p, nil)
+}
+
+// RunFrom is Run from x_0 = start (rounded to the engine's precision)
+// instead of 1/n (nil: 1/n); see pagerank.WarmStarter.
+func (m *multicore) RunFrom(g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name(), err)
 	}
 	if err := checkGraph(g); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name(), err)
+	}
+	if start != nil {
+		if err := pagerank.CheckStart(start, g.N); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Name(), err)
+		}
 	}
 	workers := m.workers
 	if workers <= 0 {
@@ -109,10 +120,12 @@ func (m *multicore) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result,
 	switch m.prec {
 	case pagerank.Float64:
 		e := newEngine[float64](g, p.Damping, workers)
+		e.start = start
 		e.run(p, res)
 		res.Ranks = e.ranks()
 	case pagerank.Float32:
 		e := newEngine[float32](g, p.Damping, workers)
+		e.start = start
 		e.run(p, res)
 		res.Ranks = e.ranks()
 	default:
@@ -195,9 +208,10 @@ type engine[T float] struct {
 	teleport T // (1-d)/n
 	nT       T // n as T
 
-	label, node []int32  // original id -> engine id, engine id -> original id, length n
-	rows        []row[T] // relabelled in-edge CSR row ends with invOut and the dangling mask, length n
-	colIdx      []int32  // relabelled in-edge CSR column index (engine ids), length nnz
+	start       []float64 // x_0 by original id (nil: 1/n), the warm start
+	label, node []int32   // original id -> engine id, engine id -> original id, length n
+	rows        []row[T]  // relabelled in-edge CSR row ends with invOut and the dangling mask, length n
+	colIdx      []int32   // relabelled in-edge CSR column index (engine ids), length nnz
 
 	x          [][2]T          // x[i][k&1] is iteration k's input rank of engine id i
 	contrib    [2][]T          // contrib[k&1] is iteration k's input x*invOut, by engine id
@@ -448,9 +462,13 @@ func (e *engine[T]) initBlock(b int) {
 			r.dmask = 1
 		}
 		e.rows[i] = r
-		e.x[i][0] = x0
-		c[i] = x0 * r.invOut
-		mass += x0 * r.dmask
+		xv := x0
+		if e.start != nil {
+			xv = T(e.start[v])
+		}
+		e.x[i][0] = xv
+		c[i] = xv * r.invOut
+		mass += xv * r.dmask
 	}
 	e.part[0][b] = partial[T]{dangling: mass}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -239,6 +240,49 @@ func TestSpinBarrier(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 		if bad.Load() != 0 {
 			t.Errorf("%d parties: %d checks saw a count other than parties*round", parties, bad.Load())
+		}
+	}
+}
+
+// TestRunFrom: a warm start from 1/n is the cold start bit for bit, and a
+// warm start from the converged ranks converges in one iteration, for the
+// oracle and both T1 precisions; a bad start vector is an error.
+func TestRunFrom(t *testing.T) {
+	g, err := pagerank.RMAT(pagerank.Graph500RMAT(12, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uniform := make([]float64, g.N)
+	for i := range uniform {
+		uniform[i] = 1 / float64(g.N)
+	}
+	for _, impl := range []pagerank.Implementation{Oracle(), Multicore(pagerank.Float64, 3), Multicore(pagerank.Float32, 2)} {
+		ws := impl.(pagerank.WarmStarter)
+		tol := 1e-12
+		if impl.Precision() == pagerank.Float32 {
+			tol = 1e-6
+		}
+		p := pagerank.Converge(tol, 1000)
+		cold, err := impl.Run(g, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, err := ws.RunFrom(g, p, uniform)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same.Iterations != cold.Iterations || !slices.Equal(same.Ranks, cold.Ranks) {
+			t.Fatalf("%s: RunFrom(1/n) differs from Run: %d vs %d iterations", impl.Name(), same.Iterations, cold.Iterations)
+		}
+		warm, err := ws.RunFrom(g, p, cold.Ranks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !warm.Converged || warm.Iterations > 2 || cold.Iterations < 10 {
+			t.Fatalf("%s: warm start from converged ranks took %d iterations (cold %d)", impl.Name(), warm.Iterations, cold.Iterations)
+		}
+		if _, err := ws.RunFrom(g, p, uniform[1:]); err == nil {
+			t.Fatalf("%s: short start vector accepted", impl.Name())
 		}
 	}
 }

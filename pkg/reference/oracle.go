@@ -68,13 +68,24 @@ func (s *sequential) Precision() pagerank.Precision { return pagerank.Float64 }
 
 // Run computes PageRank of g with p; see Oracle.
 func (s *sequential) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	return s.RunFrom(g, p, nil)
+}
+
+// RunFrom is Run from x_0 = start instead of 1/n (nil: 1/n); see
+// pagerank.WarmStarter.
+func (s *sequential) RunFrom(g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
 	if err := checkGraph(g); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	st := newOracleState(g, p.Damping, s.redistribute)
+	if start != nil {
+		if err := pagerank.CheckStart(start, g.N); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	st := newOracleState(g, p.Damping, s.redistribute, start)
 	res := newResult(s.name, pagerank.Float64, g, p)
 	for k := 0; k < p.Iterations; k++ {
 		r, sum := st.step()
@@ -100,10 +111,14 @@ type oracleState struct {
 	contrib      []float64
 }
 
-func newOracleState(g *pagerank.Graph, d float64, redistribute bool) *oracleState {
+func newOracleState(g *pagerank.Graph, d float64, redistribute bool, start []float64) *oracleState {
 	n := g.N
 	st := &oracleState{g: g, d: d, redistribute: redistribute,
 		x: make([]float64, n), xNext: make([]float64, n), contrib: make([]float64, n)}
+	if start != nil {
+		copy(st.x, start)
+		return st
+	}
 	x0 := 1 / float64(n)
 	for i := range st.x {
 		st.x[i] = x0
