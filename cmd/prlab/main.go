@@ -16,6 +16,10 @@
 //	prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] REPORT_DIR
 //	prlab compare [--out DIR] [--impl a,b] [--max-slowdown R] A B
 //	    re-verify a report on this machine, or compare two (see verify.go)
+//	prlab incremental [--out DIR] [--rmat 20,22] [--graph FILE] [--batches ...] [--seed N]
+//	    PageRank after batches of edge updates: the AAN graph year by year and
+//	    random batches; update + warm start vs rebuild + cold start; writes
+//	    DIR/index.html, incremental.csv and incremental.json (see incremental.go)
 //
 // Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
 // Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
@@ -105,6 +109,7 @@ commands:
   scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids) within a time budget
   verify       rerun a committed report's protocol here and check its gates and timing (verify.html, verify.json, verify.csv)
   compare      the same comparison between two existing reports, without rerunning
+  incremental  PageRank after edge batches: the citation graph year by year, random batches on R-MAT
 
 Run "prlab <command> -h" for the flags of one command.
 `
@@ -127,12 +132,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdVerify(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(args[1:], stdout, stderr)
+	case "incremental":
+		return cmdIncremental(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify or compare", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify, compare or incremental", args[0])}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {

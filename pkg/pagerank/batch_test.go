@@ -2,7 +2,10 @@ package pagerank
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -226,29 +229,37 @@ func TestRandomBatch(t *testing.T) {
 	}
 }
 
-// aanByYear counts, from papers.tsv and acl.txt read with plain string code
+// aanByYear counts, from papers.tsv.gz and acl.txt.gz read with plain string code
 // (no package function), the nodes and the distinct non-self-loop edges of
 // each year's snapshot: a node is in the snapshot of year y when its year
 // is <= y, an edge when both its ends are.
 func aanByYear(t *testing.T, dir string) (nodes, edges map[int]int, minYear, maxYear int) {
 	t.Helper()
 	year := map[string]int{}
-	f, err := os.Open(filepath.Join(dir, "papers.tsv"))
-	if err != nil {
-		t.Skipf("papers.tsv not present (%v): run `make data` first", err)
+	gunzip := func(name string) []byte {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(gunzip("papers.tsv.gz")))
 	sc.Scan() // header
 	for sc.Scan() {
 		cols := strings.Split(sc.Text(), "\t")
 		y, _ := strconv.Atoi(cols[1])
 		year[cols[0]] = y
 	}
-	e, err := os.ReadFile(filepath.Join(dir, "acl.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := gunzip("acl.txt.gz")
 	inGraph := map[string]bool{}
 	seen := map[string]bool{}
 	edgeYears := map[int]int{}
@@ -289,7 +300,7 @@ func TestAANByYear(t *testing.T) {
 	path := needRealGraph(t)
 	dir := filepath.Dir(path)
 	nodes, edges, _, maxYear := aanByYear(t, dir)
-	f, err := os.Open(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +309,7 @@ func TestAANByYear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	papers, err := LoadPapers(filepath.Join(dir, "papers.tsv"))
+	papers, err := LoadPapers(filepath.Join(dir, "papers.tsv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

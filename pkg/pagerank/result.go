@@ -166,6 +166,26 @@ type WarmStarter interface {
 	RunFrom(g *Graph, p Params, start []float64) (*Result, error)
 }
 
+// Resident is implemented by implementations that keep the graph where
+// they iterate (a GPU's memory) and apply edge batches there, without a host
+// rebuild and re-upload. Open uploads g and returns a Session holding it;
+// the incremental study times Open as the cold path's upload,
+// Session.Apply as the update and Session.RunFrom as the warm and cold
+// iterations.
+type Resident interface {
+	Open(g *Graph) (Session, error)
+}
+
+// Session is one resident graph (see Resident). Apply changes it by one
+// Batch with ApplyBatch's semantics and counts (the resident structure must
+// equal what ApplyBatch gives on the host); RunFrom iterates on it from start
+// (nil: 1/n) as WarmStarter.RunFrom does; Close frees it.
+type Session interface {
+	Apply(b *Batch) (BatchStats, error)
+	RunFrom(p Params, start []float64) (*Result, error)
+	Close() error
+}
+
 // CheckStart returns an error unless start is a usable warm-start vector for
 // n nodes: length n, every entry finite and >= 0, sum > 0.
 func CheckStart(start []float64, n int) error {

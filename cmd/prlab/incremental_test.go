@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// TestIncrementalCommand runs `prlab incremental` on a small R-MAT graph and
+// a graph file (no by-year workload) and reads its three files back.
+func TestIncrementalCommand(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.txt")
+	if err := os.WriteFile(graph, []byte(testEdges), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "inc")
+	stdout, stderr, err := runCLI(t, "incremental", "--out", out, "--by-year=false", "--rmat", "9", "--graph", graph,
+		"--batches", "0.001,10%", "--kinds", "insert,mixed", "--runs", "1", "--warmups", "0", "--impl", "t1-multicore-f32")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "incremental: 8 batches, 8 rows") {
+		t.Errorf("stdout %q", stdout)
+	}
+	s, err := report.ReadIncrementalJSON(filepath.Join(out, report.IncrementalJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "inc" || len(s.Workloads) != 2 || s.Workloads[1].Source != graph || !s.Complete {
+		t.Errorf("name %q, workloads %+v, complete %v", s.Name, s.Workloads, s.Complete)
+	}
+	if _, err := report.ReadIncrementalCSV(filepath.Join(out, report.IncrementalCSVFile)); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, report.HTMLFile))
+	if err != nil || !strings.Contains(string(page), report.ChartIncrementalSpeedup) {
+		t.Fatalf("index.html without the speed-up chart: %v", err)
+	}
+}
+
+func TestIncrementalUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rmat", "x"}, `--rmat "x"`},
+		{[]string{"--batches", "0"}, `--batches "0"`},
+		{[]string{"--runs", "0"}, "--runs 0 out of range"},
+		{[]string{"--seed", "0"}, "--seed 0"},
+		{[]string{"--by-year=false", "--rmat", "none"}, "nothing to run"},
+		{[]string{"--graph", "/nonexistent/g.txt"}, "--graph /nonexistent/g.txt"},
+		{[]string{"--by-year=false", "--rmat", "8", "--kinds", "swap"}, `unknown batch kind "swap"`},
+	} {
+		_, _, err := runCLI(t, append([]string{"incremental", "--out", t.TempDir()}, c.args...)...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want a usage error containing %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,547 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// The incremental study: PageRank after batches of edge updates. Each batch
+// is applied to the held graph (pagerank.ApplyBatch on the CPU tier) and the
+// ranks recomputed from the previous ones (warm start), next to a cold
+// recompute that rebuilds the graph and starts from 1/n. pkg/study's
+// RunIncremental fills an IncrementalStudy; WriteIncremental writes it as
+// incremental.json, incremental.csv and index.html.
+
+// IncrementalSchema identifies the layout of incremental.json; ReadIncrementalJSON rejects any other value.
+const IncrementalSchema = "prlab/incremental/v1"
+
+// File names inside an incremental-study report directory.
+const (
+	IncrementalJSONFile = "incremental.json"
+	IncrementalCSVFile  = "incremental.csv"
+)
+
+// Workload kinds.
+const (
+	WorkloadByYear = "by-year" // a citation graph as it grew: one batch per year (new papers and their citations)
+	WorkloadRandom = "random"  // seeded random batches of a fraction of the edges, each applied to the same base graph
+)
+
+// Batch kinds: a year of the by-year workload, or a random batch kind (pagerank.BatchKinds).
+const BatchYear = "year"
+
+// IncrementalStudy is one incremental-study run: what incremental.json holds
+// and all the page needs.
+type IncrementalStudy struct {
+	Schema     string              `json:"schema"`
+	Name       string              `json:"name"`
+	Env        Environment         `json:"environment"`
+	GPU        *GPUContext         `json:"gpu,omitempty"`
+	GPUSkipped string              `json:"gpu_skipped,omitempty"`
+	Protocol   IncrementalProtocol `json:"protocol"`
+	Workloads  []Workload          `json:"workloads"`
+	Batches    []BatchRow          `json:"batches"`
+	Rows       []IncrementalRow    `json:"rows"`
+	Years      []YearTop           `json:"years,omitempty"`
+	Crossovers []Crossover         `json:"crossovers"`
+	Findings   []string            `json:"findings"` // the summary, sentence by sentence
+	Notes      []string            `json:"notes,omitempty"`
+	ElapsedS   float64             `json:"elapsed_s"`
+	// Complete is false in a checkpoint written while the study still ran.
+	Complete bool `json:"complete"`
+}
+
+// IncrementalProtocol states how the study measured, in numbers and words.
+type IncrementalProtocol struct {
+	Damping         float64   `json:"damping"`
+	FloatTolerance  float64   `json:"float_tolerance"`  // L1 residual tolerance of float32 rows
+	OracleTolerance float64   `json:"oracle_tolerance"` // L1 residual tolerance of float64 rows and of the oracle
+	MaxIterations   int       `json:"max_iterations"`
+	Warmups         int       `json:"warmups"`
+	Runs            int       `json:"runs"`
+	Workers         int       `json:"workers"` // goroutines of the update, the rebuild and T1
+	Seed            uint64    `json:"seed"`    // random batches and R-MAT
+	Fractions       []float64 `json:"fractions"`
+	Kinds           []string  `json:"kinds"`
+	MinPapers       int       `json:"min_papers"` // by-year: the first snapshot is the first year with this many papers
+	LastYear        int       `json:"last_year"`
+	Update          string    `json:"update"`     // how a batch is applied and timed
+	Warm            string    `json:"warm"`       // the warm start
+	Cold            string    `json:"cold"`       // the cold recompute
+	Validation      string    `json:"validation"` // what each row is validated against, with the gates
+	Speedup         string    `json:"speedup"`    // the speed-up's formula
+	Clock           string    `json:"clock"`
+}
+
+// Workload is one sequence or set of batches on one graph.
+type Workload struct {
+	Name    string  `json:"name"` // e.g. "aan-by-year", "rmat20"
+	Kind    string  `json:"kind"` // WorkloadByYear or WorkloadRandom
+	Graph   string  `json:"graph"`
+	Source  string  `json:"source"` // file path, or the generator and its parameters
+	N       int     `json:"n"`      // base graph (first snapshot)
+	NNZ     int     `json:"nnz"`
+	BuildMs float64 `json:"build_ms"` // building the base graph once, wall ms
+	Note    string  `json:"note,omitempty"`
+}
+
+// BatchRow is one batch: its size, what applying it did, and the graph-update
+// timings (shared by every implementation row of the batch on the CPU).
+//
+// Update times pagerank.ApplyBatch on the graph before the batch (merge of
+// the batch into both CSRs); Rebuild times pagerank.NewGraphParallel on the
+// edge list after the batch (what a cold recompute pays on the host first).
+// Both in ms, every run kept.
+type BatchRow struct {
+	Workload  string `json:"workload"`
+	Batch     string `json:"batch"` // year, or "insert 0.1%"
+	Kind      string `json:"kind"`  // BatchYear or a random kind
+	Fraction  F      `json:"fraction"`
+	Year      int    `json:"year,omitempty"`
+	NBefore   int    `json:"n_before"`
+	NNZBefore int    `json:"nnz_before"`
+	N         int    `json:"n"`
+	NNZ       int    `json:"nnz"`
+	Dangling  int    `json:"dangling"`
+	Requested int    `json:"requested"` // insertions + deletions in the batch
+	pagerank.BatchStats
+	Update         pagerank.Timing `json:"update"`
+	Rebuild        pagerank.Timing `json:"rebuild"`
+	UpdateSpeedup  F               `json:"update_speedup"` // rebuild median / update median
+	MatchesRebuild bool            `json:"matches_rebuild"`
+	Mismatch       string          `json:"mismatch,omitempty"` // the first differing array when it does not
+	// DanglingMass is the rank on dangling nodes of the oracle's warm-start
+	// vector on the updated graph; DanglingMassRebuild the same on the rebuilt one (equal when the structures are).
+	DanglingMass        F   `json:"dangling_mass"`
+	DanglingMassRebuild F   `json:"dangling_mass_rebuild"`
+	OracleIterations    int `json:"oracle_iterations"` // the oracle's cold start to its tolerance
+}
+
+// GateCheck is one validation with the study's gates (pagerank.Validate).
+type GateCheck struct {
+	Against    string `json:"against"` // what it was compared with
+	ErrOverTol F      `json:"err_over_tol"`
+	SumMinus1  F      `json:"sum_minus_1"`
+	SumAllowed F      `json:"sum_allowed"`
+	Spearman   F      `json:"spearman"`
+	Pass       bool   `json:"pass"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// IncrementalRow is one implementation on one batch. Times in ms (medians
+// of the runs in the Timings): IncrementalMs = UpdateMs + Warm median;
+// RecomputeMs = BuildMs + LoadMs + Cold median; Speedup = RecomputeMs /
+// IncrementalMs (> 1: the incremental path wins). LoadMs is the upload of
+// the rebuilt graph (GPU tiers; 0 on the CPU, whose graph is already in
+// memory). IterationRatio = WarmIterations / ColdIterations.
+type IncrementalRow struct {
+	Workload       string             `json:"workload"`
+	Batch          string             `json:"batch"`
+	BatchKind      string             `json:"batch_kind"`
+	Fraction       F                  `json:"fraction"`
+	Year           int                `json:"year,omitempty"`
+	N              int                `json:"n"`
+	NNZ            int                `json:"nnz"`
+	Implementation string             `json:"implementation"`
+	Label          string             `json:"label"`
+	Kind           string             `json:"kind"` // KindCPU or KindGPU
+	Precision      pagerank.Precision `json:"precision"`
+	Tolerance      float64            `json:"tolerance"`
+	Status         string             `json:"status"` // pass: warm, cold and their agreement pass every gate
+	Reason         string             `json:"reason,omitempty"`
+	WarmIterations int                `json:"warm_iterations"`
+	ColdIterations int                `json:"cold_iterations"`
+	WarmConverged  bool               `json:"warm_converged"`
+	ColdConverged  bool               `json:"cold_converged"`
+	Warm           pagerank.Timing    `json:"warm"`
+	Cold           pagerank.Timing    `json:"cold"`
+	UpdateMs       F                  `json:"update_ms"`
+	BuildMs        F                  `json:"build_ms"`
+	LoadMs         F                  `json:"load_ms"`
+	IncrementalMs  F                  `json:"incremental_ms"`
+	RecomputeMs    F                  `json:"recompute_ms"`
+	Speedup        F                  `json:"speedup"`
+	IterationRatio F                  `json:"iteration_ratio"`
+	WarmCheck      GateCheck          `json:"warm_check"`
+	ColdCheck      GateCheck          `json:"cold_check"`
+	Agreement      GateCheck          `json:"agreement"` // warm against cold
+}
+
+// YearTop is the top of one year's snapshot by the oracle's converged
+// ranks, with the papers that entered and left it since the year before.
+type YearTop struct {
+	Year      int      `json:"year"`
+	N         int      `json:"n"`
+	NNZ       int      `json:"nnz"`
+	NewPapers int      `json:"new_papers"`
+	Top       []TopRow `json:"top"`
+	Entered   []string `json:"entered,omitempty"` // ids new in the top this year
+	Left      []string `json:"left,omitempty"`    // ids that dropped out of it
+}
+
+// Crossover is where an implementation's speed-up on one workload and batch
+// kind falls below 1 as the batch grows: Below is the largest measured
+// fraction still >= 1, Above the smallest measured fraction under 1 (NaN
+// when every measured fraction is on one side).
+type Crossover struct {
+	Workload       string `json:"workload"`
+	Implementation string `json:"implementation"`
+	BatchKind      string `json:"batch_kind"`
+	Below          F      `json:"below"`
+	Above          F      `json:"above"`
+	Text           string `json:"text"`
+}
+
+// IncrementalFiles renders s into the three files of an incremental report
+// directory (incremental.json, incremental.csv, index.html), keyed by name,
+// for OutDir.Write.
+func IncrementalFiles(s *IncrementalStudy) (map[string][]byte, error) {
+	js, err := EncodeIncrementalJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := EncodeIncrementalCSV(s)
+	if err != nil {
+		return nil, err
+	}
+	page, err := RenderIncrementalHTML(s)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{IncrementalJSONFile: js, IncrementalCSVFile: cs, HTMLFile: page}, nil
+}
+
+// WriteIncremental renders s in memory and writes dir as one unit (WriteDir).
+func WriteIncremental(dir string, s *IncrementalStudy) error {
+	files, err := IncrementalFiles(s)
+	if err != nil {
+		return err
+	}
+	return WriteDir(dir, files)
+}
+
+// sanitize zeroes non-finite plain floats (encoding/json cannot write them)
+// and names them in the notes; F fields write NaN as null themselves.
+func (s *IncrementalStudy) sanitize() {
+	if s.Schema == "" {
+		s.Schema = IncrementalSchema
+	}
+	var bad []string
+	scrub(reflect.ValueOf(s).Elem(), "", &bad)
+	if len(bad) > 0 {
+		if len(bad) > 5 {
+			bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
+		}
+		msg := "non-finite values written as 0: " + strings.Join(bad, ", ")
+		if !slices.Contains(s.Notes, msg) {
+			s.Notes = append(s.Notes, msg)
+		}
+	}
+}
+
+// EncodeIncrementalJSON is incremental.json: the whole study, indented.
+func EncodeIncrementalJSON(s *IncrementalStudy) ([]byte, error) {
+	s.sanitize()
+	b, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", IncrementalJSONFile, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ReadIncrementalJSON reads and validates an incremental.json written by WriteIncremental.
+func ReadIncrementalJSON(path string) (*IncrementalStudy, error) {
+	data, err := readRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeIncrementalJSON(data, path)
+}
+
+// DecodeIncrementalJSON parses and validates incremental.json bytes; errors
+// name the file and the line:column or the field.
+func DecodeIncrementalJSON(data []byte, name string) (*IncrementalStudy, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, IncrementalSchema)
+	}
+	if !utf8.Valid(data) {
+		return nil, fmt.Errorf("%s: not valid UTF-8", name)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(name, data, err, -1)
+	}
+	if head.Schema == nil {
+		return nil, fmt.Errorf("%s: schema: missing, want %q", name, IncrementalSchema)
+	}
+	if *head.Schema != IncrementalSchema {
+		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), IncrementalSchema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	s := new(IncrementalStudy)
+	if err := dec.Decode(s); err != nil {
+		return nil, jsonError(name, data, err, dec.InputOffset())
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, nil
+}
+
+var workloadKinds = []string{WorkloadByYear, WorkloadRandom}
+
+// Validate checks the invariants the page and readers rely on; the error names the field.
+func (s *IncrementalStudy) Validate() error {
+	if s.Schema != IncrementalSchema {
+		return fmt.Errorf("schema: %q is not supported, want %q", clip(s.Schema), IncrementalSchema)
+	}
+	if s.Name == "" {
+		return errors.New("name: missing")
+	}
+	if s.Env.Date == "" {
+		return errors.New("environment.date: missing")
+	}
+	workloads := map[string]bool{}
+	for i, w := range s.Workloads {
+		p := fmt.Sprintf("workloads[%d]", i)
+		if w.Name == "" || workloads[w.Name] {
+			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(w.Name))
+		}
+		workloads[w.Name] = true
+		if !slices.Contains(workloadKinds, w.Kind) {
+			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(w.Kind), strings.Join(workloadKinds, ", "))
+		}
+	}
+	batchKinds := append([]string{BatchYear}, pagerank.BatchKinds...)
+	batches := map[string]bool{}
+	for i, b := range s.Batches {
+		p := fmt.Sprintf("batches[%d]", i)
+		if !workloads[b.Workload] {
+			return fmt.Errorf("%s.workload: %q is not in workloads", p, clip(b.Workload))
+		}
+		if !slices.Contains(batchKinds, b.Kind) {
+			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(b.Kind), strings.Join(batchKinds, ", "))
+		}
+		key := b.Workload + "\x00" + b.Batch
+		if b.Batch == "" || batches[key] {
+			return fmt.Errorf("%s.batch: %q is empty or a duplicate in workload %q", p, clip(b.Batch), b.Workload)
+		}
+		batches[key] = true
+		if b.N < 0 || b.NNZ < 0 || b.Inserted < 0 || b.Deleted < 0 || b.DuplicateInserts < 0 || b.AbsentDeletes < 0 {
+			return fmt.Errorf("%s: counts must be >= 0", p)
+		}
+		for _, t := range []pagerank.Timing{b.Update, b.Rebuild} {
+			for j, ms := range t.RunsMs {
+				if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
+					return fmt.Errorf("%s: timed run %d is %v ms", p, j, ms)
+				}
+			}
+		}
+	}
+	for i, r := range s.Rows {
+		p := fmt.Sprintf("rows[%d]", i)
+		if !batches[r.Workload+"\x00"+r.Batch] {
+			return fmt.Errorf("%s: batch %q of workload %q is not in batches", p, clip(r.Batch), clip(r.Workload))
+		}
+		if r.Implementation == "" {
+			return fmt.Errorf("%s.implementation: missing", p)
+		}
+		if !slices.Contains(kinds, r.Kind) {
+			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(r.Kind), strings.Join(kinds, ", "))
+		}
+		if !slices.Contains(statuses, r.Status) {
+			return fmt.Errorf("%s.status: %q is not one of %s", p, clip(r.Status), strings.Join(statuses, ", "))
+		}
+		if r.WarmIterations < 0 || r.ColdIterations < 0 {
+			return fmt.Errorf("%s: iterations must be >= 0", p)
+		}
+	}
+	for i, y := range s.Years {
+		for j, t := range y.Top {
+			if t.Rank != j+1 {
+				return fmt.Errorf("years[%d].top[%d].rank: %d, want %d", i, j, t.Rank, j+1)
+			}
+		}
+	}
+	return nil
+}
+
+// IncrementalCSVRow is one row of incremental.csv, tidy: one observation per
+// row, one variable per column. Section "batch" (one per batch: sizes,
+// counts, update and rebuild times), "row" (batch x implementation: warm and
+// cold iterations and times, speed-up, validation), "top" (one per paper of
+// a year's top 20, with entered = the paper is new in it) or "crossover".
+// Columns that do not apply are empty. Times in ms (medians), fractions of
+// the edges as fractions (0.001 = 0.1 %).
+type IncrementalCSVRow struct {
+	Section          string `csv:"section"`
+	Workload         string `csv:"workload"`
+	Batch            string `csv:"batch"`
+	BatchKind        string `csv:"batch_kind"`
+	Fraction         F      `csv:"fraction"`
+	Year             Count  `csv:"year"`
+	N                Count  `csv:"n"`
+	NNZ              Count  `csv:"nnz"`
+	Implementation   string `csv:"implementation"`
+	Kind             string `csv:"kind"`
+	Precision        string `csv:"precision"`
+	Status           string `csv:"status"`
+	Reason           string `csv:"reason"`
+	NewNodes         Count  `csv:"new_nodes"`
+	Inserted         Count  `csv:"inserted"`
+	Deleted          Count  `csv:"deleted"`
+	DuplicateInserts Count  `csv:"duplicate_inserts"`
+	AbsentDeletes    Count  `csv:"absent_deletes"`
+	SelfLoops        Count  `csv:"self_loops"`
+	UpdateMs         F      `csv:"update_ms"`
+	RebuildMs        F      `csv:"rebuild_ms"`
+	MatchesRebuild   string `csv:"matches_rebuild"`
+	WarmIterations   Count  `csv:"warm_iterations"`
+	ColdIterations   Count  `csv:"cold_iterations"`
+	WarmMs           F      `csv:"warm_ms"`
+	ColdMs           F      `csv:"cold_ms"`
+	IncrementalMs    F      `csv:"incremental_ms"`
+	RecomputeMs      F      `csv:"recompute_ms"`
+	Speedup          F      `csv:"speedup"`
+	Runs             Count  `csv:"runs"`
+	WarmErrOverTol   F      `csv:"warm_err_over_tol"`
+	WarmSpearman     F      `csv:"warm_spearman"`
+	ColdErrOverTol   F      `csv:"cold_err_over_tol"`
+	AgreeErrOverTol  F      `csv:"agree_err_over_tol"`
+	Rank             Count  `csv:"rank"`
+	ID               string `csv:"id"`
+	Score            F      `csv:"score"`
+	Entered          string `csv:"entered"`
+	Title            string `csv:"title"`
+}
+
+// Incremental CSV sections.
+const (
+	IncrementalSectionBatch     = "batch"
+	IncrementalSectionRow       = "row"
+	IncrementalSectionTop       = "top"
+	IncrementalSectionCrossover = "crossover"
+)
+
+var incrementalSections = []string{IncrementalSectionBatch, IncrementalSectionRow, IncrementalSectionTop, IncrementalSectionCrossover}
+
+func blankIncrementalRow(section string) IncrementalCSVRow {
+	return IncrementalCSVRow{Section: section, Fraction: NaN, UpdateMs: NaN, RebuildMs: NaN, WarmMs: NaN, ColdMs: NaN,
+		IncrementalMs: NaN, RecomputeMs: NaN, Speedup: NaN, WarmErrOverTol: NaN, WarmSpearman: NaN,
+		ColdErrOverTol: NaN, AgreeErrOverTol: NaN, Score: NaN}
+}
+
+func timedMedian(t pagerank.Timing) F {
+	if len(t.RunsMs) == 0 {
+		return NaN
+	}
+	return F(t.MedianMs)
+}
+
+// IncrementalCSVRows flattens s into incremental.csv rows.
+func IncrementalCSVRows(s *IncrementalStudy) []IncrementalCSVRow {
+	var rows []IncrementalCSVRow
+	for _, b := range s.Batches {
+		r := blankIncrementalRow(IncrementalSectionBatch)
+		r.Workload, r.Batch, r.BatchKind, r.Fraction, r.Year = b.Workload, b.Batch, b.Kind, b.Fraction, Count(b.Year)
+		r.N, r.NNZ, r.Implementation, r.Status = Count(b.N), Count(b.NNZ), "update", StatusPass
+		if !b.MatchesRebuild {
+			r.Status, r.Reason = StatusFail, b.Mismatch
+		}
+		r.NewNodes, r.Inserted, r.Deleted = Count(b.NewNodes), Count(b.Inserted), Count(b.Deleted)
+		r.DuplicateInserts, r.AbsentDeletes, r.SelfLoops = Count(b.DuplicateInserts), Count(b.AbsentDeletes), Count(b.SelfLoops)
+		r.UpdateMs, r.RebuildMs, r.MatchesRebuild = timedMedian(b.Update), timedMedian(b.Rebuild), fmt.Sprint(b.MatchesRebuild)
+		r.Runs = Count(len(b.Update.RunsMs))
+		rows = append(rows, r)
+	}
+	for _, x := range s.Rows {
+		r := blankIncrementalRow(IncrementalSectionRow)
+		r.Workload, r.Batch, r.BatchKind, r.Fraction, r.Year = x.Workload, x.Batch, x.BatchKind, x.Fraction, Count(x.Year)
+		r.N, r.NNZ, r.Implementation, r.Kind, r.Precision = Count(x.N), Count(x.NNZ), x.Implementation, x.Kind, string(x.Precision)
+		r.Status, r.Reason = x.Status, x.Reason
+		r.WarmIterations, r.ColdIterations = Count(x.WarmIterations), Count(x.ColdIterations)
+		r.WarmMs, r.ColdMs, r.UpdateMs, r.RebuildMs = timedMedian(x.Warm), timedMedian(x.Cold), x.UpdateMs, x.BuildMs
+		r.IncrementalMs, r.RecomputeMs, r.Speedup, r.Runs = x.IncrementalMs, x.RecomputeMs, x.Speedup, Count(len(x.Warm.RunsMs))
+		r.WarmErrOverTol, r.WarmSpearman = x.WarmCheck.ErrOverTol, x.WarmCheck.Spearman
+		r.ColdErrOverTol, r.AgreeErrOverTol = x.ColdCheck.ErrOverTol, x.Agreement.ErrOverTol
+		rows = append(rows, r)
+	}
+	for _, y := range s.Years {
+		for _, t := range y.Top {
+			r := blankIncrementalRow(IncrementalSectionTop)
+			r.Workload, r.Batch, r.BatchKind, r.Year = workloadOfYears(s), fmt.Sprint(y.Year), BatchYear, Count(y.Year)
+			r.N, r.NNZ, r.Implementation, r.Status = Count(y.N), Count(y.NNZ), "t0-oracle", StatusPass
+			r.Rank, r.ID, r.Score, r.Title = Count(t.Rank), t.ID, F(t.Score), t.Title
+			r.Entered = fmt.Sprint(slices.Contains(y.Entered, t.ID))
+			rows = append(rows, r)
+		}
+	}
+	for _, c := range s.Crossovers {
+		r := blankIncrementalRow(IncrementalSectionCrossover)
+		r.Workload, r.BatchKind, r.Implementation, r.Status, r.Reason = c.Workload, c.BatchKind, c.Implementation, StatusPass, c.Text
+		r.Fraction = c.Above
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// workloadOfYears is the name of the by-year workload (the one Years belong to).
+func workloadOfYears(s *IncrementalStudy) string {
+	for _, w := range s.Workloads {
+		if w.Kind == WorkloadByYear {
+			return w.Name
+		}
+	}
+	return ""
+}
+
+func incrementalCSVHeader() []string { return csvHeaderOf(blankIncrementalRow(IncrementalSectionRow)) }
+
+// EncodeIncrementalCSV is incremental.csv (gocsv, with a header line).
+func EncodeIncrementalCSV(s *IncrementalStudy) ([]byte, error) {
+	return encodeCSVRows(IncrementalCSVRows(s), incrementalCSVHeader(), IncrementalCSVFile)
+}
+
+// ReadIncrementalCSV reads and validates an incremental.csv written by WriteIncremental.
+func ReadIncrementalCSV(path string) ([]IncrementalCSVRow, error) {
+	data, err := readRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeIncrementalCSV(data, path)
+}
+
+// DecodeIncrementalCSV parses and validates incremental.csv bytes; errors
+// name the file, line and column.
+func DecodeIncrementalCSV(data []byte, name string) ([]IncrementalCSVRow, error) {
+	rows, err := decodeCSVRows[IncrementalCSVRow](data, name, incrementalCSVHeader())
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rows {
+		line := i + 2
+		if !slices.Contains(incrementalSections, r.Section) {
+			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(incrementalSections, ", "))
+		}
+		if !slices.Contains(statuses, r.Status) {
+			return nil, fmt.Errorf("%s:%d: column status: %q is not one of %s", name, line, clip(r.Status), strings.Join(statuses, ", "))
+		}
+	}
+	return rows, nil
+}

@@ -1,0 +1,213 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"math"
+	"slices"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+)
+
+//go:embed incremental.html.tmpl
+var incrementalTemplate string
+
+// Chart element ids of the incremental page (valid JavaScript identifiers).
+const (
+	ChartIncrementalSpeedup    = "chart_incremental_speedup"
+	ChartIncrementalIterations = "chart_incremental_iterations"
+)
+
+type incrementalView struct {
+	*IncrementalStudy
+	EChartsJS       template.JS
+	SpeedupChart    *chartHTML
+	IterationsChart *chartHTML
+	Passed, Total   int
+	ByYear          []IncrementalRow
+	Random          []IncrementalRow
+	Titles          map[string]string // id -> title, for the movers
+}
+
+// RenderIncrementalHTML renders s as one self-contained page (ECharts
+// inline, no network requests): the summary and the crossovers first, the
+// speed-up vs batch size chart (log x), warm vs cold iterations per year,
+// the year-by-year top-20 movers, then every batch and row with the
+// protocol and environment.
+func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
+	v := &incrementalView{IncrementalStudy: s, EChartsJS: template.JS(echartsJS), Titles: map[string]string{}}
+	for _, r := range s.Rows {
+		v.Total++
+		if r.Status == StatusPass {
+			v.Passed++
+		}
+		if r.BatchKind == BatchYear {
+			v.ByYear = append(v.ByYear, r)
+		} else {
+			v.Random = append(v.Random, r)
+		}
+	}
+	for _, y := range s.Years {
+		for _, t := range y.Top {
+			v.Titles[t.ID] = t.Title
+		}
+	}
+	var err error
+	if v.SpeedupChart, err = incrementalSpeedupChart(s); err != nil {
+		return nil, err
+	}
+	if v.IterationsChart, err = incrementalIterationsChart(s); err != nil {
+		return nil, err
+	}
+	fm := template.FuncMap{
+		"fracText": func(x any) string {
+			var f float64
+			switch t := x.(type) {
+			case F:
+				f = float64(t)
+			case float64:
+				f = t
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return "—"
+			}
+			return fmt.Sprintf("%.3g%%", f*100)
+		},
+		"titleOf": func(id string) string { return v.Titles[id] },
+		"entered": func(y YearTop, id string) bool { return slices.Contains(y.Entered, id) },
+		"lastYear": func(ys []YearTop) *YearTop {
+			if len(ys) == 0 {
+				return nil
+			}
+			return &ys[len(ys)-1]
+		},
+	}
+	t, err := template.New("incremental").Funcs(funcs).Funcs(fm).Parse(incrementalTemplate)
+	if err != nil {
+		return nil, fmt.Errorf("incremental template: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, v); err != nil {
+		return nil, fmt.Errorf("render incremental %s: %w", HTMLFile, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// incrementalSpeedupChart draws every passing row's speed-up against its
+// batch size as a percentage of the edges (log x, log y), one series per
+// workload, batch kind and implementation, with the break-even line y = 1.
+// Nil when no row has a speed-up.
+func incrementalSpeedupChart(s *IncrementalStudy) (*chartHTML, error) {
+	var keys []string
+	points := map[string][]opts.LineData{}
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	for _, r := range s.Rows {
+		if r.Status != StatusPass || !r.Speedup.Valid() || !(r.Speedup > 0) || !r.Fraction.Valid() || !(r.Fraction > 0) {
+			continue
+		}
+		k := r.Workload + " " + r.BatchKind + " · " + r.Implementation
+		if r.BatchKind == BatchYear {
+			k = r.Workload + " · " + r.Implementation
+		}
+		if _, ok := points[k]; !ok {
+			keys = append(keys, k)
+		}
+		x := float64(r.Fraction) * 100
+		points[k] = append(points[k], opts.LineData{Value: []any{sig4(x), sig4(float64(r.Speedup))}, Name: r.Batch})
+		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartIncrementalSpeedup, Width: "1000px", Height: "500px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Speed-up of update + warm start over a cold recompute, vs batch size",
+			Subtitle: "(rebuild + upload + cold iterations) / (update + warm iterations); above 1 the incremental path wins; log-log"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "batch size (% of the edges before the batch)", NameLocation: "middle", NameGap: 30}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "speed-up (x)"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
+	)
+	for _, k := range keys {
+		pts := points[k]
+		style := opts.LineStyle{Width: 2}
+		lineOpts := opts.LineChart{ShowSymbol: opts.Bool(true)}
+		if len(pts) > 0 && pts[0].Name != "" && isYearSeries(k, s) {
+			style.Opacity = opts.Float(0) // years are not ordered by size: points only
+		}
+		line.AddSeries(k, pts, charts.WithLineChartOpts(lineOpts), charts.WithLineStyleOpts(style))
+	}
+	line.AddSeries("break-even (1x)", []opts.LineData{{Value: []any{minX, 1}}, {Value: []any{maxX, 1}}},
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithLineStyleOpts(opts.LineStyle{Type: "dotted", Color: "#888888", Width: 1}))
+	return renderChart(ChartIncrementalSpeedup, line)
+}
+
+func isYearSeries(key string, s *IncrementalStudy) bool {
+	w := workloadOfYears(s)
+	return w != "" && len(key) > len(w) && key[:len(w)] == w
+}
+
+// incrementalIterationsChart draws warm and cold iterations per year of the
+// by-year workload, one pair of series per implementation. Nil without years.
+func incrementalIterationsChart(s *IncrementalStudy) (*chartHTML, error) {
+	var years []int
+	seen := map[int]bool{}
+	var impls []string
+	warm, cold := map[string]map[int]int{}, map[string]map[int]int{}
+	for _, r := range s.Rows {
+		if r.BatchKind != BatchYear || r.Status == StatusSkipped || r.Status == StatusFailed {
+			continue
+		}
+		if !seen[r.Year] {
+			seen[r.Year] = true
+			years = append(years, r.Year)
+		}
+		if warm[r.Implementation] == nil {
+			impls = append(impls, r.Implementation)
+			warm[r.Implementation], cold[r.Implementation] = map[int]int{}, map[int]int{}
+		}
+		warm[r.Implementation][r.Year], cold[r.Implementation][r.Year] = r.WarmIterations, r.ColdIterations
+	}
+	if len(years) == 0 {
+		return nil, nil
+	}
+	x := make([]string, len(years))
+	for i, y := range years {
+		x[i] = fmt.Sprint(y)
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartIncrementalIterations, Width: "1000px", Height: "420px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Iterations to converge after each year's batch: warm start vs cold start",
+			Subtitle: "L1 residual under the implementation's tolerance; warm = from the previous year's ranks, new papers 1/n, rescaled to sum 1"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "year", NameLocation: "middle", NameGap: 30}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "iterations"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
+	)
+	line.SetXAxis(x)
+	for _, im := range impls {
+		for _, side := range []struct {
+			name string
+			m    map[int]int
+			dash string
+		}{{"warm", warm[im], "solid"}, {"cold", cold[im], "dashed"}} {
+			pts := make([]opts.LineData, len(years))
+			for i, y := range years {
+				pts[i] = opts.LineData{Value: side.m[y]}
+			}
+			line.AddSeries(im+" "+side.name, pts, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
+				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash}))
+		}
+	}
+	return renderChart(ChartIncrementalIterations, line)
+}

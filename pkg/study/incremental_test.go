@@ -1,0 +1,206 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/reference"
+	"github.com/prlab/prlab/pkg/report"
+)
+
+func realData(t *testing.T) (edges, papers string) {
+	t.Helper()
+	edges = filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
+	if _, err := os.Stat(edges); err != nil {
+		t.Fatalf("the bundled graph %s is missing: %v", edges, err)
+	}
+	return edges, filepath.Join("..", "..", "data", "aan", "papers.tsv.gz")
+}
+
+// TestIncrementalByYear is the CI-sized by-year run on the CPU tier: the
+// whole AAN sequence 1986 -> 2012, one timed run per step.
+func TestIncrementalByYear(t *testing.T) {
+	edges, papers := realData(t)
+	s, err := RunIncremental(context.Background(), IncrementalConfig{Name: "t", EdgeList: edges, Papers: papers, Runs: 1, Warmups: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Batches) != 26 || len(s.Rows) != 52 || len(s.Years) != 27 {
+		t.Fatalf("%d batches, %d rows, %d years; want 26 (1987..2012), 52 (two T1 precisions), 27 (1986..2012)", len(s.Batches), len(s.Rows), len(s.Years))
+	}
+	newNodes, inserted := 0, 0
+	for _, b := range s.Batches {
+		if !b.MatchesRebuild {
+			t.Errorf("batch %s differs from the rebuild: %s", b.Batch, b.Mismatch)
+		}
+		if b.Deleted != 0 || b.AbsentDeletes != 0 || b.Inserted+b.DuplicateInserts+b.SelfLoops != b.Requested {
+			t.Errorf("batch %s counts %+v for %d requested insertions", b.Batch, b.BatchStats, b.Requested)
+		}
+		newNodes += b.NewNodes
+		inserted += b.Inserted
+	}
+	first := s.Workloads[0]
+	if first.N+newNodes != 16589 || first.NNZ+inserted != 94931 || first.N != 800 {
+		t.Errorf("1986 snapshot %d nodes %d edges + batches %d nodes %d edges; want 800 nodes and the whole graph 16589 / 94931", first.N, first.NNZ, newNodes, inserted)
+	}
+	for _, r := range s.Rows {
+		if r.Status != report.StatusPass {
+			t.Errorf("%s %s: %s (%s)", r.Batch, r.Implementation, r.Status, r.Reason)
+		}
+		if r.WarmIterations >= r.ColdIterations {
+			t.Errorf("%s %s: warm start took %d iterations, cold %d", r.Batch, r.Implementation, r.WarmIterations, r.ColdIterations)
+		}
+		if !(r.Speedup > 0) || len(r.Warm.RunsMs) != 1 {
+			t.Errorf("%s %s: speed-up %v, %d warm runs", r.Batch, r.Implementation, r.Speedup, len(r.Warm.RunsMs))
+		}
+	}
+	last := s.Years[len(s.Years)-1]
+	if last.Year != 2012 || len(last.Top) != 20 || last.Top[0].ID != "A88-1019" || last.N != 16589 {
+		t.Errorf("2012 top: year %d, %d rows, first %q, n %d; want the main report's top (A88-1019 first) on 16589 nodes", last.Year, len(last.Top), last.Top[0].ID, last.N)
+	}
+	for _, y := range s.Years[1:] {
+		if len(y.Entered) != len(y.Left) {
+			t.Errorf("%d: %d entered but %d left a top 20", y.Year, len(y.Entered), len(y.Left))
+		}
+	}
+	// Written and read back through the report's decoders.
+	js, err := report.EncodeIncrementalJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.DecodeIncrementalJSON(js, "incremental.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != len(s.Rows) || back.Rows[3].Warm.MedianMs != s.Rows[3].Warm.MedianMs {
+		t.Fatal("incremental.json does not read back")
+	}
+	cs, err := report.EncodeIncrementalCSV(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := report.DecodeIncrementalCSV(cs, "incremental.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 26 + 52 + 27*20; len(rows) != want {
+		t.Fatalf("%d CSV rows, want %d (batches + rows + 27 top-20s)", len(rows), want)
+	}
+	if _, err := report.RenderIncrementalHTML(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIncrementalRandom runs every random batch kind at two sizes on a
+// small R-MAT graph and checks the counts, the validation and the crossovers.
+func TestIncrementalRandom(t *testing.T) {
+	s, err := RunIncremental(context.Background(), IncrementalConfig{Name: "t", RMAT: []int{11}, Fractions: []float64{0.001, 0.1},
+		Impls: []string{"t1-multicore-f32"}, Runs: 1, Warmups: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Batches) != 6 || len(s.Rows) != 6 {
+		t.Fatalf("%d batches and %d rows, want 6 and 6", len(s.Batches), len(s.Rows))
+	}
+	for _, b := range s.Batches {
+		if !b.MatchesRebuild {
+			t.Errorf("%s: %s", b.Batch, b.Mismatch)
+		}
+		got := b.Inserted + b.DuplicateInserts + b.SelfLoops + b.Deleted + b.AbsentDeletes
+		if got != b.Requested || b.N != 1<<11 {
+			t.Errorf("%s: counts %+v add up to %d, want %d", b.Batch, b.BatchStats, got, b.Requested)
+		}
+		if b.Kind == pagerank.BatchInsert && b.Fraction == 0.1 && b.DuplicateInserts == 0 {
+			t.Errorf("%s: degree-proportional insertions into R-MAT should hit some present edges", b.Batch)
+		}
+		if b.Kind == pagerank.BatchDelete && b.Fraction == 0.1 && b.AbsentDeletes == 0 {
+			t.Errorf("%s: deletions drawn with replacement should repeat some edge", b.Batch)
+		}
+	}
+	for _, r := range s.Rows {
+		if r.Status != report.StatusPass {
+			t.Errorf("%s: %s (%s)", r.Batch, r.Status, r.Reason)
+		}
+	}
+	if len(s.Crossovers) != 3 {
+		t.Fatalf("%d crossovers, want one per kind", len(s.Crossovers))
+	}
+	for _, c := range s.Crossovers {
+		if c.Text == "" || (c.Below.Valid() && c.Above.Valid() && c.Below >= c.Above) {
+			t.Errorf("crossover %+v", c)
+		}
+	}
+}
+
+// TestCrossovers checks the crossover rule on made-up speed-ups.
+func TestCrossovers(t *testing.T) {
+	row := func(kind string, f, sp float64) report.IncrementalRow {
+		return report.IncrementalRow{Workload: "w", Implementation: "i", BatchKind: kind, Fraction: report.F(f), Speedup: report.F(sp), Status: report.StatusPass}
+	}
+	s := &report.IncrementalStudy{Rows: []report.IncrementalRow{
+		row("insert", 0.01, 1.5), row("insert", 0.0001, 9), row("insert", 0.1, 0.4), row("insert", 0.001, 3),
+		row("delete", 0.001, 2), row("delete", 0.1, 1.2),
+		row("mixed", 0.001, 0.9),
+	}}
+	c := Crossovers(s)
+	if len(c) != 3 {
+		t.Fatalf("%d crossovers", len(c))
+	}
+	if c[0].Below != 0.01 || c[0].Above != 0.1 || !strings.Contains(c[0].Text, "between 1% (1.50x) and 10% (0.40x)") {
+		t.Errorf("insert: %+v", c[0])
+	}
+	if c[1].Above.Valid() || c[1].Below != 0.1 || !strings.Contains(c[1].Text, "no crossover") {
+		t.Errorf("delete: %+v", c[1])
+	}
+	if c[2].Below.Valid() || c[2].Above != 0.001 || !strings.Contains(c[2].Text, "already") {
+		t.Errorf("mixed: %+v", c[2])
+	}
+}
+
+func TestIncrementalCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := RunIncremental(ctx, IncrementalConfig{RMAT: []int{8}, Runs: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: err %v, want context.Canceled", err)
+	}
+}
+
+func TestIncrementalConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		cfg  IncrementalConfig
+		want string
+	}{
+		{IncrementalConfig{}, "nothing to run"},
+		{IncrementalConfig{RMAT: []int{40}}, "R-MAT scale 40 out of range"},
+		{IncrementalConfig{RMAT: []int{8}, Fractions: []float64{2}}, "batch fraction 2 out of range"},
+		{IncrementalConfig{RMAT: []int{8}, Kinds: []string{"swap"}}, `unknown batch kind "swap"`},
+		{IncrementalConfig{RMAT: []int{8}, Impls: []string{"nope"}}, `unknown implementation "nope"`},
+		{IncrementalConfig{RMAT: []int{8}, Impls: []string{"t1-multicore-f64"},
+			Entries: []Entry{{reference.Oracle(), report.KindCPU}, {coldOnly{reference.Multicore(pagerank.Float64, 1)}, report.KindCPU}}}, "no warm start"},
+	} {
+		_, err := RunIncremental(context.Background(), c.cfg)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err %v, want %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// coldOnly hides an implementation's warm start.
+type coldOnly struct{ pagerank.Implementation }
+
+func TestWarmStart(t *testing.T) {
+	x := WarmStart([]float64{0.5, 0.5}, 4)
+	// 0.5, 0.5, 0.25, 0.25 rescaled by 1.5.
+	want := []float64{1.0 / 3, 1.0 / 3, 1.0 / 6, 1.0 / 6}
+	for i := range want {
+		if d := x[i] - want[i]; d > 1e-15 || d < -1e-15 {
+			t.Fatalf("WarmStart = %v, want %v", x, want)
+		}
+	}
+}
