@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
 )
 
 // findChromium returns Debian's chromium (or another Chrome) on PATH. Without
@@ -32,20 +35,45 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// canvasStat is what the page reports about one chart's canvas.
+// canvasStat is what the page reports about one chart: its canvas, its
+// ECharts option and its drawn text.
 type canvasStat struct {
-	ID      string `json:"id"`
-	Width   int    `json:"w"`
-	Height  int    `json:"h"`
-	Drawn   int    `json:"drawn"`   // pixels that differ from the white background
-	Colored int    `json:"colored"` // saturated pixels (series lines and bars, not grey axes or text)
+	ID      string   `json:"id"`
+	Width   int      `json:"w"`
+	Height  int      `json:"h"`
+	Drawn   int      `json:"drawn"`   // pixels that differ from the white background
+	Colored int      `json:"colored"` // saturated pixels (series lines and bars, not grey axes or text)
+	Series  []int    `json:"series"`  // data length of every series in the chart's option
+	Legends []string `json:"legends"` // type of every legend ("plain", "scroll")
+	// Outside lists every text the chart drew (axis labels and names, titles,
+	// legend entries, data labels) whose box leaves the chart's area.
+	Outside []string `json:"outside"`
 }
 
 // countPixels runs in the page: for every chart container, the canvas's
-// non-background and saturated pixel counts.
-const countPixels = `Array.from(document.querySelectorAll('div[id^="chart_"]')).map(div => {
+// non-background and saturated pixel counts, the series and legends of its
+// ECharts option, and every text element (zrender's display list) whose
+// bounding box, in canvas coordinates, is not inside the chart.
+const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).map(div => {
   const c = div.querySelector('canvas');
-  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0};
+  const inst = window.echarts && window.echarts.getInstanceByDom(div);
+  const o = inst ? inst.getOption() : {};
+  const series = (o.series || []).map(s => (s.data || []).length);
+  const legends = (o.legend || []).map(l => l.type || 'plain');
+  const outside = [];
+  if (inst) {
+    const W = inst.getWidth(), H = inst.getHeight();
+    inst.getZr().storage.getDisplayList(true).forEach(el => {
+      if ((el.type !== 'tspan' && el.type !== 'text') || el.invisible || !el.style || !el.style.text) return;
+      const r = el.getBoundingRect().clone();
+      el.updateTransform && el.updateTransform();
+      if (el.transform) r.applyTransform(el.transform);
+      if (r.width > 0 && (r.x < -1 || r.y < -1 || r.x + r.width > W + 1 || r.y + r.height > H + 1)) {
+        outside.push(String(el.style.text) + ' at ' + [r.x, r.y, r.width, r.height].map(Math.round).join(','));
+      }
+    });
+  }
+  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0, series: series, legends: legends, outside: outside};
   const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let drawn = 0, colored = 0;
   for (let i = 0; i < d.length; i += 4) {
@@ -54,8 +82,15 @@ const countPixels = `Array.from(document.querySelectorAll('div[id^="chart_"]')).
     drawn++;
     if (Math.max(r, g, b) - Math.min(r, g, b) > 60) colored++;
   }
-  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored};
+  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored, series: series, legends: legends, outside: outside};
 })`
+
+// pageOrder runs in the page: the top of the summary and of the correctness
+// section, in page pixels (-1 when missing).
+const pageOrder = `(() => {
+  const top = id => { const e = document.getElementById(id); return e ? e.getBoundingClientRect().top + window.scrollY : -1; };
+  return {summary: top('summary'), correctness: top('correctness')};
+})()`
 
 // browserCheck loads page (a file path) in headless chromium and returns the
 // canvas statistics of its charts, after checking that the page sent no
@@ -123,6 +158,16 @@ func browserCheck(t *testing.T, page, shot string) []canvasStat {
 	if err != nil {
 		t.Fatal(err)
 	}
+	order, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](pageOrder))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch sum, cor := order["summary"], order["correctness"]; {
+	case sum < 0:
+		t.Errorf("%s has no element with id=summary", page)
+	case cor >= 0 && sum > cor:
+		t.Errorf("%s: the summary (y = %.0f) is below the correctness section (y = %.0f)", page, sum, cor)
+	}
 	if shot != "" {
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
@@ -173,14 +218,24 @@ func assertCharts(t *testing.T, stats []canvasStat, want ...string) {
 		switch {
 		case !ok:
 			t.Errorf("chart %s missing from the page", id)
-		case s.Width < 400 || s.Height < 200:
-			t.Errorf("chart %s canvas is %dx%d, want at least 400x200", id, s.Width, s.Height)
+		case s.Width < 400 || s.Height < 120:
+			t.Errorf("chart %s canvas is %dx%d, want at least 400x120", id, s.Width, s.Height)
 		case s.Drawn < s.Width*s.Height/200:
 			t.Errorf("chart %s drew %d non-background pixels of %d, want at least 0.5%%", id, s.Drawn, s.Width*s.Height)
-		case s.Colored < 300:
-			t.Errorf("chart %s drew %d coloured (series) pixels, want at least 300: axes only, no data?", id, s.Colored)
+		case s.Colored < 50:
+			t.Errorf("chart %s drew %d coloured (series) pixels, want at least 50: axes only, no data?", id, s.Colored)
+		case len(s.Series) == 0 || slices.Contains(s.Series, 0):
+			t.Errorf("chart %s: series data lengths %v, want every series with data", id, s.Series)
 		default:
-			t.Logf("chart %s: %dx%d canvas, %d pixels drawn, %d in series colours", id, s.Width, s.Height, s.Drawn, s.Colored)
+			t.Logf("chart %s: %dx%d canvas, %d pixels drawn, %d in series colours, series lengths %v", id, s.Width, s.Height, s.Drawn, s.Colored, s.Series)
+		}
+		for _, l := range s.Legends {
+			if l != "plain" {
+				t.Errorf("chart %s has a %q legend: a paginated legend hides entries; want plain", id, l)
+			}
+		}
+		for _, o := range s.Outside {
+			t.Errorf("chart %s draws text outside its area: %s", id, o)
 		}
 	}
 }
@@ -191,8 +246,8 @@ func TestBrowserDrawsChartsOffline(t *testing.T) {
 		gpu    bool
 		charts []string
 	}{
-		{"cpu-only", false, []string{ChartConvergence}},
-		{"with-gpu", true, []string{ChartConvergence, ChartXDRAM}},
+		{"cpu-only", false, []string{ChartTime, ChartConvergence}},
+		{"with-gpu", true, []string{ChartTime, ChartRoofline, ChartXDRAM, ChartConvergence}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -216,9 +271,99 @@ func TestBrowserRealReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{ChartConvergence}
-	if run.GPU != nil {
-		want = append(want, ChartXDRAM)
+	assertCharts(t, browserCheck(t, page, screenshotPath("report.png")), wantCharts(run)...)
+}
+
+// wantCharts are the charts index.html draws for run.
+func wantCharts(run *Run) []string {
+	var want []string
+	for _, c := range []struct {
+		id    string
+		chart *Chart
+	}{{ChartTime, TimeChart(run)}, {ChartRoofline, RooflineChart(run)}, {ChartXDRAM, XDRAMChart(run)}, {ChartConvergence, ConvergenceChart(run)}} {
+		if c.chart != nil {
+			want = append(want, c.id)
+		}
 	}
-	assertCharts(t, browserCheck(t, page, screenshotPath("report.png")), want...)
+	return want
+}
+
+// TestBrowserCommittedReports re-renders every committed report
+// (reports/*/results.json and reports/*/scale.json) with this code and
+// checks each page in the browser: summary first, every chart drew every
+// series, no paginated legend, no text outside a chart.
+func TestBrowserCommittedReports(t *testing.T) {
+	findChromium(t)
+	runs, _ := filepath.Glob("../../reports/*/" + JSONFile)
+	scales, _ := filepath.Glob("../../reports/*/" + ScaleJSONFile)
+	if len(runs)+len(scales) == 0 {
+		t.Skip("no committed report under reports/")
+	}
+	for _, p := range runs {
+		name := filepath.Base(filepath.Dir(p))
+		t.Run(name, func(t *testing.T) {
+			run, err := ReadJSON(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := RenderHTML(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), HTMLFile)
+			if err := os.WriteFile(out, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			assertCharts(t, browserCheck(t, out, screenshotPath("committed-"+name+".png")), wantCharts(run)...)
+		})
+	}
+	for _, p := range scales {
+		name := filepath.Base(filepath.Dir(p))
+		t.Run(name, func(t *testing.T) {
+			s, err := ReadScaleJSON(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := RenderScaleHTML(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), HTMLFile)
+			if err := os.WriteFile(out, page, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, m := range []ScaleMetric{ScaleTime, ScaleSpeedup, ScaleFloor} {
+				if ScaleChart(s, m) != nil {
+					want = append(want, m.ID)
+				}
+			}
+			assertCharts(t, browserCheck(t, out, screenshotPath("committed-"+name+".png")), want...)
+		})
+	}
+}
+
+// TestBrowserSeesTextOutsideAChart is the control for assertCharts' overflow
+// check: an axis name pushed past the bottom edge must be reported.
+func TestBrowserSeesTextOutsideAChart(t *testing.T) {
+	findChromium(t)
+	c := TimeChart(fixtureRun(false))
+	bar := c.Chart.(*charts.Bar)
+	bar.SetGlobalOptions(charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "a name pushed below the chart", NameLocation: "middle", NameGap: 400, Min: 1}))
+	frag, err := c.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "control.html")
+	html := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><script>" + echartsJS + "</script></head><body><div id=\"summary\"></div>" + string(frag) + "</body></html>"
+	if err := os.WriteFile(page, []byte(html), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stats := browserCheck(t, page, "")
+	if len(stats) != 1 || len(stats[0].Outside) == 0 {
+		t.Fatalf("the overflow check missed an axis name drawn 400 px below the axis: %+v", stats)
+	}
+	if !strings.Contains(strings.Join(stats[0].Outside, ";"), "a name pushed below the chart") {
+		t.Errorf("reported %v, want the pushed axis name", stats[0].Outside)
+	}
 }

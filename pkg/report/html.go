@@ -6,11 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"math"
-	"strings"
-
-	"github.com/go-echarts/go-echarts/v2/charts"
-	"github.com/go-echarts/go-echarts/v2/opts"
-	"github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -23,14 +18,6 @@ var echartsJS string
 
 //go:embed report.html.tmpl
 var pageTemplate string
-
-// Chart element ids in the page (the browser test looks for their canvases).
-// go-echarts also uses the id in JavaScript variable names, so it must be a
-// valid identifier (no hyphen).
-const (
-	ChartConvergence = "chart_convergence"
-	ChartXDRAM       = "chart_xdram"
-)
 
 // RenderHTML renders run as one self-contained HTML page (no external
 // requests: the chart library and all data are inline).
@@ -50,12 +37,6 @@ func RenderHTML(run *Run) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-type chartHTML struct {
-	ID      string
-	Element template.HTML
-	Script  template.HTML
-}
-
 type view struct {
 	*Run
 	// Rows shown in the tables: every row except those skipped for the
@@ -65,17 +46,17 @@ type view struct {
 	TimingRows      []TimingRow
 	SkippedGPU      string
 	EChartsJS       template.JS
-	Verdict         []string
-	Exercise        []string
 	Labels          map[string]string
-	ConvChart       *chartHTML
-	XDRAMChart      *chartHTML
+	Summary         template.HTML
+	Matrix          template.HTML
+	TimeChart       template.HTML
+	RooflineChart   template.HTML
+	ConvChart       template.HTML
+	XDRAMChart      template.HTML
 	StageRows       []stageView
 	EndToEnd        []TimingRow
-	RatioLines      []string
 	DRAM            float64
 	GPUTimed        bool
-	L2Line          string
 	TopGuard        string
 	HasTierTable    bool
 	Calibration     string
@@ -141,6 +122,10 @@ var funcs = template.FuncMap{
 		return t.Title
 	},
 	"msPerIter": func(t pagerank.Timing) float64 { return t.MsPerIteration() },
+	"commas":    commas,
+	"finite":    func(x float64) bool { return finite(x) },
+	"short":     ShortReason,
+	"colour":    ImplColour,
 }
 
 func newView(run *Run) (*view, error) {
@@ -170,13 +155,25 @@ func newView(run *Run) (*view, error) {
 		}
 	}
 	if len(skipped) > 0 {
-		v.SkippedGPU = fmt.Sprintf("%d GPU implementations not shown: skipped on every case because %s", len(skipped), run.GPUSkipped)
+		v.SkippedGPU = fmt.Sprintf("%d GPU implementations not shown: skipped on every case because %s", len(skipped), ShortReason(run.GPUSkipped))
 	}
-	v.verdict()
-	if c, err := convergenceChart(run); err != nil {
+	var err error
+	if v.Summary, err = SummaryHTML(run); err != nil {
 		return nil, err
-	} else {
-		v.ConvChart = c
+	}
+	if v.Matrix, err = CorrectnessMatrixHTML(run); err != nil {
+		return nil, err
+	}
+	for _, c := range []struct {
+		dst   *template.HTML
+		chart *Chart
+	}{{&v.TimeChart, TimeChart(run)}, {&v.RooflineChart, RooflineChart(run)}, {&v.ConvChart, ConvergenceChart(run)}, {&v.XDRAMChart, XDRAMChart(run)}} {
+		if c.chart == nil {
+			continue
+		}
+		if *c.dst, err = c.chart.HTML(); err != nil {
+			return nil, err
+		}
 	}
 	v.DRAM = DRAMCopyRow(run)
 	// The stage table: the course's (every stage timed alone) when the run
@@ -198,32 +195,7 @@ func newView(run *Run) (*view, error) {
 			}
 		}
 	}
-	v.RatioLines = ratioLines(v.EndToEnd)
 	if run.GPU != nil {
-		if len(run.CopyRows) > 0 || len(v.StageRows) > 0 {
-			c, err := xdramChart(run, v.StageRows)
-			if err != nil {
-				return nil, err
-			}
-			v.XDRAMChart = c
-		}
-		var maxBytes int64
-		for _, t := range v.EndToEnd {
-			maxBytes = max(maxBytes, t.BytesPerIteration)
-		}
-		if run.GPU.L2Bytes > 0 && maxBytes > 0 {
-			v.L2Line = fmt.Sprintf("L2 on this card is %d bytes, and one iteration touches up to %d", run.GPU.L2Bytes, maxBytes)
-			if maxBytes < run.GPU.L2Bytes {
-				v.L2Line += ": the working set fits in L2, so DRAM bandwidth does not bound an iteration. "
-				if best := bestXDRAM(v.EndToEnd); best < 0.5 {
-					v.L2Line += fmt.Sprintf("Here the best implementation reaches %.3g of the DRAM copy row: at this size an iteration is bound by launches, barriers and latency (see the copy of one iteration's bytes and the per-stage times), not by bandwidth, which is why silver and gold are out of reach on this graph.", best)
-				} else {
-					v.L2Line += "Effective bandwidth can then exceed the DRAM copy row (compare the two copy rows)."
-				}
-			} else {
-				v.L2Line += "."
-			}
-		}
 		if th, ok := ThresholdsFor(run.GPU.ComputeCapability); ok {
 			if th.Calibrated {
 				v.Calibration = fmt.Sprintf("The course calibrated the %s column (Tesla T4: 95.7 GB/s against a 244.8 GB/s copy row, 0.391).", th.Column)
@@ -236,166 +208,6 @@ func newView(run *Run) (*view, error) {
 	}
 	v.HasTierTable = len(run.Tiers) > 0
 	return v, nil
-}
-
-// verdict summarises correctness like the course's closing "every case passed".
-func (v *view) verdict() {
-	var bad []string
-	var ran, skippedRows int
-	exercise := map[string][]string{}
-	for _, c := range v.Correctness {
-		if c.Kind == KindExercise {
-			exercise[c.Implementation] = append(exercise[c.Implementation], c.Case+" "+c.Status)
-			continue
-		}
-		switch c.Status {
-		case StatusPass:
-			ran++
-		case StatusSkipped:
-			skippedRows++
-		default:
-			ran++
-			bad = append(bad, fmt.Sprintf("%s on %s: %s", c.Implementation, c.Case, c.Status))
-		}
-	}
-	for _, c := range v.Convergence {
-		if c.Kind != KindExercise && c.Status != StatusPass && c.Status != StatusSkipped {
-			bad = append(bad, fmt.Sprintf("%s converging on %s: %s", c.Implementation, v.Graph.Name, c.Status))
-		}
-	}
-	switch {
-	case ran == 0:
-		v.Verdict = []string{"no correctness case ran"}
-	case len(bad) == 0 && skippedRows == 0:
-		v.Verdict = []string{"every case passed"}
-	case len(bad) == 0:
-		v.Verdict = []string{fmt.Sprintf("every case that ran passed (%d rows; %d skipped rows, see below)", ran, skippedRows)}
-	default:
-		v.Verdict = append([]string{fmt.Sprintf("%d problem(s):", len(bad))}, bad...)
-	}
-	for _, im := range v.Implementations {
-		if r, ok := exercise[im.Name]; ok {
-			v.Exercise = append(v.Exercise, fmt.Sprintf("%s (%s): %s", im.Name, im.Label, strings.Join(r, ", ")))
-		}
-	}
-}
-
-// ratioLines are the course's end-to-end comparisons ("our kernels take 0.19x
-// the library's time and move 0.56x its bytes"): every timed GPU
-// implementation against the slowest one.
-func ratioLines(rows []TimingRow) []string {
-	var ref *TimingRow
-	for i := range rows {
-		r := &rows[i]
-		if r.Status == StatusPass && r.Timing.MedianMs > 0 && (ref == nil || r.Timing.MedianMs > ref.Timing.MedianMs) {
-			ref = r
-		}
-	}
-	if ref == nil {
-		return nil
-	}
-	var lines []string
-	for _, r := range rows {
-		if r.Status != StatusPass || r.Implementation == ref.Implementation || r.Timing.MedianMs <= 0 {
-			continue
-		}
-		line := fmt.Sprintf("%s takes %.2fx %s's time", r.Label, r.Timing.MedianMs/ref.Timing.MedianMs, ref.Label)
-		if r.BytesPerIteration > 0 && ref.BytesPerIteration > 0 {
-			line += fmt.Sprintf(" and moves %.2fx its bytes", float64(r.BytesPerIteration)/float64(ref.BytesPerIteration))
-		}
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// convergenceChart is the L1 residual per iteration of every tolerance-mode
-// run on the real graph, log y axis, one series per implementation.
-func convergenceChart(run *Run) (c *chartHTML, err error) {
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartConvergence, Width: "960px", Height: "440px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: "||x_{k+1} − x_k||_1, tolerance mode; log scale"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", NameLocation: "middle", NameGap: 28, Min: 1}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "L1 residual",
-			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return v.toExponential(0); }")}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithGridOpts(opts.Grid{Left: "70", Right: "40", Bottom: "90", Top: "80"}),
-	)
-	n := 0
-	for _, r := range run.Results {
-		if r.Case != run.Graph.Name || r.Mode != pagerank.Tolerance || len(r.Residuals) == 0 {
-			continue
-		}
-		data := make([]opts.LineData, 0, len(r.Residuals))
-		for k, x := range r.Residuals {
-			if x > 0 && finite(x) {
-				data = append(data, opts.LineData{Value: []any{k + 1, x}})
-			}
-		}
-		// The registry name keeps the legend short; the tables give the labels.
-		line.AddSeries(r.Implementation, data,
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}))
-		n++
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	return renderChart(ChartConvergence, line)
-}
-
-// xdramChart is a bar per stage (and copy row) of its effective bandwidth as
-// a fraction of the 128 MiB DRAM copy row.
-func xdramChart(run *Run, stages []stageView) (*chartHTML, error) {
-	var names []string
-	var data []opts.BarData
-	for _, s := range run.CopyRows {
-		names = append(names, s.Name)
-		data = append(data, opts.BarData{Value: round3(s.XDRAM)})
-	}
-	for _, s := range stages {
-		name := s.Name
-		if s.Implementation != "" {
-			name = s.Implementation + ": " + name
-		}
-		names = append(names, name)
-		data = append(data, opts.BarData{Value: round3(s.XDRAM)})
-	}
-	bar := charts.NewBar()
-	h := 140 + 28*len(names)
-	bar.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartXDRAM, Width: "960px", Height: fmt.Sprintf("%dpx", h), Renderer: "canvas", BackgroundColor: "#ffffff"}),
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "Effective bandwidth per stage, x DRAM", Subtitle: "GB/s over the 128 MiB device-to-device copy row (1.00)"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "x DRAM", NameLocation: "middle", NameGap: 26}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true)}),
-		charts.WithGridOpts(opts.Grid{Left: "330", Right: "60", Top: "70", Bottom: "50"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-	)
-	bar.AddSeries("x DRAM", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right"}))
-	return renderChart(ChartXDRAM, bar)
-}
-
-func round3(x float64) float64 {
-	if !finite(x) {
-		return 0
-	}
-	return math.Round(x*1000) / 1000
-}
-
-// render turns a go-echarts chart into its <div> and <script> snippet; go-echarts
-// panics on template errors, which come back here as an error.
-func renderChart(id string, c interface {
-	RenderSnippet() render.ChartSnippet
-}) (out *chartHTML, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("render chart %s: %v", id, p)
-		}
-	}()
-	s := c.RenderSnippet()
-	return &chartHTML{ID: id, Element: template.HTML(s.Element), Script: template.HTML(s.Script)}, nil
 }
 
 // bestXDRAM is the largest x DRAM fraction among the passing end-to-end rows (0 if none).

@@ -174,7 +174,8 @@ func TestHTMLSections(t *testing.T) {
 		`id="` + ChartConvergence + `"`, `"type":"log"`,
 		"GPU rows skipped: CUDA library libprlab_cuda.so not found",
 		"ad409b91a9f3c7e185ec380f5f08251949d61fc0cbe9a9845d13695f28b5880b",
-		"exercise variant t0-nodangling",
+		"Exercise variant (expected to fail where a case has dangling nodes): t0-nodangling",
+		`id="summary"`, `id="correctness-matrix"`, `id="` + ChartTime + `"`,
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("page lacks %q", want)
@@ -183,14 +184,18 @@ func TestHTMLSections(t *testing.T) {
 	if strings.Contains(s, `id="stage-table"`) || strings.Contains(s, ChartXDRAM) {
 		t.Error("page without GPU results shows GPU tables")
 	}
-	// go-echarts names JavaScript variables after the chart id: it must be an identifier.
-	for _, id := range []string{ChartConvergence, ChartXDRAM} {
+	// Chart ids are element ids and JavaScript-safe names.
+	for _, id := range []string{ChartTime, ChartRoofline, ChartConvergence, ChartXDRAM} {
 		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(id) {
 			t.Errorf("chart id %q is not a JavaScript identifier", id)
 		}
 	}
-	if !strings.Contains(s, "let goecharts_"+ChartConvergence+" = echarts.init(") {
-		t.Error("page lacks the convergence chart's init script")
+	if !strings.Contains(s, `var id = "`+ChartConvergence+`";`) {
+		t.Error("page lacks the convergence chart's draw script")
+	}
+	// The summary comes before every table.
+	if i, j := strings.Index(s, `id="summary"`), strings.Index(outside, "<table"); i < 0 || j < 0 || i > strings.Index(s, "<table") {
+		t.Errorf("summary at %d, first table at %d: the summary must come first", i, j)
 	}
 	// Offline: no external script, stylesheet, image or font reference.
 	for _, bad := range []string{"<script src", "<link ", "<img ", "@import", "go-echarts-assets", "cdn."} {
@@ -198,9 +203,9 @@ func TestHTMLSections(t *testing.T) {
 			t.Errorf("page contains %q: it must work offline", bad)
 		}
 	}
-	// The exercise variant fails by design and must not spoil the verdict.
-	if !strings.Contains(s, "every case passed") {
-		t.Error("verdict is not 'every case passed' although only the exercise variant fails")
+	// The exercise variant fails by design and must not spoil the gates.
+	if !strings.Contains(s, "✔ every gate passed") {
+		t.Error("summary does not say every gate passed although only the exercise variant fails")
 	}
 
 	gpage, err := RenderHTML(fixtureRun(true))
@@ -211,9 +216,8 @@ func TestHTMLSections(t *testing.T) {
 	for _, want := range []string{
 		`id="stage-table"`, `id="end-to-end-table"`, `id="tier-table"`, `id="` + ChartXDRAM + `"`,
 		"NVIDIA H200, compute capability 9.0", "copy, 128 MiB (DRAM)", "<td>stage alone</td><td>spmv, warp per row</td>",
-		"warp per row takes 0.03x thread per row&#39;s time and moves 1.00x its bytes",
 		"9.0, 10.0 (uncalibrated)", `<span class="gold">gold</span>`, "host syncs/iter",
-		"1 problem(s):", "gpu-broken on tiny: failed",
+		"✘ 1 gate(s) failed", "<li>gpu-broken on tiny: failed</li>", `id="` + ChartRoofline + `"`, "Next change:",
 	} {
 		if !strings.Contains(g, want) {
 			t.Errorf("GPU page lacks %q", want)
@@ -373,14 +377,15 @@ func TestHTMLCollapsesGPUSkippedRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(page)
-	if n := strings.Count(s, why); n != 2 { // the correctness summary line and the GPU section
-		t.Errorf("the skip reason appears %d times, want 2", n)
+	// Once each in the summary, under the matrix, under the folded table and in the GPU section, never per row.
+	if n := strings.Count(s, why); n != 4 {
+		t.Errorf("the skip reason appears %d times, want 4", n)
 	}
 	if !strings.Contains(s, "1 GPU implementations not shown: skipped on every case because "+why) {
 		t.Error("no summary line for the skipped GPU rows")
 	}
-	if !strings.Contains(s, "every case that ran passed (") {
-		t.Error("verdict does not say that some rows were skipped")
+	if !strings.Contains(s, "every gate that ran passed: ") {
+		t.Error("summary does not say that some rows were skipped")
 	}
 	for _, table := range []string{"correctness-table", "convergence-table"} {
 		i := strings.Index(s, `id="`+table+`"`)

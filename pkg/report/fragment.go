@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"regexp"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/render"
+)
+
+// The presentation layer: every table, chart and finding of a page is an
+// HTML fragment built here, and both the pages (index.html, the scale page)
+// and the notebooks (pkg/nb wraps the same fragments for GoNB cells) show
+// those fragments. A fragment carries its own inline styles, so it looks the
+// same inside a page, the classic Notebook, JupyterLab and a printed PDF.
+
+// ChartClass is the CSS class of every chart container ChartHTML writes; the
+// browser tests look for a drawn <canvas> inside one.
+const ChartClass = "prlab-chart"
+
+// Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).
+type Snippeter interface {
+	RenderSnippet() render.ChartSnippet
+}
+
+// Chart is one chart of a page: its element id (a valid JavaScript
+// identifier prefix, "chart_..."), the go-echarts chart and its CSS height.
+type Chart struct {
+	ID     string
+	Height string // CSS length, e.g. "420px"
+	Chart  Snippeter
+}
+
+// funcMarker is go-echarts' marker around JavaScript functions in options
+// (the pattern of render.pat).
+var funcMarker = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
+
+// jsFunc matches one marked JavaScript function in go-echarts' JSON.
+var jsFunc = regexp.MustCompile(`__f__.*?__f__`)
+
+// HTML renders the chart as a <div id=ID> and a <script> that draws it with
+// window.echarts: at once where the page has loaded ECharts (index.html
+// inlines it in <head>), else by retrying for up to 20 s (a notebook loads it
+// once in its setup cell; if it never appears the div says so instead of
+// staying blank). The width follows the container (100 %, at most 1000 px).
+// go-echarts panics on a template error, which is returned as an error here.
+func (c *Chart) HTML() (out template.HTML, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("render chart %s: %v", c.ID, p)
+		}
+	}()
+	s := c.Chart.RenderSnippet() // also runs the chart's Validate hooks, once
+	option := strings.TrimSpace(s.Option)
+	if j, ok := c.Chart.(interface{ JSONNotEscaped() template.HTML }); ok {
+		// go-echarts' snippet option HTML-escapes before it strips the markers
+		// of JavaScript functions (opts.FuncOpts), which leaves a formatter as
+		// a quoted string; strip them from the raw JSON instead.
+		raw := string(j.JSONNotEscaped())
+		for _, fn := range jsFunc.FindAllString(raw, -1) {
+			if strings.Contains(fn, `\"`) {
+				return "", fmt.Errorf("render chart %s: a JavaScript function in the options uses double quotes, which JSON escapes into invalid JavaScript; use single quotes: %.80s", c.ID, fn)
+			}
+		}
+		option = strings.TrimSpace(funcMarker.ReplaceAllString(raw, ""))
+	}
+	option = strings.TrimSuffix(option, ";")
+	// Inside <script>, "</" could end the element early; "<\/" is the same JS string.
+	option = strings.ReplaceAll(option, "</", `<\/`)
+	if option == "" {
+		return "", fmt.Errorf("render chart %s: go-echarts returned an empty option", c.ID)
+	}
+	height := c.Height
+	if height == "" {
+		height = "420px"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<div class="%s" id="%s" style="width:100%%;max-width:1000px;height:%s;margin:6px 0 14px 0;break-inside:avoid;"></div>`,
+		ChartClass, html.EscapeString(c.ID), html.EscapeString(height))
+	b.WriteString("\n<script type=\"text/javascript\">\n(function () {\n")
+	fmt.Fprintf(&b, "var id = %q;\nvar option = %s;\n", c.ID, option)
+	b.WriteString(`function draw() {
+  var el = document.getElementById(id);
+  if (!el || !window.echarts) { return false; }
+  var chart = window.echarts.getInstanceByDom(el) || window.echarts.init(el, null, { renderer: "canvas" });
+  chart.setOption(option);
+  if (window.ResizeObserver) { new ResizeObserver(function () { chart.resize(); }).observe(el); }
+  return true;
+}
+if (draw()) { return; }
+var tries = 0;
+var timer = setInterval(function () {
+  if (draw()) { clearInterval(timer); return; }
+  if (++tries > 200) {
+    clearInterval(timer);
+    var el = document.getElementById(id);
+    if (el) { el.textContent = "ECharts is not loaded on this page: run the notebook's setup cell (nb.Setup) first."; }
+  }
+}, 100);
+})();
+</script>
+`)
+	return template.HTML(b.String()), nil
+}

@@ -1,0 +1,365 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Chart element ids of index.html (valid JavaScript identifiers).
+const (
+	ChartTime        = "chart_time"
+	ChartRoofline    = "chart_roofline"
+	ChartConvergence = "chart_convergence"
+	ChartXDRAM       = "chart_xdram"
+)
+
+// chartWidth is the width (px) the charts are laid out for; they stretch to
+// their container up to it.
+const chartWidth = 1000
+
+func baseInit() charts.GlobalOpts {
+	return charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"})
+}
+
+// plainLegend is a legend that never pages: vertical at the right of the
+// plot (the grid leaves legendRoom px for it) or a wrapped row under it.
+func plainLegend(selected map[string]bool, side bool) opts.Legend {
+	l := opts.Legend{Show: opts.Bool(true), Type: "plain", TextStyle: &opts.TextStyle{FontSize: 11}, Selected: selected}
+	if side {
+		l.Orient, l.Right, l.Top = "vertical", "6", "60"
+	} else {
+		l.Bottom, l.Left = "4", "center"
+	}
+	return l
+}
+
+const legendRoom = 215
+
+// TimeChart is the median time per iteration of every timed implementation
+// on the real graph, µs, sorted fastest first, on a log axis (CPU and GPU
+// rows differ by two decades), bars coloured by kind. nil when no row was
+// timed.
+func TimeChart(run *Run) *Chart {
+	type row struct {
+		name, kind string
+		us         float64
+	}
+	var rows []row
+	for _, t := range run.Timings {
+		if us := t.Timing.MsPerIteration() * 1000; t.Status == StatusPass && us > 0 && finite(us) {
+			rows = append(rows, row{t.Implementation, t.Kind, us})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return cmpFloat(a.us, b.us) })
+	// A bar on an ECharts log axis starts at 1, so the unit keeps every value
+	// at or above 1: µs, or ns when some row is under a microsecond.
+	unit, scale := "µs", 1.0
+	if rows[0].us < 1 {
+		unit, scale = "ns", 1000
+	}
+	names := make([]string, len(rows))
+	data := make([]opts.BarData, len(rows))
+	lo, hi := math.Inf(1), 0.0
+	for i, r := range rows {
+		v := r.us * scale
+		names[i] = r.name
+		data[i] = opts.BarData{Value: sig4(v), ItemStyle: &opts.ItemStyle{Color: KindColour(r.kind)}}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Time per iteration on " + run.Graph.Name + ", fastest first",
+			Subtitle: fmt.Sprintf("median of %d runs of %d iterations, %s per iteration, log axis; brown: CPU, blue: GPU", run.Protocol.Runs, run.Protocol.TimingIterations, unit)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: unit + " per iteration (log)", NameLocation: "middle", NameGap: 26,
+			Min: 1, Max: axisBound(math.Pow(10, math.Ceil(math.Log10(hi*1.5))))}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithGridOpts(opts.Grid{Left: "10", Right: "70", Top: "62", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+	)
+	bar.AddSeries(unit+" per iteration", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c}"}))
+	return &Chart{ID: ChartTime, Height: fmt.Sprintf("%dpx", 110+22*len(rows)), Chart: bar}
+}
+
+// axisBound is x as an axis bound, or nil (automatic) when x is not finite.
+func axisBound(x float64) any {
+	if !finite(x) || x == 0 {
+		return nil
+	}
+	return x
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// RooflineChart puts every timed GPU design at (bytes per iteration, µs per
+// iteration) on log-log axes, against the measured ceilings: the time the
+// bytes take at the 128 MiB copy row's rate (DRAM) and at the one-iteration
+// copy row's rate (L2-resident), one empty kernel launch, and one
+// grid.sync(); a hollow marker under each design is its own launch +
+// barrier floor (Floor). A design on a ceiling is bound by it. nil without
+// a timed GPU row or copy rows.
+func RooflineChart(run *Run) *Chart {
+	c := MeasuredCeilings(run)
+	var rows []TimingRow
+	for _, t := range run.Timings {
+		if us := t.Timing.MsPerIteration(); t.Kind == KindGPU && t.Status == StatusPass && t.BytesPerIteration > 0 && us > 0 && finite(us*1000) {
+			rows = append(rows, t)
+		}
+	}
+	if len(rows) == 0 || !(c.DRAMGBps > 0) || !finite(c.DRAMGBps) {
+		return nil
+	}
+	loB, hiB, loT, hiT := math.Inf(1), 0.0, math.Inf(1), 0.0
+	for _, t := range rows {
+		b, us := float64(t.BytesPerIteration), t.Timing.MsPerIteration()*1000
+		loB, hiB, loT, hiT = math.Min(loB, b), math.Max(hiB, b), math.Min(loT, us), math.Max(hiT, us)
+	}
+	x0, x1 := sig4(loB/2), sig4(hiB*2)
+	sc := charts.NewScatter()
+	sc.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Roofline: bytes per iteration against time per iteration (GPU)",
+			Subtitle: "log-log; lines: the measured ceilings; hollow marker under a design: its launches × launch cost + barrier"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "bytes per iteration (log)", NameLocation: "middle", NameGap: 28, Min: axisBound(x0), Max: axisBound(x1),
+			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return (v / 1e6).toPrecision(2) + ' MB'; }")}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "µs per iteration (log)", NameLocation: "middle", NameGap: 44}),
+		charts.WithGridOpts(opts.Grid{Left: "20", Right: fmt.Sprint(legendRoom), Top: "70", Bottom: "44", ContainLabel: opts.Bool(true)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(
+			"function (p) { var v = p.value; return p.marker + p.seriesName + '<br/>' + (v[2] || '') + (v[2] ? '<br/>' : '') + v[0].toLocaleString() + ' bytes, ' + v[1] + ' µs'; }")}),
+		charts.WithLegendOpts(plainLegend(nil, true)),
+	)
+	for _, t := range rows {
+		f := c.DesignFloor(t)
+		d := []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig4(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}
+		if fl := f.LaunchUs + f.BarrierUs; fl > 0 && finite(fl) {
+			d = append(d, opts.ScatterData{Value: []any{t.BytesPerIteration, sig4(fl), "its launch + barrier floor"}, Symbol: "emptyTriangle", SymbolSize: 9})
+		}
+		sc.AddSeries(t.Implementation, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(t.Implementation)}))
+	}
+	ceil := func(name, colour, dash string, pts [][2]float64) {
+		var d []opts.ScatterData
+		for _, p := range pts {
+			if finite(p[0]) && finite(p[1]) && p[1] > 0 {
+				d = append(d, opts.ScatterData{Value: []any{p[0], sig4(p[1]), name}})
+			}
+		}
+		if len(d) == 0 {
+			return
+		}
+		sc.AddSeries(name, d, charts.WithSeriesOpts(func(s *charts.SingleSeries) { s.Type = "line" }),
+			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: colour, Type: dash, Width: 1.5}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: colour}))
+	}
+	rate := func(gbps float64) [][2]float64 {
+		return [][2]float64{{x0, x0 / (gbps * 1e3)}, {x1, x1 / (gbps * 1e3)}}
+	}
+	ceil(fmt.Sprintf("DRAM copy rate (%.0f GB/s)", c.DRAMGBps), "#444444", "solid", rate(c.DRAMGBps))
+	if c.IterCopyGBps > 0 && finite(c.IterCopyGBps) {
+		ceil(fmt.Sprintf("one-iteration copy (L2, %.0f GB/s)", c.IterCopyGBps), "#888888", "dashed", rate(c.IterCopyGBps))
+	}
+	if c.LaunchUs > 0 {
+		ceil(fmt.Sprintf("one kernel launch (%.2f µs)", c.LaunchUs), "#c0392b", "dotted", [][2]float64{{x0, c.LaunchUs}, {x1, c.LaunchUs}})
+	}
+	if c.GridSyncUs > 0 {
+		ceil(fmt.Sprintf("one grid.sync() (%.2f µs)", c.GridSyncUs), "#e67e22", "dotted", [][2]float64{{x0, c.GridSyncUs}, {x1, c.GridSyncUs}})
+	}
+	entries := len(rows) + 4
+	return &Chart{ID: ChartRoofline, Height: fmt.Sprintf("%dpx", max(480, 110+26*entries)), Chart: sc}
+}
+
+// ConvergenceChart is the L1 residual per iteration of every tolerance-mode
+// run on the real graph, one line per implementation in its fixed colour.
+// ECharts' log axis labels only every power of 10 of the exponent, so the
+// series are log10(residual) on a value axis labelled 1e<k>. With more than
+// 8 lines only the CPU lines and the best GPU design are drawn at first; the
+// legend (plain, beside the plot) adds any other with one click. nil when no
+// run produced residuals.
+func ConvergenceChart(run *Run) *Chart {
+	kinds := map[string]string{}
+	for _, im := range run.Implementations {
+		kinds[im.Name] = im.Kind
+	}
+	best := ""
+	if s := Summarize(run); s.BestGPU != nil {
+		best = s.BestGPU.Implementation
+	}
+	line := charts.NewLine()
+	minRes, maxRes := math.Inf(1), math.Inf(-1)
+	var names []string
+	type series struct {
+		name string
+		data []opts.LineData
+	}
+	var ss []series
+	for _, r := range run.Results {
+		if r.Case != run.Graph.Name || r.Mode != pagerank.Tolerance || len(r.Residuals) == 0 {
+			continue
+		}
+		data := make([]opts.LineData, 0, len(r.Residuals))
+		for k, x := range r.Residuals {
+			if x > 0 && finite(x) {
+				minRes, maxRes = math.Min(minRes, x), math.Max(maxRes, x)
+				data = append(data, opts.LineData{Value: []any{k + 1, sig4(math.Log10(x))}})
+			}
+		}
+		names = append(names, r.Implementation)
+		ss = append(ss, series{r.Implementation, data})
+	}
+	if len(ss) == 0 {
+		return nil
+	}
+	selected := map[string]bool{}
+	hidden := 0
+	if len(names) > 8 {
+		for _, n := range names {
+			selected[n] = kinds[n] != KindGPU || n == best
+			if !selected[n] {
+				hidden++
+			}
+		}
+	}
+	sub := "‖x_{k+1} − x_k‖₁, tolerance mode, log scale"
+	if hidden > 0 {
+		sub += fmt.Sprintf("; drawn: CPU rows and the fastest GPU (%s); click the legend for the other %d", best, hidden)
+	}
+	line.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: sub}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", NameLocation: "middle", NameGap: 26, Min: 1}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: axisBound(math.Floor(math.Log10(minRes))), Max: axisBound(math.Ceil(math.Log10(maxRes))),
+			MinInterval: 1, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
+		charts.WithLegendOpts(plainLegend(selected, len(names) > 8)),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(`function (ps) {
+  if (!Array.isArray(ps)) { ps = [ps]; }
+  var s = 'iteration ' + ps[0].value[0];
+  ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName + ': ' + Math.pow(10, p.value[1]).toExponential(3); });
+  return s;
+}`)}),
+		charts.WithGridOpts(opts.Grid{Left: "20", Right: rightRoom(len(names) > 8), Top: "70", Bottom: bottomRoom(len(names) > 8, len(names)), ContainLabel: opts.Bool(true)}),
+	)
+	for _, x := range ss {
+		style := opts.LineStyle{Width: 2, Color: ImplColour(x.name)}
+		if kinds[x.name] != KindGPU {
+			style.Type = "dashed"
+		}
+		line.AddSeries(x.name, x.data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+			charts.WithLineStyleOpts(style), charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(x.name)}))
+	}
+	return &Chart{ID: ChartConvergence, Height: "460px", Chart: line}
+}
+
+func rightRoom(side bool) string {
+	if side {
+		return fmt.Sprint(legendRoom)
+	}
+	return "40"
+}
+
+func bottomRoom(side bool, n int) string {
+	if side {
+		return "40"
+	}
+	return fmt.Sprint(50 + 20*((n+5)/6))
+}
+
+// XDRAMChart is each stage's effective bandwidth as a fraction of the 128
+// MiB DRAM copy row (x DRAM), one bar per stage (0-byte primitives left
+// out), with the copy rows as marked lines (DRAM = 1, and the copy of one
+// iteration's bytes); the axis is logarithmic when the values span more than
+// a decade. stages are the course's stage table when the run timed every
+// stage alone, else each design's own stages. nil without stages.
+func XDRAMChart(run *Run) *Chart {
+	type bar struct {
+		name, impl string
+		x          float64
+	}
+	var bars []bar
+	if len(run.Stages) > 0 {
+		for _, s := range run.Stages {
+			bars = append(bars, bar{s.Name, "", s.XDRAM})
+		}
+	} else {
+		for _, t := range run.Timings {
+			if t.Kind == KindGPU {
+				for _, s := range t.Stages {
+					bars = append(bars, bar{t.Implementation + ": " + s.Name, t.Implementation, s.XDRAM})
+				}
+			}
+		}
+	}
+	var names []string
+	var impls []string
+	data := map[string][]opts.ScatterData{}
+	lo, hi := math.Inf(1), 0.0
+	for _, b := range bars {
+		if !(b.x > 0) || !finite(b.x) {
+			continue
+		}
+		names = append(names, b.name)
+		if _, ok := data[b.impl]; !ok {
+			impls = append(impls, b.impl)
+		}
+		data[b.impl] = append(data[b.impl], opts.ScatterData{Value: []any{sig4(b.x), len(names) - 1}, Symbol: "rect", SymbolSize: 11})
+		lo, hi = math.Min(lo, b.x), math.Max(hi, b.x)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	marks := []opts.MarkLineNameXAxisItem{{Name: "DRAM copy (1)", XAxis: 1}}
+	hi = math.Max(hi, 1)
+	for _, s := range run.CopyRows {
+		if s.XDRAM > 0 && s.XDRAM < 1 {
+			marks = append(marks, opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("one-iteration copy (%.3g)", s.XDRAM), XAxis: sig4(s.XDRAM)})
+			lo = math.Min(lo, s.XDRAM)
+		}
+	}
+	// A dot per stage: on a log axis a bar would start at 1, not at the axis minimum.
+	axis := opts.XAxis{Type: "value", Name: "x DRAM", NameLocation: "middle", NameGap: 26, Min: 0, Max: 1.05}
+	if hi/lo > 10 {
+		axis = opts.XAxis{Type: "log", Name: "x DRAM (log)", NameLocation: "middle", NameGap: 26,
+			Min: axisBound(math.Pow(10, math.Floor(math.Log10(lo)))), Max: 1}
+	}
+	b := charts.NewScatter()
+	b.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: "Effective bandwidth per stage, x DRAM",
+			Subtitle: "stage GB/s over the 128 MiB device-to-device copy row, one dot per stage; dashed: the copy rows"}),
+		charts.WithXAxisOpts(axis),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0", FontSize: 11},
+			SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eeeeee"}}}),
+		charts.WithGridOpts(opts.Grid{Left: "10", Right: "70", Top: "84", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts("function (p) { return p.marker + p.seriesName + ': ' + p.value[0] + ' x DRAM'; }")}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+	)
+	for i, im := range impls {
+		colour, name := ColourGPU, "stage alone"
+		if im != "" {
+			colour, name = ImplColour(im), im
+		}
+		so := []charts.SeriesOpts{charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", FontSize: 11, Formatter: "{@[0]}"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: colour})}
+		if i == 0 {
+			so = append(so, charts.WithMarkLineNameXAxisItemOpts(marks...),
+				charts.WithMarkLineStyleOpts(opts.MarkLineStyle{Symbol: []string{"none", "none"},
+					Label:     &opts.Label{Show: opts.Bool(true), Formatter: "{b}", Position: "start", FontSize: 11},
+					LineStyle: &opts.LineStyle{Color: "#444444", Type: "dashed", Width: 1.5}}))
+		}
+		b.AddSeries(name, data[im], so...)
+	}
+	return &Chart{ID: ChartXDRAM, Height: fmt.Sprintf("%dpx", 110+20*len(names)), Chart: b}
+}

@@ -1,0 +1,346 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+)
+
+// DefaultBaseline is the thread-per-row design every GPU speed-up is quoted
+// against (the course's bronze line), when the run's tier rows do not name one.
+const DefaultBaseline = "gpu-thread-per-row"
+
+// DesignPoint is one timed design as the summary quotes it.
+type DesignPoint struct {
+	Implementation string
+	Label          string
+	Kind           string
+	UsPerIter      float64 // median time of one iteration, µs
+	XDRAM          F       // end-to-end GB/s over the DRAM copy row (GPU)
+	Tier           string  // course tier (GPU), "" for CPU rows
+	VsBaseline     float64 // baseline µs / this µs (NaN without a timed baseline)
+	VsCPU          float64 // best CPU µs / this µs (NaN without a CPU row)
+	Floor          Floor   // GPU rows: the time the measured ceilings explain
+}
+
+// Summary is what a reader needs first: where it ran, the best design per
+// kind and how it compares, what bounds it, whether every gate held, and the
+// next change with its expected effect. Summarize derives it from a Run
+// alone; every number comes from the run's rows.
+type Summary struct {
+	Graph     string
+	Nodes     int
+	Edges     int
+	Machine   string
+	Baseline  string
+	BestGPU   *DesignPoint // nil without a timed GPU row
+	Library   *DesignPoint // the best library design (cuSPARSE, Thrust + CUB)
+	Base      *DesignPoint // the thread-per-row baseline
+	BestCPU   *DesignPoint
+	Ceilings  Ceilings
+	Finding   string   // the main finding, one sentence
+	BoundLine string   // what bounds the best GPU design (or the CPU rows), with numbers
+	GatesOK   bool     // every correctness and convergence gate that ran passed
+	Gates     string   // one line: what ran and passed
+	Failures  []string // every failed gate, "impl on case: status"
+	Skipped   string   // why rows were skipped, once ("" when none)
+	Exercise  []string // the exercise variant's results (expected to fail on dangling cases)
+	Next      string   // the next change and its expected effect, with its source
+}
+
+// IsLibraryDesign reports whether implementation name is a library path
+// (cuSPARSE, or Thrust + CUB with no custom kernel), by its registry name.
+func IsLibraryDesign(name string) bool {
+	return strings.Contains(name, "cusparse") || strings.Contains(name, "thrust")
+}
+
+// Summarize computes run's Summary.
+func Summarize(run *Run) Summary {
+	s := Summary{Graph: run.Graph.Name, Nodes: run.Graph.Nodes, Edges: run.Graph.Edges, Baseline: DefaultBaseline,
+		Ceilings: MeasuredCeilings(run)}
+	if len(run.Tiers) > 0 && run.Tiers[0].Baseline != "" {
+		s.Baseline = run.Tiers[0].Baseline
+	}
+	s.Machine = fmt.Sprintf("%s, %d logical CPUs", run.Env.CPUModel, run.Env.CPUCores)
+	if g := run.GPU; g != nil {
+		s.Machine = fmt.Sprintf("%s (compute capability %s, %d SMs, %.0f MiB L2), host %s", g.Name, g.ComputeCapability, g.SMs, float64(g.L2Bytes)/(1<<20), s.Machine)
+	} else {
+		s.Machine += "; no GPU"
+	}
+	tier := map[string]string{}
+	for _, t := range run.Tiers {
+		tier[t.Implementation] = t.Tier
+	}
+	point := func(t TimingRow) *DesignPoint {
+		return &DesignPoint{Implementation: t.Implementation, Label: t.Label, Kind: t.Kind, UsPerIter: t.Timing.MsPerIteration() * 1000,
+			XDRAM: t.XDRAM, Tier: tier[t.Implementation], VsBaseline: math.NaN(), VsCPU: math.NaN(), Floor: s.Ceilings.DesignFloor(t)}
+	}
+	better := func(cur *DesignPoint, t TimingRow) bool {
+		us := t.Timing.MsPerIteration() * 1000
+		return us > 0 && (cur == nil || us < cur.UsPerIter)
+	}
+	for _, t := range run.Timings {
+		if t.Status != StatusPass || t.Case != "" && t.Case != run.Graph.Name {
+			continue
+		}
+		switch {
+		case t.Kind == KindCPU && better(s.BestCPU, t):
+			s.BestCPU = point(t)
+		case t.Kind == KindGPU:
+			if better(s.BestGPU, t) {
+				s.BestGPU = point(t)
+			}
+			if IsLibraryDesign(t.Implementation) && better(s.Library, t) {
+				s.Library = point(t)
+			}
+			if t.Implementation == s.Baseline {
+				s.Base = point(t)
+			}
+		}
+	}
+	for _, p := range []*DesignPoint{s.BestGPU, s.Library, s.Base, s.BestCPU} {
+		if p == nil {
+			continue
+		}
+		if s.Base != nil {
+			p.VsBaseline = s.Base.UsPerIter / p.UsPerIter
+		}
+		if s.BestCPU != nil {
+			p.VsCPU = s.BestCPU.UsPerIter / p.UsPerIter
+		}
+	}
+	s.gates(run)
+	s.bound(run)
+	s.next(run)
+	return s
+}
+
+// gates summarises the correctness and convergence rows (the exercise
+// variant apart: it is meant to fail where a case has dangling nodes).
+func (s *Summary) gates(run *Run) {
+	var ran, passed, skipped int
+	exercise := map[string][]string{}
+	for _, c := range run.Correctness {
+		if c.Kind == KindExercise {
+			exercise[c.Implementation] = append(exercise[c.Implementation], c.Case+" "+c.Status)
+			continue
+		}
+		switch c.Status {
+		case StatusPass:
+			ran++
+			passed++
+		case StatusSkipped:
+			skipped++
+		default:
+			ran++
+			s.Failures = append(s.Failures, fmt.Sprintf("%s on %s: %s", c.Implementation, c.Case, c.Status))
+		}
+	}
+	for _, c := range run.Convergence {
+		if c.Kind != KindExercise && c.Status != StatusPass && c.Status != StatusSkipped {
+			s.Failures = append(s.Failures, fmt.Sprintf("%s converging on %s: %s", c.Implementation, run.Graph.Name, c.Status))
+		}
+	}
+	s.Failures = append(s.Failures, run.Notes...)
+	s.GatesOK = ran > 0 && len(s.Failures) == 0
+	switch {
+	case ran == 0:
+		s.Gates = "no correctness case ran"
+	case len(s.Failures) == 0 && skipped == 0:
+		s.Gates = fmt.Sprintf("every gate passed: %d case × implementation rows (sum, Spearman ρ, per-element error) and every converged run", passed)
+	case len(s.Failures) == 0:
+		s.Gates = fmt.Sprintf("every gate that ran passed: %d rows; %d rows skipped", passed, skipped)
+	default:
+		s.Gates = fmt.Sprintf("%d gate(s) failed, %d of %d rows passed", len(s.Failures), passed, ran)
+	}
+	if run.GPUSkipped != "" {
+		s.Skipped = "GPU rows skipped: " + ShortReason(run.GPUSkipped)
+	}
+	for _, im := range run.Implementations {
+		if r, ok := exercise[im.Name]; ok {
+			s.Exercise = append(s.Exercise, fmt.Sprintf("%s: %s", im.Name, strings.Join(r, ", ")))
+		}
+	}
+}
+
+// bound states what limits the best GPU design, from the measured ceilings.
+func (s *Summary) bound(run *Run) {
+	b := s.BestGPU
+	if b == nil {
+		if p := s.BestCPU; p != nil {
+			s.Finding = fmt.Sprintf("No GPU row ran here. The fastest CPU row, %s, takes %.1f µs per iteration", p.Implementation, p.UsPerIter)
+			for _, t := range run.Timings {
+				if t.Implementation == run.Protocol.Oracle && t.Status == StatusPass && t.Implementation != p.Implementation {
+					s.Finding += fmt.Sprintf(", %.2f× the sequential oracle (%.1f µs) on %d cores", t.Timing.MsPerIteration()*1000/p.UsPerIter, t.Timing.MsPerIteration()*1000, run.Env.GOMAXPROCS)
+				}
+			}
+			s.Finding += "."
+			s.BoundLine = "No GPU row was timed, so no GPU bound: the CPU rows are timed by the wall clock and have no copy rows to compare with."
+		}
+		return
+	}
+	f, c := b.Floor, s.Ceilings
+	if f.Bound == BoundUnknown {
+		s.BoundLine = fmt.Sprintf("%s: this run lacks the copy rows or the launch primitive needed to split its %.2f µs per iteration.", b.Implementation, b.UsPerIter)
+		return
+	}
+	fits := ""
+	if c.L2Bytes > 0 && f.Bytes > 0 && f.Bytes <= c.L2Bytes {
+		fits = fmt.Sprintf("One iteration moves %s bytes and the L2 holds %s: the working set fits in L2, so DRAM bandwidth does not bound it (at the DRAM copy rate the bytes take %.2f µs). ", commas(int(f.Bytes)), commas(int(c.L2Bytes)), f.DRAMUs)
+	}
+	parts := fmt.Sprintf("Of %s's %.2f µs per iteration, %.2f launches × %.2f µs = %.2f µs are kernel launches", b.Implementation, b.UsPerIter, f.Launches, c.LaunchUs, f.LaunchUs)
+	if f.Barrier != "" {
+		parts += fmt.Sprintf(" and one %s costs %.2f µs", f.Barrier, f.BarrierUs)
+	}
+	rest := b.UsPerIter - f.LaunchUs - f.BarrierUs - f.DRAMUs
+	parts += fmt.Sprintf("; the other %.2f µs are neither launches, barriers nor DRAM bytes (latency of the dependent gathers and reductions inside the iteration).", math.Max(rest, 0))
+	s.BoundLine = fmt.Sprintf("Bound: %s. %s%s", f.Bound, fits, parts)
+	launchBound := 0
+	timed := 0
+	for _, t := range run.Timings {
+		if t.Kind == KindGPU && t.Status == StatusPass {
+			timed++
+			if c.DesignFloor(t).Bound == BoundLaunch {
+				launchBound++
+			}
+		}
+	}
+	if timed > 1 {
+		s.BoundLine += fmt.Sprintf(" %d of the %d timed GPU designs are launch/barrier-bound (launches + barriers ≥ half their time).", launchBound, timed)
+	}
+	what := fmt.Sprintf("the fastest GPU design, %s, takes %.2f µs per iteration", b.Implementation, b.UsPerIter)
+	if finite(b.VsBaseline) {
+		what += fmt.Sprintf(", %.1f× the thread-per-row baseline", b.VsBaseline)
+	}
+	if finite(b.VsCPU) {
+		what += fmt.Sprintf(" and %.1f× the best CPU row", b.VsCPU)
+	}
+	switch {
+	case fits != "":
+		s.Finding = fmt.Sprintf("One iteration's working set (%.2f MB) fits in the %.0f MiB L2, so launches, barriers and latency, not DRAM bandwidth, bound the GPU designs (%d of %d are launch/barrier-bound; the best reaches %.3f x DRAM): %s.",
+			float64(f.Bytes)/1e6, float64(c.L2Bytes)/(1<<20), launchBound, timed, float64(b.XDRAM), what)
+	default:
+		s.Finding = fmt.Sprintf("Bound: %s; %s.", f.Bound, what)
+	}
+}
+
+// next is the generated "next change and its expected effect" paragraph.
+func (s *Summary) next(run *Run) {
+	b, c := s.BestGPU, s.Ceilings
+	switch {
+	case b == nil && s.BestCPU != nil:
+		var t0 *TimingRow
+		for i, t := range run.Timings {
+			if t.Implementation == run.Protocol.Oracle && t.Status == StatusPass {
+				t0 = &run.Timings[i]
+			}
+		}
+		if t0 == nil || run.Env.GOMAXPROCS < 2 {
+			s.Next = "Next change: run on a GPU host (`make cuda-lib`, then `make report`); this run has no GPU and no sequential row to compare the CPU rows with."
+			return
+		}
+		seq := t0.Timing.MsPerIteration() * 1000
+		ideal := seq / float64(run.Env.GOMAXPROCS)
+		s.Next = fmt.Sprintf("Next change: the CPU rows. %s takes %.0f µs per iteration, %.2f× the sequential oracle's %.0f µs on %d cores; perfect scaling would give %.0f µs (oracle time / GOMAXPROCS, this run's rows), so at most %.2f× is left in parallelising the same algorithm. The GPU rows need `make cuda-lib` on a CUDA host.",
+			s.BestCPU.Implementation, s.BestCPU.UsPerIter, seq/s.BestCPU.UsPerIter, seq, run.Env.GOMAXPROCS, ideal, s.BestCPU.UsPerIter/ideal)
+	case b == nil:
+		s.Next = "Next change: none can be derived: no row was timed."
+	case b.Floor.Bound == BoundUnknown:
+		s.Next = "Next change: measure the copy rows and the launch primitive with the GPU rows (`prlab report` on a GPU does), so the bound and the next change can be derived."
+	case b.Floor.Launches >= 1.5:
+		saved := (b.Floor.Launches - 1) * c.LaunchUs
+		s.Next = fmt.Sprintf("Next change: fuse %s's %.3g launches per iteration into one. Expected: about %.2f µs per iteration instead of %.2f (%.0f%% less), removing %.3g launches at the %.2f µs one empty launch costs on this card (both from this run's rows).",
+			b.Implementation, b.Floor.Launches, b.UsPerIter-saved, b.UsPerIter, 100*saved/b.UsPerIter, b.Floor.Launches-1, c.LaunchUs)
+	case b.Floor.Barrier == "grid.sync()" && c.ClusterSyncUs > 0 && c.ClusterSyncUs < b.Floor.BarrierUs:
+		saved := b.Floor.BarrierUs - c.ClusterSyncUs
+		s.Next = fmt.Sprintf("Next change: a cheaper barrier than %s's grid.sync() (%.2f µs per iteration, measured). A barrier as cheap as one cluster.sync() (%.2f µs, measured in this run, but it spans one thread-block cluster only) would give about %.2f µs per iteration (%.0f%% less). Beyond that the measured floors leave %.2f µs of latency inside the iteration; the DRAM copy rate alone would allow %.2f µs.",
+			b.Implementation, b.Floor.BarrierUs, c.ClusterSyncUs, b.UsPerIter-saved, 100*saved/b.UsPerIter, b.UsPerIter-b.Floor.BarrierUs-b.Floor.LaunchUs, b.Floor.DRAMUs)
+	case b.Floor.Bound == BoundDRAM:
+		s.Next = fmt.Sprintf("Next change: move fewer bytes. %s moves %s bytes per iteration at %.3g x DRAM; at the DRAM copy rate those bytes take %.2f µs (this run's 128 MiB copy row), so cutting bytes (relabelled order, smaller indices) is where the time is.",
+			b.Implementation, commas(int(b.Floor.Bytes)), float64(b.XDRAM), b.Floor.DRAMUs)
+	default:
+		s.Next = fmt.Sprintf("Next change: shorten the latency inside %s's iteration (%.2f of %.2f µs are not launches, barriers or DRAM bytes): fewer dependent gathers per row, a relabelled order for locality. The DRAM copy rate would allow %.2f µs (this run's copy row).",
+			b.Implementation, b.UsPerIter-b.Floor.LaunchUs-b.Floor.BarrierUs, b.UsPerIter, b.Floor.DRAMUs)
+	}
+}
+
+// ShortReason is a skip reason for a page: the CUDA library's "not loaded;
+// tried <every path>" (which names temporary build directories) becomes one
+// sentence without machine paths; other reasons are returned unchanged.
+func ShortReason(reason string) string {
+	if i := strings.Index(reason, " not loaded; tried "); i > 0 {
+		lib := reason[:i]
+		hint := ""
+		if j := strings.Index(reason, "Build it"); j > 0 {
+			hint = " " + strings.TrimSpace(reason[j:])
+		}
+		return fmt.Sprintf("the CUDA library %s is not built here (or not found).%s", lib, hint)
+	}
+	return reason
+}
+
+// commas writes n with thousands separators (263,431,158).
+func commas(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+var summaryTemplate = template.Must(template.New("summary").Funcs(funcs).Parse(`<div id="summary" class="prlab-summary" style="border:1px solid #b8c7d9;background:#f5f8fc;padding:10px 14px;margin:10px 0 16px 0;font:14px/1.4 -apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:1060px;break-inside:avoid">
+<div style="font-size:15px;margin-bottom:6px"><b>{{.Graph}}</b> ({{commas .Nodes}} nodes, {{commas .Edges}} edges) on <b>{{.Machine}}</b></div>
+{{with .Finding}}<div id="finding" style="font-size:16px;margin:4px 0 6px 0;font-weight:600">{{.}}</div>{{end}}
+<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:13px;margin:6px 0">
+<tr>{{range .Header}}<th style="border-bottom:2px solid #999;padding:2px 10px;text-align:left;white-space:nowrap">{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td style="padding:2px 10px;white-space:nowrap">{{.Role}}</td><td style="padding:2px 10px;white-space:nowrap"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 10px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 10px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 10px">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 10px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 10px">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
+{{end}}</table></div>
+{{with .BoundLine}}<p style="margin:6px 0">{{.}}</p>{{end}}
+<p style="margin:6px 0"><b style="color:{{if .GatesOK}}#11661b{{else}}#b00020{{end}}">{{if .GatesOK}}✔{{else}}✘{{end}} {{.Gates}}</b>{{with .Skipped}}<br><span style="color:#666">{{.}}</span>{{end}}</p>
+{{with .Failures}}<ul style="margin:2px 0 6px 0;color:#b00020">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Exercise}}<p style="margin:4px 0;color:#666;font-size:12.5px">Exercise variant (expected to fail where a case has dangling nodes): {{range $i, $e := .}}{{if $i}}; {{end}}{{$e}}{{end}}</p>{{end}}
+<p style="margin:6px 0"><b>{{.Next}}</b></p>
+</div>`))
+
+type summaryRow struct {
+	Role   string
+	Colour string
+	P      *DesignPoint
+}
+
+// SummaryHTML is the summary block (id "summary") that opens index.html
+// and the notebooks: graph and machine, the best GPU design with its speed-up
+// over the thread-per-row baseline and the best CPU row, a small table of the
+// best GPU, library, baseline and CPU designs (µs per iteration, x DRAM,
+// tier, bound), the bound with numbers, the gates, and the next change.
+func SummaryHTML(run *Run) (template.HTML, error) {
+	s := Summarize(run)
+	var rows []summaryRow
+	add := func(role string, p *DesignPoint) {
+		if p != nil {
+			rows = append(rows, summaryRow{role, ImplColour(p.Implementation), p})
+		}
+	}
+	add("best GPU design", s.BestGPU)
+	if s.Library != nil && (s.BestGPU == nil || s.Library.Implementation != s.BestGPU.Implementation) {
+		add("best library path", s.Library)
+	}
+	add("thread-per-row baseline", s.Base)
+	add("best CPU row", s.BestCPU)
+	data := struct {
+		Summary
+		Header []string
+		Rows   []summaryRow
+	}{s, []string{"", "design", "µs / iteration", "x DRAM", "tier", "vs baseline", "vs best CPU", "bound"}, rows}
+	var b strings.Builder
+	if err := summaryTemplate.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("summary: %w", err)
+	}
+	return template.HTML(b.String()), nil
+}
