@@ -60,20 +60,19 @@ func MeasuredCeilings(run *Run) Ceilings {
 			}
 		}
 	}
-	c.LaunchUs, c.GraphNodeUs, c.GridSyncUs, c.ClusterSyncUs = median(launch), median(node), median(grid), median(cluster)
+	c.LaunchUs, c.GraphNodeUs, c.GridSyncUs, c.ClusterSyncUs = medianOr0(launch), medianOr0(node), medianOr0(grid), medianOr0(cluster)
 	return c
 }
 
-func median(xs []float64) float64 {
+// medianOr0 is the median of xs (median in verify_stats.go wants them
+// sorted), or 0 when xs is empty (not measured).
+func medianOr0(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return median(s)
 }
 
 // Bounds name what limits a design's iteration.
