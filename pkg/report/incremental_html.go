@@ -24,8 +24,8 @@ const (
 type incrementalView struct {
 	*IncrementalStudy
 	EChartsJS       template.JS
-	SpeedupChart    *chartHTML
-	IterationsChart *chartHTML
+	SpeedupChart    template.HTML
+	IterationsChart template.HTML
 	Passed, Total   int
 	ByYear          []IncrementalRow
 	Random          []IncrementalRow
@@ -100,7 +100,7 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 // batch size as a percentage of the edges (log x, log y), one series per
 // workload, batch kind and implementation, with the break-even line y = 1.
 // Nil when no row has a speed-up.
-func incrementalSpeedupChart(s *IncrementalStudy) (*chartHTML, error) {
+func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {
 	var keys []string
 	points := map[string][]opts.LineData{}
 	minX, maxX := math.Inf(1), math.Inf(-1)
@@ -120,17 +120,17 @@ func incrementalSpeedupChart(s *IncrementalStudy) (*chartHTML, error) {
 		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
 	}
 	if len(keys) == 0 {
-		return nil, nil
+		return "", nil
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartIncrementalSpeedup, Width: "1000px", Height: "500px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Speed-up of update + warm start over a cold recompute, vs batch size",
 			Subtitle: "(rebuild + upload + cold iterations) / (update + warm iterations); above 1 the incremental path wins; log-log"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "batch size (% of the edges before the batch)", NameLocation: "middle", NameGap: 30}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "speed-up (x)"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
 	)
@@ -146,7 +146,7 @@ func incrementalSpeedupChart(s *IncrementalStudy) (*chartHTML, error) {
 	line.AddSeries("break-even (1x)", []opts.LineData{{Value: []any{minX, 1}}, {Value: []any{maxX, 1}}},
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithLineStyleOpts(opts.LineStyle{Type: "dotted", Color: "#888888", Width: 1}))
-	return renderChart(ChartIncrementalSpeedup, line)
+	return (&Chart{ID: ChartIncrementalSpeedup, Height: "500px", Chart: line}).HTML()
 }
 
 func isYearSeries(key string, s *IncrementalStudy) bool {
@@ -156,7 +156,7 @@ func isYearSeries(key string, s *IncrementalStudy) bool {
 
 // incrementalIterationsChart draws warm and cold iterations per year of the
 // by-year workload, one pair of series per implementation. Nil without years.
-func incrementalIterationsChart(s *IncrementalStudy) (*chartHTML, error) {
+func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
 	var years []int
 	seen := map[int]bool{}
 	var impls []string
@@ -176,7 +176,7 @@ func incrementalIterationsChart(s *IncrementalStudy) (*chartHTML, error) {
 		warm[r.Implementation][r.Year], cold[r.Implementation][r.Year] = r.WarmIterations, r.ColdIterations
 	}
 	if len(years) == 0 {
-		return nil, nil
+		return "", nil
 	}
 	x := make([]string, len(years))
 	for i, y := range years {
@@ -184,13 +184,13 @@ func incrementalIterationsChart(s *IncrementalStudy) (*chartHTML, error) {
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{ChartID: ChartIncrementalIterations, Width: "1000px", Height: "420px", Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Iterations to converge after each year's batch: warm start vs cold start",
 			Subtitle: "L1 residual under the implementation's tolerance; warm = from the previous year's ranks, new papers 1/n, rescaled to sum 1"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "year", NameLocation: "middle", NameGap: 30}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "iterations"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "scroll"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
 	)
@@ -209,5 +209,5 @@ func incrementalIterationsChart(s *IncrementalStudy) (*chartHTML, error) {
 				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash}))
 		}
 	}
-	return renderChart(ChartIncrementalIterations, line)
+	return (&Chart{ID: ChartIncrementalIterations, Height: "420px", Chart: line}).HTML()
 }
