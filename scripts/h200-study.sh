@@ -15,6 +15,10 @@
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
 #   scale     prlab scale --budget $SCALE_BUDGET (default 6m) $SCALE_ARGS -> $work/h200-scale
+#   verify    prlab verify of $VERIFY_REPORT (default reports/h200-2026-11-30-run2) twice -> $work/verify-report
+#             and $work/verify-report-again, prlab compare of the two reruns (how far the float32
+#             convergence counts move between two runs on one GPU) -> $work/verify-reruns, and
+#             prlab verify $VERIFY_SCALE_ARGS of $VERIFY_SCALE (default its scale-subset/) -> $work/verify-scale
 # Everything lands in $work (default $OUT/h200, else reports/h200-latest); at the end the folder
 # is packed into $OUT/h200-<phases>.tar.gz (the device tool returns at most 8 files) and the
 # summary lines are printed last.
@@ -139,11 +143,34 @@ phase_scale() {
   tail -n 25 "$work/scale.log" | tee -a "$summary"
 }
 
+phase_verify() {
+  need .gpu/prlab
+  local t0=$SECONDS rc target=${VERIFY_REPORT:-reports/h200-2026-11-30-run2}
+  local scale=${VERIFY_SCALE:-$target/scale-subset}
+  local -a extra
+  read -r -a extra <<<"${VERIFY_SCALE_ARGS:-}"
+  .gpu/prlab verify --out "$work/verify-report" "$target" >"$work/verify.log" 2>&1
+  rc=$?
+  note "verify: rc=$rc in $((SECONDS - t0)) s -> verify-report/ (of $target)"
+  grep -E '^(Re-verified|FAIL)' "$work/verify.log" | head -n 20 | tee -a "$summary"
+  .gpu/prlab verify --out "$work/verify-report-again" "$target" >"$work/verify-again.log" 2>&1
+  note "verify again: rc=$? -> verify-report-again/"
+  .gpu/prlab compare --out "$work/verify-reruns" "$work/verify-report" "$work/verify-report-again" >"$work/verify-reruns.log" 2>&1
+  note "compare of the two reruns: rc=$? -> verify-reruns/; float32 convergence counts (first rerun, second rerun):"
+  grep '^gate,convergence iterations,' "$work/verify-reruns/verify.csv" | grep float32 | cut -d, -f5-7 | tee -a "$summary"
+  if [[ -f $scale/scale.json ]]; then
+    t0=$SECONDS
+    .gpu/prlab verify "${extra[@]}" --out "$work/verify-scale" "$scale" >"$work/verify-scale.log" 2>&1
+    note "verify scale: rc=$? in $((SECONDS - t0)) s -> verify-scale/ (of $scale ${VERIFY_SCALE_ARGS:-})"
+    grep -E '^(Re-verified|FAIL)' "$work/verify-scale.log" | head -n 20 | tee -a "$summary"
+  fi
+}
+
 phases=("$@")
 ((${#phases[@]})) || phases=(build tests sanitize report)
 for ph in "${phases[@]}"; do
   case $ph in
-  build | tests | sanitize | report | oom | scale) "phase_$ph" ;;
+  build | tests | sanitize | report | oom | scale | verify) "phase_$ph" ;;
   *) echo "h200-study: unknown phase $ph" >&2; exit 2 ;;
   esac
 done

@@ -242,9 +242,28 @@ func finishComparison(v *report.Verification, out string, stdout io.Writer) erro
 	return nil
 }
 
-// rerunScale reruns a scale.json report's protocol (see study.ScaleRerunConfig).
+// rerunScale reruns a scale.json study's protocol through study.RunScale
+// (study.ScaleRerunConfig: its graphs, references and per-row rungs).
 func rerunScale(ctx context.Context, a report.Evidence, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
-	return report.Evidence{}, nil, fmt.Errorf("verify: %s: rerunning a scale study is not supported yet; use prlab compare on two scale reports", a.Path)
+	s, err := report.ReadScaleJSON(a.Path)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
+	}
+	cfg, missing, err := study.ScaleRerunConfig(s, impls, study.ScaleConfig{Name: filepath.Base(dst.Path()), GPU: gpu(), Progress: stderr})
+	if err != nil {
+		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
+	}
+	var notes []string
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("not registered in this build, so not rerun: %s", strings.Join(missing, ", ")))
+	}
+	fmt.Fprintf(stderr, "verify: rerunning %s: scales %d..%d (grids: %v), seed %d, %d implementations, each row on the report's rung\n",
+		a.Path, cfg.MinScale, cfg.MaxScale, cfg.Grid, cfg.Seed, len(cfg.Impls))
+	res, err := study.RunScale(ctx, cfg)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: rerun: %w (nothing was written)", err)
+	}
+	return report.EvidenceOfScale(res, ""), notes, nil
 }
 
 // parseInterspersed parses flags placed before, between or after the

@@ -280,3 +280,47 @@ func TestVerifyFalseAlarms(t *testing.T) {
 		t.Errorf("%d of 10 repetitions raised a timing alarm, want at most 1:\n%s", alarms, strings.Join(lines, "\n"))
 	}
 }
+
+// A scale study verifies too: the rerun replays its graphs, references and
+// per-row rungs, and a row whose status was changed fails naming the graph.
+func TestVerifyScaleStudy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scale-small")
+	if _, stderr, err := runCLI(t, "scale", "--out", dir, "--min-scale", "9", "--max-scale", "10", "--grid=false",
+		"--budget", "30s", "--impl", "t1-multicore-f32", "--copy-mib", "8"); err != nil {
+		t.Fatalf("scale: %v\n%s", err, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "v")
+	stdout, stderr, err := runCLI(t, "verify", "--out", out, dir)
+	if err != nil || !strings.Contains(stdout, "Every correctness gate reproduced") {
+		t.Fatalf("verify of a fresh scale study: %v\n%s\n%s", err, stdout, stderr)
+	}
+	v, err := report.ReadVerification(filepath.Join(out, report.VerifyJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 graphs x 3 implementations (the selection plus both references), each timed on the report's rung.
+	if v.Report.Format != report.FormatScale || len(v.Timing) != 6 {
+		t.Errorf("format %q, %d timed rows, want 6", v.Report.Format, len(v.Timing))
+	}
+	for _, tc := range v.Timing {
+		if tc.ReportRuns != tc.RerunRuns {
+			t.Errorf("%s/%s: %d runs in the report, %d in the rerun", tc.Case, tc.Implementation, tc.ReportRuns, tc.RerunRuns)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, report.ScaleJSONFile))
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, r := range rows(m, "rows") {
+		if r["graph"] == "rmat10" && r["implementation"] == "t1-multicore-f32" {
+			r["status"] = "fail"
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "scale-tampered")
+	os.MkdirAll(bad, 0o755)
+	b, _ = json.Marshal(m)
+	os.WriteFile(filepath.Join(bad, report.ScaleJSONFile), b, 0o644)
+	stdout, _, err = runCLI(t, "verify", "--out", filepath.Join(t.TempDir(), "v2"), bad)
+	if cliStatus(err) != 1 || !strings.Contains(stdout, "FAIL status scale rmat10/t1-multicore-f32: report fail, rerun pass") {
+		t.Errorf("tampered scale study: %v\n%s", err, stdout)
+	}
+}

@@ -261,6 +261,9 @@ func (run *Run) Validate() error {
 		if len(d.SHA256) != 64 || strings.Trim(d.SHA256, "0123456789abcdef") != "" {
 			return fmt.Errorf("environment.datasets[%d].sha256: %q is not 64 lowercase hex digits", i, clip(d.SHA256))
 		}
+		if c := d.ContentSHA256; c != "" && (len(c) != 64 || strings.Trim(c, "0123456789abcdef") != "") {
+			return fmt.Errorf("environment.datasets[%d].content_sha256: %q is not 64 lowercase hex digits", i, clip(c))
+		}
 	}
 	impls := map[string]bool{}
 	for i, im := range run.Implementations {

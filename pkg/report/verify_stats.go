@@ -179,6 +179,11 @@ func (v *Verification) timing(a, b Evidence, o Options) {
 		if t.Kind == KindGPU && len(gpuDiffs) > 0 || t.Kind != KindGPU && len(cpuDiffs) > 0 {
 			t.Class = ClassNotComparable
 		}
+		if x.Clock != y.Clock {
+			t.Class = ClassNotComparable
+			notes = append([]string{fmt.Sprintf("clocks differ: %q vs %q", x.Clock, y.Clock)}, notes...)
+			t.Note = strings.Join(notes, "; ")
+		}
 		v.Timing = append(v.Timing, t)
 		ps = append(ps, float64(t.P))
 	}

@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/report"
@@ -63,4 +64,95 @@ func RerunConfig(run *report.Run, impls []string, base Config) (cfg Config, miss
 	cfg.FloatTolerance, cfg.OracleTolerance, cfg.MaxIterations = p.FloatTolerance, p.OracleTolerance, p.MaxIterations
 	cfg.Entries = entries
 	return cfg, missing, nil
+}
+
+// ScaleRerunConfig is the ScaleConfig that reruns the scale study s
+// (prlab verify of a scale.json): its scales, grids, seed and validation
+// iterations, Replay set to s (its graphs, references and per-row timing
+// rungs), and its implementations (only those in impls when impls is not
+// empty; the oracle and the fallback reference always, as RunScale runs
+// them). missing lists the study's implementations this binary does not
+// register.
+func ScaleRerunConfig(s *report.ScaleStudy, impls []string, base ScaleConfig) (cfg ScaleConfig, missing []string, err error) {
+	p := s.Protocol
+	if p.Damping != 0 && p.Damping != pagerank.DefaultDamping {
+		return cfg, nil, fmt.Errorf("the study used damping factor %v; this build runs only %v", p.Damping, pagerank.DefaultDamping)
+	}
+	def := pagerank.Graph500RMAT(p.MinScale, p.Seed)
+	if p.EdgeFactor != def.EdgeFactor || p.A != def.A || p.B != def.B || p.C != def.C {
+		return cfg, nil, fmt.Errorf("the study's R-MAT parameters (edge factor %d, a,b,c = %g,%g,%g) are not this build's (%d, %g,%g,%g)",
+			p.EdgeFactor, p.A, p.B, p.C, def.EdgeFactor, def.A, def.B, def.C)
+	}
+	var names []string
+	for _, r := range s.Rows {
+		if !slices.Contains(names, r.Implementation) {
+			names = append(names, r.Implementation)
+		}
+	}
+	for _, n := range impls {
+		if !slices.Contains(names, n) {
+			return cfg, nil, fmt.Errorf("--impl %s: the study has no implementation %q (it has %v)", n, n, names)
+		}
+	}
+	cfg = base
+	cfg.defaults()
+	registered := Names(cfg.Entries)
+	cfg.Impls = nil
+	for _, n := range names {
+		if len(impls) > 0 && !slices.Contains(impls, n) {
+			continue
+		}
+		if !slices.Contains(registered, n) {
+			missing = append(missing, n)
+			continue
+		}
+		cfg.Impls = append(cfg.Impls, n)
+	}
+	cfg.MinScale, cfg.MaxScale, cfg.Grid, cfg.Seed, cfg.ValidateIterations = p.MinScale, p.MaxScale, p.Grid, p.Seed, p.ValidateIterations
+	cfg.Budget = 24 * time.Hour // the replayed protocol, not a budget, decides what runs
+	cfg.Replay = s
+	return cfg, missing, nil
+}
+
+// replay sets the plan gs to the protocol the study s ran: graphs s did not
+// run are skipped with its reason, each graph keeps s's reference, and every
+// row is timed on the rung s timed it on (a CPU row's K−1 clock means K
+// iterations per run) or skipped as s skipped it.
+func replay(gs []*plannedGraph, s *report.ScaleStudy) {
+	for _, g := range gs {
+		i := slices.IndexFunc(s.Graphs, func(x report.ScaleGraph) bool { return x.Name == g.name() })
+		switch {
+		case i < 0:
+			g.Skip = "not in the study being re-verified"
+			continue
+		case s.Graphs[i].Skipped != "":
+			g.Skip = s.Graphs[i].Skipped
+			continue
+		}
+		g.Oracle = s.Graphs[i].Reference == OracleName
+		for j := range g.Rows {
+			pr := &g.Rows[j]
+			name := pr.Entry.Impl.Name()
+			k := slices.IndexFunc(s.Rows, func(x report.ScaleRow) bool { return x.Graph == g.name() && x.Implementation == name })
+			if k < 0 {
+				pr.Skip = "not in the study being re-verified"
+				continue
+			}
+			row := s.Rows[k]
+			if row.Status == report.StatusSkipped {
+				pr.Skip = row.Reason
+				continue
+			}
+			pr.Skip = ""
+			t := row.Timing
+			if len(t.RunsMs) == 0 {
+				continue // failed before timing: the course rung, if it gets that far
+			}
+			it := t.Iterations
+			if t.Clock == CPUClockDiff {
+				it++ // K-1 iterations were timed out of K per run
+			}
+			pr.Fixed = &Rung{Iterations: it, Warmups: t.Warmups, Runs: len(t.RunsMs)}
+		}
+	}
 }

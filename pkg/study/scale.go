@@ -68,6 +68,11 @@ type ScaleConfig struct {
 	// Rates override the planner's prior rates per implementation name (tests).
 	Rates    map[string]ScaleRates
 	PlanOnly bool // return after planning: the study holds the plan and no rows
+	// Replay, when set, reruns that study's protocol instead of planning
+	// one (prlab verify): only its graphs, each validated against the same
+	// reference, every row on the rung it was timed on (iterations,
+	// warm-ups, runs) and skipped where it was skipped; no budget applies.
+	Replay *report.ScaleStudy
 	// Checkpoint, when set, is called after every graph with the study so
 	// far (Complete false), e.g. to write a partial report that survives the
 	// process being killed; an error it returns is noted and the run goes on.
@@ -230,7 +235,11 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	}
 	gs := graphsFor(&cfg, runnable)
 	reserve := 0.15*cfg.Budget.Seconds() + 3 // bandwidth rows, report writing, estimate error
-	r.plan.fit(gs, cfg.Budget.Seconds()-reserve)
+	if cfg.Replay != nil {
+		replay(gs, cfg.Replay)
+	} else {
+		r.plan.fit(gs, cfg.Budget.Seconds()-reserve)
+	}
 	gpuLine := ""
 	if gpuWhy != "" {
 		gpuLine = gpuSkippedLine(entries, r.avail, gpuWhy)
@@ -248,7 +257,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
-		if i > 0 { // re-plan what is left with the rates measured so far
+		if i > 0 && cfg.Replay == nil { // re-plan what is left with the rates measured so far
 			rest := gs[i:]
 			before := make([]string, len(rest))
 			for j, h := range rest {
@@ -536,10 +545,10 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 	}
 	// Hard guard: never start a row the budget cannot hold, even on the last rung.
 	rung := pr.Rung
-	for rung < len(Ladder)-1 && r.plan.rowS(pg, pr, rung) > r.left()-2 {
+	for pr.Fixed == nil && rung < len(Ladder)-1 && r.plan.rowS(pg, pr, rung) > r.left()-2 {
 		rung++
 	}
-	if est := r.plan.rowS(pg, pr, rung); est > r.left()-2 {
+	if est := r.plan.rowS(pg, pr, rung); pr.Fixed == nil && est > r.left()-2 {
 		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %.0f s left, this row was estimated at %.0f s", r.left(), est)
 		r.progress(label, name, "skipped: %s", row.Reason)
 		return row
@@ -589,7 +598,11 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 	}
 
 	// Timing.
-	t, bytes, err := r.time(e, g, Ladder[rung])
+	use := Ladder[rung]
+	if pr.Fixed != nil {
+		use = *pr.Fixed
+	}
+	t, bytes, err := r.time(e, g, use)
 	if err != nil {
 		row.Status, row.Reason = report.StatusFailed, "timing: "+err.Error()
 		r.progress(label, name, "failed: %s", firstLine(row.Reason))

@@ -110,6 +110,7 @@ type plannedGraph struct {
 type plannedRow struct {
 	Entry Entry
 	Rung  int
+	Fixed *Rung  // the protocol to time it with instead of Ladder[Rung] (a replayed study)
 	Skip  string // why it will not run (oracle rule, time budget)
 }
 
