@@ -62,7 +62,7 @@ func (e usageError) Error() string { return e.msg }
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	interrupts(cancel, os.Stderr, func() { os.Exit(130) })
+	defer interrupts(cancel, os.Stderr, func() { os.Exit(130) })()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	if err == nil {
 		return
@@ -86,18 +86,28 @@ func main() {
 // loop checks the context, so the command returns within about a second and
 // writes nothing), and a second one call exit at once. Exiting mid-write is
 // safe: a report directory is swapped in whole or not at all, and the next
-// run cleans up what the killed writer left (pkg/report, OutDir).
-func interrupts(cancel func(), stderr io.Writer, exit func()) {
+// run cleans up what the killed writer left (pkg/report, OutDir). The
+// returned function stops listening.
+func interrupts(cancel func(), stderr io.Writer, exit func()) (stop func()) {
 	sigs := make(chan os.Signal, 2)
+	done := make(chan struct{})
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		s := <-sigs
-		fmt.Fprintf(stderr, "prlab: %v: stopping; send it again to exit at once\n", s)
-		cancel()
-		<-sigs
-		fmt.Fprintln(stderr, "prlab: second signal: exiting now")
-		exit()
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "prlab: %v: stopping; send it again to exit at once\n", s)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "prlab: second signal: exiting now")
+			exit()
+		case <-done:
+		}
 	}()
+	return func() { signal.Stop(sigs); close(done) }
 }
 
 const usage = `usage: prlab <command> [flags]

@@ -14,6 +14,7 @@ package cudabind
 // by SetRelabelLog), never inside the timed iterations.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -263,6 +264,11 @@ func (im *reorderedImpl) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Re
 // stage row: the one-time host relabel (0 device bytes; not in the timed
 // iterations).
 func (im *reorderedImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
+	return im.BenchmarkContext(context.Background(), g, p, warmups, runs)
+}
+
+// BenchmarkContext is Benchmark with ctx passed to the inner implementation.
+func (im *reorderedImpl) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -273,7 +279,7 @@ func (im *reorderedImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", im.def.name, err)
 	}
-	res, err := im.innerBench().Benchmark(rg, p, warmups, runs)
+	res, err := pagerank.BenchmarkContext(ctx, im.innerBench(), rg, p, warmups, runs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", im.def.name, err)
 	}

@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -33,9 +34,19 @@ import (
 // compacting (4*nnz bytes). Cost O(n*W + nnz log maxdeg) work, of which only
 // two O(n) prefix sums are serial.
 func NewGraphParallel(name string, n int, src, dst []int32, ids []string, workers int) (*Graph, error) {
+	return NewGraphParallelContext(context.Background(), name, n, src, dst, ids, workers)
+}
+
+// NewGraphParallelContext is NewGraphParallel that stops soon after ctx is
+// done: every worker looks at a flag every stopEvery edges or rows, and the
+// build returns an error wrapping ctx's error between passes.
+func NewGraphParallelContext(ctx context.Context, name string, n int, src, dst []int32, ids []string, workers int) (*Graph, error) {
 	if err := checkBuildArgs(name, n, src, dst, ids); err != nil {
 		return nil, err
 	}
+	stop, release := watch(ctx)
+	defer release()
+	what := fmt.Sprintf("build graph %q", name)
 	W := buildWorkers(workers, n, len(src))
 	g := &Graph{Name: name, N: n, IDs: ids}
 	counts := make([]int32, W*n) // counts[c*n + s]
@@ -49,6 +60,9 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 		hist := counts[c*n : (c+1)*n]
 		bad[c] = -1
 		for i := lo; i < hi; i++ {
+			if (i-lo)%stopEvery == 0 && stop.stopped() {
+				return
+			}
 			s, d := src[i], dst[i]
 			if s < 0 || int(s) >= n || d < 0 || int(d) >= n {
 				bad[c] = i
@@ -61,6 +75,9 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 			hist[s]++
 		}
 	})
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	for c := range W {
 		if i := bad[c]; i >= 0 {
 			return nil, fmt.Errorf("graph %q: edge %d (%d -> %d) has an index outside [0, %d)", name, i, src[i], dst[i], n)
@@ -73,6 +90,9 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 		lo, hi := c*m/W, (c+1)*m/W
 		next := counts[c*n : (c+1)*n]
 		for i := lo; i < hi; i++ {
+			if (i-lo)%stopEvery == 0 && stop.stopped() {
+				return
+			}
 			s, d := src[i], dst[i]
 			if s == d {
 				continue
@@ -82,12 +102,18 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 		}
 	})
 
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	// Sort and deduplicate each row in place; newLen[u] is its length after.
 	newLen := make([]int32, n+1) // newLen[u+1], so a prefix sum turns it into the row pointer
 	blocks := rowBlocks(rowPtr, 8*W)
 	dups := make([]int, len(blocks)-1)
 	parallelBlocks(W, len(blocks)-1, func(b int) {
 		for u := blocks[b]; u < blocks[b+1]; u++ {
+			if (u-blocks[b])%stopEvery == 0 && stop.stopped() {
+				return
+			}
 			row := colIdx[rowPtr[u]:rowPtr[u+1]]
 			slices.Sort(row)
 			w := 0
@@ -102,6 +128,9 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 			newLen[u+1] = int32(w)
 		}
 	})
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	for _, d := range dups {
 		g.Duplicates += d
 	}
@@ -143,7 +172,10 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 		g.DanglingCount += d
 	}
 	clear(counts)
-	g.InRowPtr, g.InColIdx = transposeParallel(n, g.OutRowPtr, g.OutColIdx, W, counts)
+	g.InRowPtr, g.InColIdx = transposeParallel(n, g.OutRowPtr, g.OutColIdx, W, counts, stop)
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -151,17 +183,21 @@ func NewGraphParallel(name string, n int, src, dst []int32, ids []string, worker
 // GOMAXPROCS); the result is identical to Transpose's (every new row sorted).
 func TransposeParallel(n int, rowPtr, colIdx []int32, workers int) (tRowPtr, tColIdx []int32) {
 	W := buildWorkers(workers, n, len(colIdx))
-	return transposeParallel(n, rowPtr, colIdx, W, make([]int32, W*n))
+	return transposeParallel(n, rowPtr, colIdx, W, make([]int32, W*n), nil)
 }
 
-// transposeParallel: counts is a zeroed W x n scratch matrix.
-func transposeParallel(n int, rowPtr, colIdx []int32, W int, counts []int32) (tRowPtr, tColIdx []int32) {
+// transposeParallel: counts is a zeroed W x n scratch matrix. When stop
+// (nil: never) is set the workers return early and the result is garbage.
+func transposeParallel(n int, rowPtr, colIdx []int32, W int, counts []int32, stop *stopFlag) (tRowPtr, tColIdx []int32) {
 	// W ranges of rows of about equal edge count; range c is rows [rb[c], rb[c+1]).
 	rb := rowBlocks(rowPtr, W)
 	W = len(rb) - 1
 	parallelDo(W, func(c int) {
 		hist := counts[c*n : (c+1)*n]
-		for _, v := range colIdx[rowPtr[rb[c]]:rowPtr[rb[c+1]]] {
+		for i, v := range colIdx[rowPtr[rb[c]]:rowPtr[rb[c+1]]] {
+			if i%stopEvery == 0 && stop.stopped() {
+				return
+			}
 			hist[v]++
 		}
 	})
@@ -170,6 +206,9 @@ func transposeParallel(n int, rowPtr, colIdx []int32, W int, counts []int32) (tR
 	parallelDo(W, func(c int) {
 		next := counts[c*n : (c+1)*n]
 		for u := rb[c]; u < rb[c+1]; u++ {
+			if (u-rb[c])%stopEvery == 0 && stop.stopped() {
+				return
+			}
 			for _, v := range colIdx[rowPtr[u]:rowPtr[u+1]] {
 				tColIdx[next[v]] = int32(u)
 				next[v]++

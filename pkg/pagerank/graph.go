@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -80,14 +81,27 @@ func checkBuildArgs(name string, n int, src, dst []int32, ids []string) error {
 // once by a second counting sort (histogram of in-degrees, exclusive prefix
 // sum, scatter), the course's host-side transpose. Cost O(n + nnz log maxdeg).
 func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error) {
+	return NewGraphContext(context.Background(), name, n, src, dst, ids)
+}
+
+// NewGraphContext is NewGraph that stops soon after ctx is done (its loops
+// look at a flag every stopEvery edges or rows), returning an error that
+// wraps ctx's error.
+func NewGraphContext(ctx context.Context, name string, n int, src, dst []int32, ids []string) (*Graph, error) {
 	if err := checkBuildArgs(name, n, src, dst, ids); err != nil {
 		return nil, err
 	}
+	stop, release := watch(ctx)
+	defer release()
+	what := fmt.Sprintf("build graph %q", name)
 	g := &Graph{Name: name, N: n, IDs: ids}
 
 	// Out-edge CSR by counting sort on the source, self-loops dropped.
 	rowPtr := make([]int32, n+1)
 	for i := range src {
+		if i%stopEvery == 0 && stop.Load() {
+			return nil, stop.err(what)
+		}
 		s, d := src[i], dst[i]
 		if s < 0 || int(s) >= n || d < 0 || int(d) >= n {
 			return nil, fmt.Errorf("graph %q: edge %d (%d -> %d) has an index outside [0, %d)", name, i, s, d, n)
@@ -104,6 +118,9 @@ func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error
 	colIdx := make([]int32, rowPtr[n])
 	next := slices.Clone(rowPtr[:n])
 	for i := range src {
+		if i%stopEvery == 0 && stop.Load() {
+			return nil, stop.err(what)
+		}
 		s, d := src[i], dst[i]
 		if s == d {
 			continue
@@ -115,6 +132,9 @@ func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error
 	w := int32(0)
 	start := int32(0)
 	for u := 0; u < n; u++ {
+		if u%stopEvery == 0 && stop.Load() {
+			return nil, stop.err(what)
+		}
 		row := colIdx[start:rowPtr[u+1]]
 		start = rowPtr[u+1]
 		slices.Sort(row)
@@ -147,7 +167,13 @@ func NewGraph(name string, n int, src, dst []int32, ids []string) (*Graph, error
 			g.InvOutDegree[u] = 1 / float64(deg)
 		}
 	}
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	g.InRowPtr, g.InColIdx = Transpose(n, g.OutRowPtr, g.OutColIdx)
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -159,16 +160,22 @@ func clip(s string) string {
 // format) and builds its Graph: the node set is every id that appears in the
 // file; self-loops and duplicate edges are dropped and counted.
 func LoadEdgeList(path, name string) (*Graph, error) {
+	return LoadEdgeListContext(context.Background(), path, name)
+}
+
+// LoadEdgeListContext is LoadEdgeList that stops soon after ctx is done
+// (reading through ContextReader, building with NewGraphContext).
+func LoadEdgeListContext(ctx context.Context, path, name string) (*Graph, error) {
 	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	el, err := ParseEdgeList(f, path)
+	el, err := ParseEdgeList(ContextReader(ctx, f), path)
 	if err != nil {
 		return nil, err
 	}
-	g, err := NewGraph(name, len(el.IDs), el.Src, el.Dst, el.IDs)
+	g, err := NewGraphContext(ctx, name, len(el.IDs), el.Src, el.Dst, el.IDs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -34,6 +35,13 @@ const rmatChunk = 1 << 16
 // correlate with index (as Graph500 does). Deterministic for a given
 // RMATParams whatever the number of workers.
 func RMATEdges(p RMATParams) (n int, src, dst []int32, err error) {
+	return RMATEdgesContext(context.Background(), p)
+}
+
+// RMATEdgesContext is RMATEdges that stops soon after ctx is done (workers
+// look at a flag before each chunk of rmatChunk edges) with an error
+// wrapping ctx's error.
+func RMATEdgesContext(ctx context.Context, p RMATParams) (n int, src, dst []int32, err error) {
 	if p.Scale < 1 || p.Scale > 30 {
 		return 0, nil, nil, fmt.Errorf("RMAT scale %d out of range: must be in [1, 30]", p.Scale)
 	}
@@ -61,6 +69,8 @@ func RMATEdges(p RMATParams) (n int, src, dst []int32, err error) {
 	ta := uint64(p.A * one)
 	tab := uint64((p.A + p.B) * one)
 	tabc := uint64((p.A + p.B + p.C) * one)
+	stop, release := watch(ctx)
+	defer release()
 	var wg sync.WaitGroup
 	next := make(chan int, chunks)
 	for c := 0; c < chunks; c++ {
@@ -72,6 +82,9 @@ func RMATEdges(p RMATParams) (n int, src, dst []int32, err error) {
 		go func() {
 			defer wg.Done()
 			for c := range next {
+				if stop.Load() {
+					return
+				}
 				rng := splitmix64(p.Seed*0x9e3779b97f4a7c15 + uint64(c)*0xbf58476d1ce4e5b9 + 1)
 				lo := int64(c) * rmatChunk
 				hi := min(lo+rmatChunk, m)
@@ -97,6 +110,9 @@ func RMATEdges(p RMATParams) (n int, src, dst []int32, err error) {
 		}()
 	}
 	wg.Wait()
+	if err := stop.err(fmt.Sprintf("RMAT scale %d", p.Scale)); err != nil {
+		return 0, nil, nil, err
+	}
 	return n, src, dst, nil
 }
 

@@ -467,7 +467,7 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 	rebuilt = nil
 
 	// The reference: the oracle's cold start on the new snapshot.
-	oracle, oerr := run(Entry{r.oracle, report.KindCPU}, after, pagerank.Converge(cfg.OracleTolerance, cfg.MaxIterations))
+	oracle, oerr := run(ctx, Entry{r.oracle, report.KindCPU}, after, pagerank.Converge(cfg.OracleTolerance, cfg.MaxIterations))
 	if oerr != nil {
 		r.note("oracle failed on %s batch %s: %v", in.workload, in.batch.Name, oerr)
 	} else {

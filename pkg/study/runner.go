@@ -178,7 +178,10 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	var g *pagerank.Graph // nil when only synthetic cases run: no graph file is read
 	if cfg.WantsRealGraph() {
 		var err error
-		if g, err = pagerank.LoadEdgeList(cfg.EdgeList, cfg.GraphName); err != nil {
+		if g, err = pagerank.LoadEdgeListContext(ctx, cfg.EdgeList, cfg.GraphName); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("interrupted while loading the real graph: %w", ctx.Err())
+			}
 			return nil, fmt.Errorf("load the real graph: %w", err)
 		}
 		fmt.Fprintln(p, g.Summary())
@@ -376,9 +379,10 @@ func firstFrames(stack []byte) string {
 // run runs one implementation safely: an error, a panic, a nil Result, a
 // Result carrying Err or a non-finite rank, residual or sum all come back as
 // an error; the Result is stamped with
-// the implementation's name and the case.
-func run(e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	res, err := safeCall(func() (*pagerank.Result, error) { return e.Impl.Run(g, p) })
+// the implementation's name and the case. ctx reaches the implementation's
+// iterations (pagerank.RunContext): a cancelled run returns an error.
+func run(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	res, err := safeCall(func() (*pagerank.Result, error) { return pagerank.RunContext(ctx, e.Impl, g, p) })
 	return stamp(res, err, e, g)
 }
 
@@ -470,7 +474,7 @@ func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason str
 func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 	p := pagerank.Fixed(r.cfg.Iterations)
 	oracleEntry := Entry{r.oracle, report.KindCPU}
-	oracle, oerr := run(oracleEntry, g, p)
+	oracle, oerr := run(ctx, oracleEntry, g, p)
 	if oerr != nil {
 		r.note("oracle failed on %s: %v", g.Name, oerr)
 	}
@@ -490,7 +494,7 @@ func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 		if name == OracleName {
 			res, err = oracle, oerr
 		} else {
-			res, err = run(e, g, p)
+			res, err = run(ctx, e, g, p)
 		}
 		var c report.Check
 		switch {
@@ -552,7 +556,7 @@ func (r *runner) tolerance(prec pagerank.Precision) float64 {
 // the tolerance of its precision, validated against the converged oracle.
 func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pagerank.Papers) error {
 	oracleEntry := Entry{r.oracle, report.KindCPU}
-	oracle, oerr := run(oracleEntry, g, pagerank.Converge(r.cfg.OracleTolerance, r.cfg.MaxIterations))
+	oracle, oerr := run(ctx, oracleEntry, g, pagerank.Converge(r.cfg.OracleTolerance, r.cfg.MaxIterations))
 	if oerr != nil {
 		r.note("oracle failed to converge on %s: %v", g.Name, oerr)
 	} else {
@@ -575,7 +579,7 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 		case name == OracleName:
 			res, err = oracle, oerr
 		default:
-			res, err = run(e, g, pagerank.Converge(tol, r.cfg.MaxIterations))
+			res, err = run(ctx, e, g, pagerank.Converge(tol, r.cfg.MaxIterations))
 		}
 		if c.Status == "" {
 			if err != nil {
@@ -675,7 +679,9 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		var res *pagerank.Result
 		var err error
 		if b, ok := e.Impl.(pagerank.Benchmarker); ok {
-			res, err = safeCall(func() (*pagerank.Result, error) { return b.Benchmark(g, p, r.cfg.Warmups, r.cfg.Runs) })
+			res, err = safeCall(func() (*pagerank.Result, error) {
+				return pagerank.BenchmarkContext(ctx, b, g, p, r.cfg.Warmups, r.cfg.Runs)
+			})
 			res, err = stamp(res, err, e, g)
 			if err == nil && (res.Timing == nil || len(res.Timing.RunsMs) == 0) {
 				err = errors.New("Benchmark returned no timed runs")
@@ -755,7 +761,7 @@ func (r *runner) wallClock(ctx context.Context, e Entry, g *pagerank.Graph, p pa
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
-		if _, err := run(e, g, p); err != nil {
+		if _, err := run(ctx, e, g, p); err != nil {
 			return nil, fmt.Errorf("warm-up %d: %w", i+1, err)
 		}
 	}
@@ -766,15 +772,19 @@ func (r *runner) wallClock(ctx context.Context, e Entry, g *pagerank.Graph, p pa
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
 		start := time.Now()
-		res, err := run(e, g, p)
+		res, err := run(ctx, e, g, p)
 		elapsed := time.Since(start)
 		if err != nil {
 			return nil, fmt.Errorf("timed run %d: %w", i+1, err)
 		}
+		if last != nil && res.Iterations != last.Iterations {
+			return nil, fmt.Errorf("timed run %d ran %d iterations, run %d ran %d: the runs are not comparable", i, last.Iterations, i+1, res.Iterations)
+		}
 		runs = append(runs, float64(elapsed.Nanoseconds())/1e6)
 		last = res
 	}
-	t := pagerank.NewTiming(p.Iterations, r.cfg.Warmups, runs, "wall")
+	// Per iteration means per iteration actually run, not requested.
+	t := pagerank.NewTiming(last.Iterations, r.cfg.Warmups, runs, "wall")
 	last.Timing = &t
 	return last, nil
 }

@@ -407,12 +407,12 @@ func (r *scaleRunner) buildGraph(pg *plannedGraph, workers int) (*pagerank.Graph
 	} else {
 		p := pagerank.Graph500RMAT(pg.Scale, r.cfg.Seed)
 		p.Workers = workers
-		n, src, dst, err = pagerank.RMATEdges(p)
+		n, src, dst, err = pagerank.RMATEdgesContext(r.ctx, p)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return pagerank.NewGraphParallel(pg.name(), n, src, dst, nil, workers)
+	return pagerank.NewGraphParallelContext(r.ctx, pg.name(), n, src, dst, nil, workers)
 }
 
 // graph runs every row of one planned graph.
@@ -500,7 +500,7 @@ func (r *scaleRunner) reference(g *pagerank.Graph, name, label string) (*pageran
 			continue
 		}
 		start := time.Now()
-		res, err := run(e, g, pagerank.Fixed(r.cfg.ValidateIterations))
+		res, err := run(r.ctx, e, g, pagerank.Fixed(r.cfg.ValidateIterations))
 		if err == nil {
 			v := pagerank.Validate(g, res, res) // sum invariant and finiteness
 			if v.Problem != "" {
@@ -560,7 +560,7 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 	if name == sg.Reference && ref != nil {
 		res = ref
 	} else {
-		res, err = run(e, g, pagerank.Fixed(r.cfg.ValidateIterations))
+		res, err = run(r.ctx, e, g, pagerank.Fixed(r.cfg.ValidateIterations))
 	}
 	switch {
 	case errors.Is(err, pagerank.ErrUnavailable):
@@ -690,7 +690,7 @@ func FloorMs(bytes int64, gbps float64) float64 {
 func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timing, int64, error) {
 	if b, ok := e.Impl.(pagerank.Benchmarker); ok {
 		res, err := safeCall(func() (*pagerank.Result, error) {
-			return b.Benchmark(g, pagerank.Fixed(rung.Iterations), rung.Warmups, rung.Runs)
+			return pagerank.BenchmarkContext(r.ctx, b, g, pagerank.Fixed(rung.Iterations), rung.Warmups, rung.Runs)
 		})
 		res, err = stamp(res, err, e, g)
 		if err != nil {
@@ -703,11 +703,12 @@ func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timi
 	}
 	k := max(rung.Iterations, 2)
 	for i := 0; i < rung.Warmups; i++ {
-		if _, err := run(e, g, pagerank.Fixed(k)); err != nil {
+		if _, err := run(r.ctx, e, g, pagerank.Fixed(k)); err != nil {
 			return pagerank.Timing{}, 0, fmt.Errorf("warm-up %d: %w", i+1, err)
 		}
 	}
 	var diffs, whole []float64
+	ran1, ranK := 0, 0 // iterations the two calls actually ran (the Timing divides by these)
 	for i := 0; i < rung.Runs; i++ {
 		if err := r.ctx.Err(); err != nil {
 			return pagerank.Timing{}, 0, err
@@ -717,18 +718,27 @@ func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timi
 		}
 		runtime.GC() // start both calls from a collected heap (outside the timed region)
 		t0 := time.Now()
-		if _, err := run(e, g, pagerank.Fixed(1)); err != nil {
+		one, err := run(r.ctx, e, g, pagerank.Fixed(1))
+		if err != nil {
 			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (1 iteration): %w", i+1, err)
 		}
 		t1 := time.Now()
-		if _, err := run(e, g, pagerank.Fixed(k)); err != nil {
+		many, err := run(r.ctx, e, g, pagerank.Fixed(k))
+		if err != nil {
 			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (%d iterations): %w", i+1, k, err)
 		}
 		t2 := time.Now()
+		if i > 0 && (one.Iterations != ran1 || many.Iterations != ranK) {
+			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d ran %d and %d iterations, run 1 %d and %d: not comparable", i+1, one.Iterations, many.Iterations, ran1, ranK)
+		}
+		ran1, ranK = one.Iterations, many.Iterations
 		diffs = append(diffs, float64((t2.Sub(t1)-t1.Sub(t0)).Nanoseconds())/1e6)
 		whole = append(whole, float64(t2.Sub(t1).Nanoseconds())/1e6)
 	}
-	return cpuTiming(k, rung.Warmups, diffs, whole), 0, nil
+	if ranK <= ran1 {
+		return pagerank.Timing{}, 0, fmt.Errorf("the %d-iteration run ran %d iterations, the 1-iteration run %d: no difference to time", k, ranK, ran1)
+	}
+	return cpuTiming(ranK, ran1, rung.Warmups, diffs, whole), 0, nil
 }
 
 // cpuTiming turns paired wall-clock runs into a Timing: diffs[i] is run i's
@@ -739,10 +749,13 @@ func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timi
 // signal, as with one run of 3 iterations on a loaded machine), the honest
 // number left is the whole call: Timing is then K iterations with setup
 // included (an upper bound), and its clock says so.
-func cpuTiming(k, warmups int, diffs, whole []float64) pagerank.Timing {
-	t := pagerank.NewTiming(k-1, warmups, diffs, CPUClockDiff)
+//
+// k and one are the iterations the two calls actually ran (K and 1 in
+// fixed mode): the difference times k-one iterations.
+func cpuTiming(k, one, warmups int, diffs, whole []float64) pagerank.Timing {
+	t := pagerank.NewTiming(k-one, warmups, diffs, CPUClockDiff)
 	w := pagerank.NewTiming(k, warmups, whole, CPUClockWhole)
-	if !(t.MedianMs > 0.2*w.MedianMs*float64(k-1)/float64(k)) {
+	if !(t.MedianMs > 0.2*w.MedianMs*float64(k-one)/float64(k)) {
 		return w
 	}
 	return t

@@ -398,12 +398,12 @@ func TestSpearmanNearTies(t *testing.T) {
 
 func TestCPUTimingDifferenceAndFallback(t *testing.T) {
 	// Setup 30 ms, 10 ms per iteration, K = 5: whole 80 ms, difference 40 ms for 4 iterations.
-	tm := cpuTiming(5, 1, []float64{40, 41, 39}, []float64{80, 81, 79})
+	tm := cpuTiming(5, 1, 1, []float64{40, 41, 39}, []float64{80, 81, 79})
 	if tm.Iterations != 4 || tm.Clock != CPUClockDiff || !near(tm.MsPerIteration(), 10) {
 		t.Errorf("difference timing %+v: want 4 iterations at 10 ms", tm)
 	}
 	// Noise beats the signal (a negative difference): the whole call, stated.
-	tm = cpuTiming(3, 0, []float64{-5}, []float64{120})
+	tm = cpuTiming(3, 1, 0, []float64{-5}, []float64{120})
 	if tm.Iterations != 3 || tm.Clock != CPUClockWhole || !near(tm.MsPerIteration(), 40) {
 		t.Errorf("fallback timing %+v: want 3 iterations at 40 ms, setup included", tm)
 	}
