@@ -81,7 +81,7 @@ func TestCtrlCOnABigGraph(t *testing.T) {
 		trigger string        // progress line prefix to wait for ("" = the start)
 		delay   time.Duration // after the trigger
 	}{
-		{"while loading", "", 700 * time.Millisecond},
+		{"while loading", "", 300 * time.Millisecond},
 		{"inside the iterations", "correctness,", 1000 * time.Millisecond},
 	}
 	for _, c := range cases {
