@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# gap-vs-t1.sh — prlab's multi-core CPU tier (T1) against the GAP benchmark
+# suite's pr_spmv on the same graph files, on the same host, in one run, and
+# T1's thread scaling beside GAP's.
+#
+# Usage (from the repository root, on a host with g++ and OpenMP; no Go needed):
+#   scripts/gap-vs-t1.sh [GAP_SRC] [NAME]
+#     GAP_SRC  a source tree of sbeamer/gapbs (default .gap/gapbs, git-ignored; never commit it).
+#              On the CPU machine: mkdir -p .gap/gapbs && git -C <gapbs clone> archive HEAD | tar x -C .gap/gapbs
+#              && git -C <gapbs clone> rev-parse HEAD > .gap/gapbs/REVISION   (then carry .gap to the host)
+#     NAME     results go to reports/NAME/ (default gap-latest, git-ignored as *-latest)
+# Environment:
+#   PRLAB=path      the prlab binary (default .gpu/prlab from `make gpu-bundle`, else bin/prlab)
+#   WORK=dir        where the .el/.sg files and raw logs go (default ${TMPDIR:-/tmp}/prlab-gap-work;
+#                   R-MAT 2^24 as .el is ~4.5 GB: keep it off $OUT, which the device tool copies back)
+#   THREADS="1 2 4 8 16"   thread / worker counts (counts above nproc are dropped unless OVERSUBSCRIBE=1)
+#   SCALES="20 22 24"      R-MAT scales; SCALING="aan 20 22" are the graphs run at every count,
+#                          the rest only at the largest count (2^24 is run last)
+#   BUDGET_S=540    the whole run's wall-clock budget in seconds (one 10-minute device call);
+#                   every step gets a time cap and a step that no longer fits is skipped, with a note
+#
+# Per graph: `prlab export` writes FILE.el (skipped when FILE.el exists), GAP's converter turns it
+# into FILE.sg once (its read/build times and edge count recorded), then
+# `OMP_NUM_THREADS=t pr_spmv -f FILE.sg -i 20 -t 0 -n 5` per thread count (5 trials of 20
+# iterations; ms per iteration = trial time / 20) and prlab's t1-multicore-f64/-f32 with
+# --workers t: `prlab scale` on the same R-MAT (same generator and seed as `prlab export
+# --rmat`, built in memory; CPU time per iteration excludes setup) and `prlab report --cases real`
+# on the real graph (the bundled data/aan; its wall clock includes each Run's setup). The edge
+# counts after self-loops and duplicates are compared (GAP prints its count; prlab's nnz).
+# Writes reports/NAME/gap-vs-t1.csv, t1-scaling.csv, and README-run.txt (host, commands, notes).
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || exit 2
+gap_src=${1:-.gap/gapbs}
+name=${2:-gap-latest}
+out_dir=reports/$name
+work=${WORK:-${TMPDIR:-/tmp}/prlab-gap-work}
+budget=${BUDGET_S:-540}
+read -r -a threads <<<"${THREADS:-1 2 4 8 16}"
+read -r -a scales <<<"${SCALES:-20 22 24}"
+read -r -a scaling <<<"${SCALING:-aan 20 22}"
+prlab=${PRLAB:-}
+if [[ -z $prlab ]]; then
+  if [[ -x .gpu/prlab ]]; then prlab=.gpu/prlab; else prlab=bin/prlab; fi
+fi
+[[ -x $prlab ]] || { echo "gap-vs-t1: $prlab missing: run make gpu-bundle (or go build -o bin/prlab ./cmd/prlab) on a machine with Go" >&2; exit 2; }
+[[ -f $gap_src/src/pr_spmv.cc ]] || { echo "gap-vs-t1: $gap_src is not a gapbs source tree (no src/pr_spmv.cc)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "gap-vs-t1: python3 is needed to parse the logs" >&2; exit 2; }
+mkdir -p "$work/logs" "$out_dir"
+log=$work/logs
+notes=$work/notes.txt
+: >"$notes"
+start=$SECONDS
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+note() { echo "gap-vs-t1: $*" | tee -a "$notes" >&2; }
+left() { echo $((budget - (SECONDS - start))); }
+# run_capped CAP LOGFILE CMD...: run CMD with a time cap of min(CAP, budget left - 5 s);
+# returns 124 on a timeout, 125 when no time is left at all.
+run_capped() {
+  local cap=$1 logf=$2 l
+  shift 2
+  l=$(($(left) - 5))
+  ((l < cap)) && cap=$l
+  if ((cap < 3)); then
+    note "skipped (budget spent): $*"
+    return 125
+  fi
+  echo "+ [cap ${cap}s] $*" >>"$log/commands.txt"
+  timeout "$cap" "$@" >"$logf" 2>&1
+  local rc=$?
+  ((rc == 124)) && note "timed out after ${cap}s: $* (log $logf)"
+  ((rc != 0 && rc != 124)) && note "exit status $rc: $* (log $logf)"
+  return "$rc"
+}
+
+cores=$(nproc)
+counts=()
+for t in "${threads[@]}"; do
+  if ((t <= cores)) || [[ ${OVERSUBSCRIBE:-0} == 1 ]]; then counts+=("$t"); else note "thread count $t dropped: this host has $cores cores (OVERSUBSCRIBE=1 keeps it)"; fi
+done
+((${#counts[@]} > 0)) || { echo "gap-vs-t1: no thread count left" >&2; exit 2; }
+max_t=${counts[-1]}
+
+# 1. GAP, built from the given source with its own Makefile (g++ -O3 -fopenmp).
+run_capped 120 "$log/gap-build.log" make -C "$gap_src" pr_spmv converter || { cat "$log/gap-build.log" >&2; exit 1; }
+if [[ -e $gap_src/.git ]]; then
+  gap_rev=$(git -C "$gap_src" rev-parse --short HEAD)
+elif [[ -s $gap_src/REVISION ]]; then
+  gap_rev=$(head -c 40 "$gap_src/REVISION")
+else
+  gap_rev="unknown revision, src/pr_spmv.cc sha256 $(sha256sum "$gap_src/src/pr_spmv.cc" | cut -c1-12)"
+fi
+
+graphs=(aan)
+for s in "${scales[@]}"; do graphs+=("rmat$s"); done
+in_scaling() {
+  local g=$1 x
+  for x in "${scaling[@]}"; do [[ $x == "$g" || rmat$x == "$g" ]] && return 0; done
+  return 1
+}
+
+for g in "${graphs[@]}"; do
+  el=$work/$g.el sg=$work/$g.sg
+  # 2. The .el file: prlab export (the any-graph CLI).
+  if [[ ! -s $el && ! -s $sg ]]; then
+    if [[ $g == aan ]]; then
+      spec=(--graph data/aan/acl.txt.gz)
+    else
+      spec=(--rmat "${g#rmat}")
+    fi
+    run_capped 150 "$log/$g-export.log" "$prlab" export "${spec[@]}" --format el --out "$el" ||
+      { note "$g: no .el file (prlab export failed or is missing; see $log/$g-export.log): graph skipped"; continue; }
+  fi
+  # 3. GAP's converter: .el -> .sg once (read + build times, edge count).
+  if [[ ! -s $sg ]]; then
+    run_capped 240 "$log/$g-convert.log" "$gap_src/converter" -f "$el" -b "$sg" ||
+      { note "$g: converter failed: graph skipped"; continue; }
+  fi
+  if in_scaling "$g"; then run_counts=("${counts[@]}"); else run_counts=("$max_t"); fi
+  for t in "${run_counts[@]}"; do
+    # 4. GAP pr_spmv: 5 trials of 20 iterations, no tolerance stop.
+    OMP_NUM_THREADS=$t run_capped 120 "$log/$g-gap-t$t.log" "$gap_src/pr_spmv" -f "$sg" -i 20 -t 0 -n 5
+    # 5. prlab T1 (f64 and f32) with --workers t.
+    d=$work/prlab-$g-w$t
+    if [[ $g == aan ]]; then
+      run_capped 120 "$log/$g-prlab-w$t.log" "$prlab" report --cases real \
+        --impl t1-multicore-f64,t1-multicore-f32 --workers "$t" --out "$d"
+    else
+      s=${g#rmat}
+      oracle=-1
+      ((t == 1)) && in_scaling "$g" && oracle=$s # T0 once per scaling graph, for the speed-up over T0
+      b=$(($(left) - 40))
+      ((b > 90)) && b=90
+      if ((b < 10)); then
+        note "$g: prlab --workers $t skipped (budget spent)"
+        continue
+      fi
+      run_capped $((b + 30)) "$log/$g-prlab-w$t.log" "$prlab" scale --min-scale "$s" --max-scale "$s" --grid=false \
+        --impl t1-multicore-f64,t1-multicore-f32 --oracle-max-scale "$oracle" --validate-iterations 5 \
+        --copy-mib 64 --budget "${b}s" --workers "$t" --out "$d"
+    fi
+  done
+done
+
+# 6. Parse every log and JSON into the two CSVs.
+host="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($cores cores)"
+commit=$(cat .gpu/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+python3 "$repo/scripts/gap_vs_t1_csv.py" --work "$work" --out "$out_dir" --host "$host" \
+  --commit "$commit" --gap-rev "$gap_rev" --graphs "${graphs[*]}" --threads "${counts[*]}" || exit 1
+{
+  echo "gap-vs-t1.sh run: $(date -u +%FT%TZ), host $host, prlab commit $commit, GAP $gap_rev, $((SECONDS - start)) s of ${budget} s"
+  echo "load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (above $cores: other processes competed for the cores)"
+  echo "commands:"
+  cat "$log/commands.txt"
+  echo "notes:"
+  cat "$notes"
+} >"$out_dir/README-run.txt"
+[[ -n ${OUT:-} ]] && cp "$out_dir"/*.csv "$out_dir/README-run.txt" "$OUT/" 2>/dev/null
+echo "gap-vs-t1: wrote $out_dir/gap-vs-t1.csv, $out_dir/t1-scaling.csv and $out_dir/README-run.txt in $((SECONDS - start)) s"
