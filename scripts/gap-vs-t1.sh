@@ -11,13 +11,20 @@
 #     NAME     results go to reports/NAME/ (default gap-latest, git-ignored as *-latest)
 # Environment:
 #   PRLAB=path      the prlab binary (default .gpu/prlab from `make gpu-bundle`, else bin/prlab)
-#   WORK=dir        where the .el/.sg files and raw logs go (default ${TMPDIR:-/tmp}/prlab-gap-work;
-#                   R-MAT 2^24 as .el is ~4.5 GB: keep it off $OUT, which the device tool copies back)
+#   WORK=dir        where the .el/.sg files and raw logs go (default .gap/work, git-ignored, so that a
+#                   second call on a warm machine finds them; R-MAT 2^24 as .el is ~4.5 GB: keep it
+#                   off $OUT, which the device tool copies back). Files already there are reused.
 #   THREADS="1 2 4 8 16"   thread / worker counts (counts above nproc are dropped unless OVERSUBSCRIBE=1)
 #   SCALES="20 22 24"      R-MAT scales; SCALING="aan 20 22" are the graphs run at every count,
 #                          the rest only at the largest count (2^24 is run last)
+#   ONLY="aan rmat20"      run only these graphs (the CSVs still cover every graph whose logs are in WORK:
+#                          use a fresh WORK for a new measurement)
 #   BUDGET_S=540    the whole run's wall-clock budget in seconds (one 10-minute device call);
-#                   every step gets a time cap and a step that no longer fits is skipped, with a note
+#                   every step gets a time cap and a step that no longer fits is skipped, with a note.
+#                   Estimated on a 16-core host: aan + 2^20 + 2^22 at 5 counts ~6 min; 2^24's
+#                   export + convert ~3-4 min, so it runs in the same call only when time is left:
+#                   else call again with ONLY=rmat24 on the warm machine (the CSVs merge both).
+#   PRLAB_STEP_S=30 the --budget of each prlab scale call (the protocol steps down to fit it)
 #
 # Per graph: `prlab export` writes FILE.el (skipped when FILE.el exists), GAP's converter turns it
 # into FILE.sg once (its read/build times and edge count recorded), then
@@ -35,7 +42,7 @@ cd "$repo" || exit 2
 gap_src=${1:-.gap/gapbs}
 name=${2:-gap-latest}
 out_dir=reports/$name
-work=${WORK:-${TMPDIR:-/tmp}/prlab-gap-work}
+work=${WORK:-.gap/work}
 budget=${BUDGET_S:-540}
 read -r -a threads <<<"${THREADS:-1 2 4 8 16}"
 read -r -a scales <<<"${SCALES:-20 22 24}"
@@ -100,8 +107,16 @@ in_scaling() {
   return 1
 }
 
+# Seconds a graph needs at least (export + convert + one GAP and one prlab run) on a 16-core host.
+need_s() { case $1 in aan) echo 15 ;; rmat2[4-9]) echo 240 ;; rmat2[2-3]) echo 60 ;; *) echo 20 ;; esac; }
+step_s=${PRLAB_STEP_S:-30}
 for g in "${graphs[@]}"; do
   el=$work/$g.el sg=$work/$g.sg
+  if [[ -n ${ONLY:-} && " $ONLY " != *" $g "* ]]; then continue; fi
+  if [[ ! -s $sg ]] && (($(left) < $(need_s "$g"))); then
+    note "$g: skipped: $(left) s left, it needs about $(need_s "$g") s (run again with ONLY=$g)"
+    continue
+  fi
   # 2. The .el file: prlab export (the any-graph CLI).
   if [[ ! -s $el && ! -s $sg ]]; then
     if [[ $g == aan ]]; then
@@ -109,13 +124,24 @@ for g in "${graphs[@]}"; do
     else
       spec=(--rmat "${g#rmat}")
     fi
-    run_capped 150 "$log/$g-export.log" "$prlab" export "${spec[@]}" --format el --out "$el" ||
-      { note "$g: no .el file (prlab export failed or is missing; see $log/$g-export.log): graph skipped"; continue; }
+    # Written under a temporary name: a step cut short leaves no file that looks finished.
+    if run_capped 150 "$log/$g-export.log" "$prlab" export "${spec[@]}" --format el --out "$el.part.el"; then
+      mv "$el.part.el" "$el"
+    else
+      rm -f "$el.part.el"
+      note "$g: no .el file (prlab export failed or is missing; see $log/$g-export.log): graph skipped"
+      continue
+    fi
   fi
   # 3. GAP's converter: .el -> .sg once (read + build times, edge count).
   if [[ ! -s $sg ]]; then
-    run_capped 240 "$log/$g-convert.log" "$gap_src/converter" -f "$el" -b "$sg" ||
-      { note "$g: converter failed: graph skipped"; continue; }
+    if run_capped 240 "$log/$g-convert.log" "$gap_src/converter" -f "$el" -b "$sg.part"; then
+      mv "$sg.part" "$sg"
+    else
+      rm -f "$sg.part"
+      note "$g: converter failed: graph skipped"
+      continue
+    fi
   fi
   if in_scaling "$g"; then run_counts=("${counts[@]}"); else run_counts=("$max_t"); fi
   for t in "${run_counts[@]}"; do
@@ -131,7 +157,7 @@ for g in "${graphs[@]}"; do
       oracle=-1
       ((t == 1)) && in_scaling "$g" && oracle=$s # T0 once per scaling graph, for the speed-up over T0
       b=$(($(left) - 40))
-      ((b > 90)) && b=90
+      ((b > step_s)) && b=$step_s
       if ((b < 10)); then
         note "$g: prlab --workers $t skipped (budget spent)"
         continue
