@@ -159,6 +159,7 @@ type scaleRunner struct {
 	gpuCopy *pagerank.Stage
 	// loadStart is /proc/loadavg's three load averages when the study started ("" if unknown).
 	loadStart string
+	phaseW    int // width of the progress lines' phase column: the longest phase printed
 }
 
 // busierThan reports whether the 1-minute figure of a loadAverage string
@@ -180,7 +181,7 @@ func (r *scaleRunner) left() float64 { return r.cfg.Budget.Seconds() - r.elapsed
 
 // progress writes one progress line: elapsed seconds, graph, phase, text.
 func (r *scaleRunner) progress(graph, phase, format string, args ...any) {
-	fmt.Fprintf(r.cfg.Progress, "[%6.1fs] %-11s %-24s %s\n", r.elapsed(), graph, phase, fmt.Sprintf(format, args...))
+	fmt.Fprintf(r.cfg.Progress, "[%6.1fs] %-11s %-*s  %s\n", r.elapsed(), graph, r.phaseW, phase, fmt.Sprintf(format, args...))
 }
 
 func (r *scaleRunner) note(format string, args ...any) {
@@ -232,6 +233,10 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		if r.avail[e.Impl.Name()] == "" {
 			runnable = append(runnable, e)
 		}
+	}
+	r.phaseW = len("reference " + ReferenceFallback)
+	for _, e := range runnable {
+		r.phaseW = max(r.phaseW, len(e.Impl.Name()))
 	}
 	gs := graphsFor(&cfg, runnable)
 	reserve := 0.15*cfg.Budget.Seconds() + 3 // bandwidth rows, report writing, estimate error

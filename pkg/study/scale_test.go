@@ -126,6 +126,15 @@ func TestScaleStudySmall(t *testing.T) {
 	if len(s.Graphs) != 6 {
 		t.Fatalf("%d graphs, want R-MAT and grid at scales 8, 9, 10", len(s.Graphs))
 	}
+	// Progress lines "[  elapsed] graph phase  message": the phase column is
+	// as wide as the longest phase ("reference t1-multicore-f64"), so every
+	// message starts in the same column.
+	col := len("[   0.0s] ") + 12 + len("reference "+ReferenceFallback) + 2
+	for _, l := range strings.Split(progress.String(), "\n") {
+		if strings.HasPrefix(l, "[") && (len(l) <= col || l[col-2:col] != "  " || l[col] == ' ') {
+			t.Errorf("progress line not aligned at column %d: %q", col, l)
+		}
+	}
 	for _, g := range s.Graphs {
 		if g.Reference != OracleName || g.Skipped != "" {
 			t.Errorf("%s: reference %q, skipped %q", g.Name, g.Reference, g.Skipped)
