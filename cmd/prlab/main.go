@@ -116,10 +116,11 @@ commands:
   report       run the whole study and write reports/<run>/{index.html,results.csv,results.json}
   render       re-render index.html from a results.json
   list         list the implementations and whether each can run here
-  scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids) within a time budget
+  scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids, and --graph files) within a time budget
   verify       rerun a committed report's protocol here and check its gates and timing (verify.html, verify.json, verify.csv)
   compare      the same comparison between two existing reports, without rerunning
   incremental  PageRank after edge batches: the citation graph year by year, random batches on R-MAT
+  export       write a graph (--graph FILE, --rmat SCALE or --grid SCALE) as .el, SNAP, MatrixMarket or CSV for other tools
 
 Run "prlab <command> -h" for the flags of one command.
 `
@@ -144,12 +145,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdCompare(args[1:], stdout, stderr)
 	case "incremental":
 		return cmdIncremental(ctx, args[1:], stdout, stderr)
+	case "export":
+		return cmdExport(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify, compare or incremental", args[0])}
+	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify, compare, incremental or export", args[0])}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -191,7 +194,8 @@ func (l *listFlag) Set(s string) error {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
 	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
-	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written")
+	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written (default: the bundled AAN graph)")
+	gf := addGraphFlags(fs, false)
 	var impls, cases listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")
 	fs.Var(&cases, "cases", "comma-separated cases (default all: "+strings.Join(study.CaseNames("aan"), ",")+"; \"real\" names the real graph)")
@@ -217,6 +221,27 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkWritable(*out); err != nil { // before the run, not after minutes of it
 		return usageError{err.Error()}
 	}
+	load, err := gf.options()
+	if err != nil {
+		return err
+	}
+	dataSet := false
+	fs.Visit(func(f *flag.Flag) { dataSet = dataSet || f.Name == "data" })
+	realName := "aan"
+	switch {
+	case len(gf.paths) > 1:
+		return usageError{"report reads one --graph (prlab scale takes several)"}
+	case len(gf.paths) == 1 && dataSet:
+		return usageError{"--graph and --data both name the real graph: give one"}
+	case len(gf.paths) == 1:
+		realName = gf.name
+		if realName == "" {
+			realName = graphName(gf.paths[0])
+		}
+		if err := checkGraphName(realName, "choose another with --name"); err != nil {
+			return err
+		}
+	}
 	// One writer per --out, for the whole run: a second `prlab report` on
 	// the same directory fails now, not after computing.
 	dst, err := lockOut(*out, stderr, report.HTMLFile, report.CSVFile, report.JSONFile)
@@ -227,7 +252,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	name := filepath.Base(filepath.Clean(*out))
 	cfg := study.Config{
 		Name:       name,
-		GraphName:  "aan",
+		GraphName:  realName,
+		Load:       load,
 		Cases:      cases,
 		Impls:      impls,
 		Iterations: *iterations,
@@ -246,7 +272,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := check.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	if cfg.WantsRealGraph() { // a run of synthetic cases only reads no graph file
+	if cfg.WantsRealGraph() && len(gf.paths) == 1 { // the user's graph, as it is: no manifest
+		cfg.EdgeList, cfg.Papers = gf.paths[0], gf.metadata
+		cfg.Datasets = []string{gf.paths[0]}
+		if gf.metadata != "" {
+			cfg.Datasets = append(cfg.Datasets, gf.metadata)
+		}
+	} else if cfg.WantsRealGraph() { // a run of synthetic cases only reads no graph file
 		entries, err := dataset.Verify(*data)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)

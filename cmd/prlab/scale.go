@@ -6,12 +6,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/report"
 	"github.com/prlab/prlab/pkg/study"
 )
+
+// generatedName matches the names of the study's own graphs (rmat16, grid256).
+var generatedName = regexp.MustCompile(`^(rmat|grid)[0-9]+$`)
 
 // defaultScaleOut is where `prlab scale` writes unless --out says otherwise.
 const defaultScaleOut = "reports/scale-latest"
@@ -24,6 +29,10 @@ const defaultScaleOut = "reports/scale-latest"
 //	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--grid=true]
 //	            [--budget 5m] [--impl a,b] [--oracle-max-scale 0] [--seed 1]
 //	            [--validate-iterations 20] [--copy-mib 512] [--plan]
+//	            [--graph FILE]... [--format F] [--undirected] [--columns a,b]
+//
+// Each --graph file runs after the generated graphs, with every
+// implementation (family "file" in scale.csv and scale.json).
 func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("scale", stderr)
 	out := fs.String("out", defaultScaleOut, "report directory (index.html, scale.csv, scale.json); its base name is the run name")
@@ -40,11 +49,49 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
 	workers := workersFlag(fs)
+	gf := addGraphFlags(fs, true)
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {
 		return err
+	}
+	load, err := gf.options()
+	if err != nil {
+		return err
+	}
+	var files []study.GraphFile
+	for _, p := range gf.paths {
+		if _, err := os.Stat(p); err != nil {
+			return usageError{fmt.Sprintf("--graph: %v", err)}
+		}
+		name := graphName(p)
+		if err := checkGraphName(name, "rename the file"); err != nil {
+			return err
+		}
+		if generatedName.MatchString(name) {
+			return usageError{fmt.Sprintf("--graph %s: the name %q is one of the generated graphs'; rename the file", p, name)}
+		}
+		taken := func(name string) string {
+			for _, f := range files {
+				if f.Name == name {
+					return f.Path
+				}
+			}
+			return ""
+		}
+		for _, f := range files {
+			if same(f.Path, p) {
+				return usageError{fmt.Sprintf("--graph %s is given twice", p)}
+			}
+		}
+		if taken(name) != "" { // cites.el and cites.mtx: keep the extension
+			name = strings.TrimSuffix(filepath.Base(p), ".gz")
+		}
+		if other := taken(name); other != "" {
+			return usageError{fmt.Sprintf("--graph %s and %s are both named %q; rename one", other, p, name)}
+		}
+		files = append(files, study.GraphFile{Path: p, Name: name, Load: load})
 	}
 	if *render != "" {
 		return renderScale(*render, stdout)
@@ -83,6 +130,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		OracleMaxScale:     *oracleMax,
 		CopyBytes:          *copyMiB << 20,
 		Workers:            *workers,
+		Files:              files,
 		PlanOnly:           *planOnly,
 		GPU:                gpu(),
 		Progress:           stderr,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Graph is a directed graph in compressed sparse row (CSR) form, twice:
@@ -17,7 +18,10 @@ type Graph struct {
 	Name string   // case name, e.g. "aan" or "tiny"
 	N    int      // node count n
 	NNZ  int      // edge count nnz
-	IDs  []string // external id of each dense node index, length n (may be nil for synthetic graphs)
+	IDs  []string // external id of each dense node index, length n (nil for synthetic graphs and integer ids equal to the index)
+	// IDBase: with IDs nil, node v's id is v + IDBase (1 for a MatrixMarket
+	// file, whose ids are 1-based; 0 otherwise).
+	IDBase int
 
 	OutRowPtr []int32 // out-edge CSR row pointer, length n+1
 	OutColIdx []int32 // out-edge CSR column index (cited node), length nnz, sorted within each row
@@ -37,12 +41,13 @@ type Graph struct {
 // InDegree returns the in-degree of node v.
 func (g *Graph) InDegree(v int) int { return int(g.InRowPtr[v+1] - g.InRowPtr[v]) }
 
-// ID returns the external id of node v, or its index as text when the graph has no ids.
+// ID returns the external id of node v, or v + IDBase as text when the
+// graph has no ids.
 func (g *Graph) ID(v int) string {
 	if v < len(g.IDs) {
 		return g.IDs[v]
 	}
-	return fmt.Sprint(v)
+	return strconv.Itoa(v + g.IDBase)
 }
 
 // Summary is the course's load line, e.g.

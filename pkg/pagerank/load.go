@@ -27,11 +27,22 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem)
 }
 
-// EdgeList is a parsed edge list with string node ids mapped to dense
-// indices in order of first appearance.
+// EdgeList is a parsed edge list: dense node indices, one entry per edge
+// line (self-loops and duplicates included), and the node ids.
 type EdgeList struct {
-	IDs      []string // dense index -> id
-	Src, Dst []int32  // one entry per edge line (self-loops and duplicates included)
+	IDs      []string // dense index -> id (string ids: in order of first appearance); nil when the ids are the indices (+ IDBase)
+	N        int      // node count when IDs is nil (integer formats: isolated nodes included)
+	IDBase   int      // with IDs nil: node v's id is v + IDBase (1 for MatrixMarket)
+	Src, Dst []int32  // edge i is Src[i] -> Dst[i]
+	Notes    []string // what the reader ignored (weights, extra columns)
+}
+
+// Nodes is the node count n.
+func (el *EdgeList) Nodes() int {
+	if el.IDs != nil {
+		return len(el.IDs)
+	}
+	return el.N
 }
 
 // maxNodes and maxEdges are the largest node and edge counts an
@@ -47,29 +58,20 @@ var (
 // (normally the file path).
 //
 // Accepted line forms: "CITING , CITED" (the ACL Anthology Network form),
-// "A,B", and whitespace- or tab-separated "A B" (SNAP style). Blank lines and
+// "CITING ==> CITED" (the original AAN release), "A,B", and whitespace- or
+// tab-separated "A B" (SNAP style). Blank lines and
 // lines starting with '#' or '%' are ignored, as is a UTF-8 byte-order mark at
 // the start, CR before LF, and leading/trailing whitespace. Every other line
 // must have exactly two non-empty ids of valid UTF-8 with no whitespace or
-// control character inside (so a mixed "A B , C" is an error, not the id
-// "A B") that do not start with '#' or '%' (so "A #note" is an error, not an
-// edge to "#note"). Errors are *ParseError
-// values naming the file, line and problem.
+// control or format character inside (so a mixed "A B , C" is an error, not
+// the id "A B", and an id with a zero-width space or a bidi mark is an error,
+// not a look-alike second node) that do not start with '#' or '%' (so "A
+// #note" is an error, not an edge to "#note"). Ids are normalised to NFC.
+// Errors are *ParseError values naming the file, line and problem.
 func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 	el := &EdgeList{}
-	index := make(map[string]int32)
-	intern := func(id string) (int32, error) {
-		if v, ok := index[id]; ok {
-			return v, nil
-		}
-		if len(el.IDs) >= maxNodes {
-			return 0, fmt.Errorf("more than %d distinct node ids (int32 index limit)", maxNodes)
-		}
-		v := int32(len(el.IDs))
-		index[id] = v
-		el.IDs = append(el.IDs, id)
-		return v, nil
-	}
+	var t idTable
+	intern := t.intern
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line := 0
@@ -87,7 +89,12 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 			continue
 		}
 		var fields []string
-		if strings.Contains(s, ",") {
+		if strings.Contains(s, "==>") {
+			fields = strings.Split(s, "==>")
+			for i := range fields {
+				fields[i] = strings.TrimSpace(fields[i])
+			}
+		} else if strings.Contains(s, ",") {
 			fields = strings.Split(s, ",")
 			for i := range fields {
 				fields[i] = strings.TrimSpace(fields[i])
@@ -107,6 +114,9 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 			}
 			if r, bad := badIDRune(id); bad {
 				return nil, &ParseError{name, line, fmt.Sprintf("node id %q contains %U (whitespace or a control character; separate the two ids with one of \" , \", \",\", tabs or spaces, not a mix)", clip(id), r)}
+			}
+			if _, err := cleanID(id, false); err != nil {
+				return nil, &ParseError{name, line, err.Error()}
 			}
 		}
 		if len(el.Src) >= maxEdges {
@@ -132,6 +142,7 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 	if len(el.Src) == 0 {
 		return nil, fmt.Errorf("%s: no edges (the file is empty or holds only comments)", name)
 	}
+	el.IDs = t.ids
 	return el, nil
 }
 
@@ -159,27 +170,18 @@ func clip(s string) string {
 // LoadEdgeList reads the edge-list file at path, gzip-compressed or not (see OpenInput; ParseEdgeList for the
 // format) and builds its Graph: the node set is every id that appears in the
 // file; self-loops and duplicate edges are dropped and counted.
+//
+// The format is sniffed (LoadGraph with default options): acl.txt is read as
+// FormatAAN, a .el file as GAP's edge list, and so on.
 func LoadEdgeList(path, name string) (*Graph, error) {
 	return LoadEdgeListContext(context.Background(), path, name)
 }
 
 // LoadEdgeListContext is LoadEdgeList that stops soon after ctx is done
-// (reading through ContextReader, building with NewGraphContext).
+// (LoadGraphContext).
 func LoadEdgeListContext(ctx context.Context, path, name string) (*Graph, error) {
-	f, err := OpenInput(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	el, err := ParseEdgeList(ContextReader(ctx, f), path)
-	if err != nil {
-		return nil, err
-	}
-	g, err := NewGraphContext(ctx, name, len(el.IDs), el.Src, el.Dst, el.IDs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, nil
+	g, _, err := LoadGraphContext(ctx, path, name, LoadOptions{})
+	return g, err
 }
 
 // OpenInput opens the input file at path read-only and returns its content:

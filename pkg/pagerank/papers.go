@@ -3,9 +3,11 @@ package pagerank
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,20 +15,26 @@ import (
 	"github.com/gocarina/gocsv"
 )
 
-// Paper is one row of the metadata TSV (papers.tsv of the AAN staging:
-// header "id year title title_source in_citation_graph").
+// Paper is one row of a metadata table (papers.tsv of the AAN staging has
+// the header "id year title title_source in_citation_graph"; a user's table
+// has an id column and any of title, year and label).
 type Paper struct {
 	ID          string
 	Year        int // 0 when unknown
 	Title       string
+	Label       string
 	TitleSource string
 }
 
 // Papers is paper metadata keyed by node id.
 type Papers struct {
-	ByID map[string]Paper
-	Rows int // data rows read
+	ByID    map[string]Paper
+	Rows    int      // data rows read
+	Columns []string // which of "year", "title", "label" the table has, in that order
 }
+
+// Has reports whether the table has the column ("year", "title" or "label").
+func (p *Papers) Has(column string) bool { return p != nil && slices.Contains(p.Columns, column) }
 
 // Lookup returns the metadata of id, if present.
 func (p *Papers) Lookup(id string) (Paper, bool) {
@@ -66,6 +74,7 @@ type paperRow struct {
 	ID          string `csv:"id"`
 	Year        string `csv:"year"`
 	Title       string `csv:"title"`
+	Label       string `csv:"label"`
 	TitleSource string `csv:"title_source"`
 }
 
@@ -131,18 +140,79 @@ func (t *tsvReader) ReadAll() ([][]string, error) {
 	}
 }
 
-// ParsePapers reads a metadata TSV with a header naming at least the columns
-// id, year and title (title_source optional) through gocsv. Every field is
-// trimmed of surrounding whitespace (so "X \t1990" names node X, as in the
-// edge list). Errors name the file and line: a missing or
-// twice-named header column, a row with the wrong field count, an empty id, a
-// year that is not an integer, a duplicate id.
-func ParsePapers(r io.Reader, name string) (*Papers, error) {
-	tr := &tsvReader{sc: bufio.NewScanner(r), name: name}
-	tr.sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+// csvLines is a gocsv.CSVReader over encoding/csv that keeps each record's
+// line number (RFC 4180 quoting; a record may span lines).
+type csvLines struct {
+	r      *csv.Reader
+	name   string
+	lines  []int
+	header []string
+}
+
+func (c *csvLines) Read() ([]string, error) {
+	rec, err := c.r.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ParseError{c.name, pe.Line, pe.Err.Error()}
+		}
+		return nil, err
+	}
+	line, _ := c.r.FieldPos(0)
+	for i := range rec {
+		rec[i] = strings.TrimSpace(rec[i])
+	}
+	if c.header == nil {
+		rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+		c.header = rec
+	}
+	c.lines = append(c.lines, line)
+	return rec, nil
+}
+
+func (c *csvLines) ReadAll() ([][]string, error) {
+	var out [][]string
+	for {
+		rec, err := c.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+}
+
+// ParsePapers reads a tab-separated metadata table (see ParseMetadata).
+func ParsePapers(r io.Reader, name string) (*Papers, error) { return ParseMetadata(r, name, '\t') }
+
+// ParseMetadata reads a metadata table, tab-separated (sep '\t', no quoting:
+// titles hold bare double quotes) or comma-separated (sep ',', RFC 4180),
+// through gocsv. The header names an id column and at least one of year,
+// title and label (title_source is kept when present; other columns are
+// ignored). Every field is trimmed of surrounding whitespace (so "X \t1990"
+// names node X, as in the edge list); ids are NFC-normalised like the graph
+// readers' string ids. Errors name the file and line: a missing or
+// twice-named header column, a row with the wrong field count, an empty id,
+// a year that is not an integer, a duplicate id.
+func ParseMetadata(r io.Reader, name string, sep rune) (*Papers, error) {
+	var rd gocsv.CSVReader
+	var lines func() []int
+	var header func() []string
+	if sep == ',' {
+		cr := csv.NewReader(r)
+		cr.FieldsPerRecord = 0
+		c := &csvLines{r: cr, name: name}
+		rd, lines, header = c, func() []int { return c.lines }, func() []string { return c.header }
+	} else {
+		tr := &tsvReader{sc: bufio.NewScanner(r), name: name}
+		tr.sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+		rd, lines, header = tr, func() []int { return tr.lines }, func() []string { return tr.header }
+	}
 	var rows []paperRow
-	err := gocsv.UnmarshalCSV(tr, &rows)
-	if len(tr.lines) == 0 && (err == nil || err.Error() == "empty csv file given") {
+	err := gocsv.UnmarshalCSV(rd, &rows)
+	if len(lines()) == 0 && (err == nil || err.Error() == "empty csv file given") {
 		return nil, fmt.Errorf("%s: empty file, want a header line \"id\\tyear\\ttitle...\"", name)
 	}
 	if err != nil {
@@ -151,12 +221,17 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := checkPapersHeader(tr.header, name, tr.lines[0]); err != nil {
+	if err := checkPapersHeader(header(), name, lines()[0]); err != nil {
 		return nil, err
 	}
 	p := &Papers{ByID: make(map[string]Paper, len(rows))}
+	for _, c := range []string{"year", "title", "label"} {
+		if slices.Contains(header(), c) {
+			p.Columns = append(p.Columns, c)
+		}
+	}
 	for i, row := range rows {
-		line := tr.lines[i+1]
+		line := lines()[i+1]
 		if row.ID == "" {
 			return nil, &ParseError{name, line, "empty id (is there an \"id\" column in the header?)"}
 		}
@@ -168,17 +243,22 @@ func ParsePapers(r io.Reader, name string) (*Papers, error) {
 			}
 			year = y
 		}
-		if _, dup := p.ByID[row.ID]; dup {
-			return nil, &ParseError{name, line, fmt.Sprintf("duplicate id %q", row.ID)}
+		id, err := cleanID(row.ID, true)
+		if err != nil {
+			return nil, &ParseError{name, line, err.Error()}
 		}
-		p.ByID[row.ID] = Paper{ID: row.ID, Year: year, Title: row.Title, TitleSource: row.TitleSource}
+		if _, dup := p.ByID[id]; dup {
+			return nil, &ParseError{name, line, fmt.Sprintf("duplicate id %q", id)}
+		}
+		p.ByID[id] = Paper{ID: id, Year: year, Title: row.Title, Label: row.Label, TitleSource: row.TitleSource}
 	}
 	p.Rows = len(rows)
 	return p, nil
 }
 
-// checkPapersHeader rejects a header without the columns id, year and title
-// or with a column named twice (gocsv would silently take the last one).
+// checkPapersHeader rejects a header without an id column and at least one
+// of year, title and label, or with a column named twice (gocsv would
+// silently take the last one).
 func checkPapersHeader(header []string, name string, line int) error {
 	seen := make(map[string]bool, len(header))
 	for _, h := range header {
@@ -188,21 +268,27 @@ func checkPapersHeader(header []string, name string, line int) error {
 		}
 		seen[h] = true
 	}
-	for _, want := range []string{"id", "year", "title"} {
-		if !seen[want] {
-			return &ParseError{name, line, fmt.Sprintf("header has no %q column: want tab-separated columns id, year, title (title_source optional), got %q", want, clip(strings.Join(header, "\t")))}
-		}
+	if !seen["id"] {
+		return &ParseError{name, line, fmt.Sprintf("header has no \"id\" column: want the columns id and any of year, title, label, got %q", clip(strings.Join(header, "\t")))}
+	}
+	if !seen["year"] && !seen["title"] && !seen["label"] {
+		return &ParseError{name, line, fmt.Sprintf("header has none of the columns year, title, label: want id and any of them, got %q", clip(strings.Join(header, "\t")))}
 	}
 	return nil
 }
 
-// LoadPapers reads the metadata TSV at path, gzip-compressed or not (see
-// OpenInput and ParsePapers).
+// LoadPapers reads the metadata table at path, gzip-compressed or not (see
+// OpenInput): comma-separated when the name ends in .csv (before any .gz),
+// tab-separated otherwise (see ParseMetadata).
 func LoadPapers(path string) (*Papers, error) {
 	f, err := OpenInput(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ParsePapers(f, path)
+	sep := '\t'
+	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".csv") {
+		sep = ','
+	}
+	return ParseMetadata(f, path, sep)
 }

@@ -171,15 +171,16 @@ func Relabel(g *Graph, perm []int32, opt RelabelOptions) (*Graph, error) {
 	r.OutDegree = make([]int32, n)
 	r.InvOutDegree = make([]float64, n)
 	r.Dangling = make([]uint8, n)
-	if g.IDs != nil {
+	named := g.IDs != nil || g.IDBase != 0 // ids that are not the index itself follow their node
+	if named {
 		r.IDs = make([]string, n)
 	}
 	for nw, old := range inv {
 		r.OutDegree[nw] = g.OutDegree[old]
 		r.InvOutDegree[nw] = g.InvOutDegree[old]
 		r.Dangling[nw] = g.Dangling[old]
-		if g.IDs != nil {
-			r.IDs[nw] = g.IDs[old]
+		if named {
+			r.IDs[nw] = g.ID(int(old))
 		}
 	}
 	return r, nil

@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -98,6 +99,7 @@ type Checksum struct {
 	// ContentSHA256 is the SHA-256 of the decompressed content of a
 	// gzip-compressed file ("" for a plain file, whose content is SHA256).
 	ContentSHA256 string `json:"content_sha256,omitempty"`
+	Format        string `json:"format,omitempty"` // the graph file's format (pagerank.Format), when this file is the graph
 }
 
 // Content is the SHA-256 of the file's content: decompressed for a gzip
@@ -131,19 +133,36 @@ type Protocol struct {
 
 // GraphSummary is the real graph's load summary (the course's load line).
 type GraphSummary struct {
-	Name       string `json:"name"`
-	Path       string `json:"path"`
-	Nodes      int    `json:"nodes"`
-	Edges      int    `json:"edges"` // after dropping self-loops and duplicates
-	SelfLoops  int    `json:"self_loops"`
-	Duplicates int    `json:"duplicates"`
-	Dangling   int    `json:"dangling"`
-	Line       string `json:"line"` // "loaded N nodes and M edges (dropped ...); D dangling"
+	Name       string   `json:"name"`
+	Path       string   `json:"path"`
+	Nodes      int      `json:"nodes"`
+	Edges      int      `json:"edges"` // after dropping self-loops and duplicates
+	SelfLoops  int      `json:"self_loops"`
+	Duplicates int      `json:"duplicates"`
+	Dangling   int      `json:"dangling"`
+	Line       string   `json:"line"`                 // "loaded N nodes and M edges (dropped ...); D dangling"
+	Format     string   `json:"format,omitempty"`     // pagerank.Format the file was read as, e.g. "aan", "el", "mtx"
+	LoadNotes  []string `json:"load_notes,omitempty"` // what the reader ignored, e.g. "weights in column 3 ignored: ..."
 	// Metadata coverage: graph nodes with a metadata row, and metadata rows
 	// for ids that are not in the graph (allowed, counted).
 	MetadataPath       string `json:"metadata_path,omitempty"`
 	WithMetadata       int    `json:"with_metadata"`
 	MetadataNotInGraph int    `json:"metadata_not_in_graph"`
+	// MetadataColumns: which of "year", "title", "label" the metadata has
+	// (nil in reports written before it existed: year and title).
+	MetadataColumns []string `json:"metadata_columns,omitempty"`
+}
+
+// Shows reports whether the top table has the metadata column col ("year",
+// "title" or "label"): the columns the metadata file has.
+func (g GraphSummary) Shows(col string) bool {
+	if g.MetadataPath == "" {
+		return false
+	}
+	if g.MetadataColumns == nil {
+		return col == "year" || col == "title"
+	}
+	return slices.Contains(g.MetadataColumns, col)
 }
 
 // CaseSummary names one case and its shape.
@@ -228,6 +247,7 @@ type TopRow struct {
 	ID        string  `json:"id"`
 	Year      int     `json:"year"` // 0 when unknown
 	Title     string  `json:"title"`
+	Label     string  `json:"label,omitempty"`
 	Known     bool    `json:"known"` // the id has a metadata row
 }
 

@@ -32,6 +32,7 @@ const (
 const (
 	FamilyRMAT = "rmat" // Graph500 R-MAT: power-law degrees, low diameter
 	FamilyGrid = "grid" // 2-D grid: no degree skew, diameter 2(side-1)
+	FamilyFile = "file" // a graph file the user gave (prlab scale --graph)
 )
 
 // Goal statuses.
@@ -95,9 +96,11 @@ type ScaleProtocol struct {
 
 // ScaleGraph is one graph of the study.
 type ScaleGraph struct {
-	Family       string  `json:"family"` // FamilyRMAT or FamilyGrid
-	Scale        int     `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)))
+	Family       string  `json:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
+	Scale        int     `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)); file: the smallest Scale with 2^Scale >= n)
 	Name         string  `json:"name"`
+	Path         string  `json:"path,omitempty"`   // FamilyFile: the file read
+	Format       string  `json:"format,omitempty"` // FamilyFile: its format (pagerank.Format)
 	N            int     `json:"n"`
 	NNZ          int     `json:"nnz"` // directed edges after dropping self-loops and duplicates
 	SelfLoops    int     `json:"self_loops"`
@@ -291,7 +294,7 @@ func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
 	return s, nil
 }
 
-var families = []string{FamilyRMAT, FamilyGrid}
+var families = []string{FamilyRMAT, FamilyGrid, FamilyFile}
 var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured}
 
 // Validate checks the invariants the page and the readers rely on; the error names the field.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -25,10 +26,11 @@ const TopRows = 20
 // values from pkg/pagerank (100 fixed iterations; 50 timed iterations, 3
 // warm-ups, 10 runs; tolerances 1e-6 float32 and 1e-12 float64).
 type Config struct {
-	Name       string // run name (the report directory's base name)
-	EdgeList   string // the real graph's edge list, e.g. data/aan/acl.txt
-	GraphName  string // the real graph's case name, e.g. "aan"
-	Papers     string // metadata TSV (id, year, title, ...); "" for none
+	Name       string               // run name (the report directory's base name)
+	EdgeList   string               // the real graph's file, e.g. data/aan/acl.txt.gz (any pagerank.Format)
+	Load       pagerank.LoadOptions // how to read it: format ("" = sniffed), undirected, csv/tsv columns
+	GraphName  string               // the real graph's case name, e.g. "aan"
+	Papers     string               // metadata table (id and any of year, title, label; TSV or .csv); "" for none
 	Datasets   []string
 	Cases      []string // case names to run (synthetic names, the real graph's name or "real"); empty = all
 	Impls      []string // implementation names; empty = all (the oracle always runs)
@@ -176,15 +178,19 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	p := cfg.Progress
 
 	var g *pagerank.Graph // nil when only synthetic cases run: no graph file is read
+	var info pagerank.LoadInfo
 	if cfg.WantsRealGraph() {
 		var err error
-		if g, err = pagerank.LoadEdgeListContext(ctx, cfg.EdgeList, cfg.GraphName); err != nil {
+		if g, info, err = pagerank.LoadGraphContext(ctx, cfg.EdgeList, cfg.GraphName, cfg.Load); err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("interrupted while loading the real graph: %w", ctx.Err())
 			}
 			return nil, fmt.Errorf("load the real graph: %w", err)
 		}
 		fmt.Fprintln(p, g.Summary())
+		for _, n := range info.Notes {
+			fmt.Fprintf(p, "  %s: %s\n", cfg.EdgeList, n)
+		}
 	}
 
 	env, err := report.CollectEnvironment(cfg.Now(), cfg.Datasets)
@@ -204,7 +210,12 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	}
 	if g != nil {
 		r.out.Graph = report.GraphSummary{Name: g.Name, Path: cfg.EdgeList, Nodes: g.N, Edges: g.NNZ, SelfLoops: g.SelfLoops,
-			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary()}
+			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary(), Format: string(info.Format), LoadNotes: info.Notes}
+		for i := range r.out.Env.Datasets {
+			if r.out.Env.Datasets[i].File == filepath.ToSlash(cfg.EdgeList) {
+				r.out.Env.Datasets[i].Format = string(info.Format)
+			}
+		}
 	}
 	var papers *pagerank.Papers
 	if cfg.Papers != "" && g != nil {
@@ -214,6 +225,7 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 		}
 		in, out := papers.Coverage(g)
 		r.out.Graph.MetadataPath, r.out.Graph.WithMetadata, r.out.Graph.MetadataNotInGraph = cfg.Papers, in, out
+		r.out.Graph.MetadataColumns = papers.Columns
 		fmt.Fprintf(p, "metadata for %d of %d nodes from %s (%d rows for ids outside the graph)\n", in, g.N, cfg.Papers, out)
 	}
 
@@ -649,7 +661,7 @@ func (r *runner) top(g *pagerank.Graph, oracle *pagerank.Result, papers *pageran
 		id := g.ID(v)
 		row := report.TopRow{Rank: i + 1, Score: oracle.Ranks[v], InDegree: g.InDegree(v), OutDegree: int(g.OutDegree[v]), ID: id}
 		if pp, ok := papers.Lookup(id); ok {
-			row.Year, row.Title, row.Known = pp.Year, pp.Title, true
+			row.Year, row.Title, row.Label, row.Known = pp.Year, pp.Title, pp.Label, true
 		}
 		r.out.Top = append(r.out.Top, row)
 	}

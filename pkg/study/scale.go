@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -65,6 +66,9 @@ type ScaleConfig struct {
 	OracleMaxScale int
 	Workers        int   // T1 worker goroutines and the multi-core memcpy row (0: GOMAXPROCS); generation and the build use GOMAXPROCS
 	CopyBytes      int64 // CPU memcpy buffer size in bytes
+	// Files are graph files to run beside the generated graphs (prlab scale
+	// --graph), after them, in this order.
+	Files []GraphFile
 	// Rates override the planner's prior rates per implementation name (tests).
 	Rates    map[string]ScaleRates
 	PlanOnly bool // return after planning: the study holds the plan and no rows
@@ -402,11 +406,19 @@ func safeCall2[A, B any](f func() (A, B, error)) (a A, b B, err error) {
 	return f()
 }
 
-// buildGraph generates and builds g (parallel build, equal to the serial one).
+// buildGraph generates and builds g (parallel build, equal to the serial one),
+// or reads it from its file.
 func (r *scaleRunner) buildGraph(pg *plannedGraph, workers int) (*pagerank.Graph, error) {
 	var n int
 	var src, dst []int32
 	var err error
+	if pg.File != nil {
+		opt := pg.File.Load
+		opt.Workers = workers
+		g, info, err := pagerank.LoadGraphContext(r.ctx, pg.File.Path, pg.File.Name, opt)
+		pg.format = string(info.Format)
+		return g, err
+	}
 	if pg.Family == report.FamilyGrid {
 		n, src, dst, err = pagerank.GridEdges(pg.Side, workers)
 	} else {
@@ -442,7 +454,12 @@ func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
 		return fmt.Errorf("build %s: %w", pg.name(), err)
 	}
 	buildS := time.Since(start).Seconds()
-	r.plan.buildNs = buildS * 1e9 * float64(workers) / (float64(g.NNZ+g.SelfLoops+g.Duplicates) + 1)
+	if pg.File == nil { // a file's parse time is not the generator's
+		r.plan.buildNs = buildS * 1e9 * float64(workers) / (float64(g.NNZ+g.SelfLoops+g.Duplicates) + 1)
+	} else {
+		sg.Path, sg.Format = pg.File.Path, pg.format
+		sg.Scale = bits.Len(uint(g.N - 1))
+	}
 	pg.NNZ = g.NNZ
 	sg.N, sg.NNZ, sg.SelfLoops, sg.Duplicates, sg.Dangling, sg.BuildMs = g.N, g.NNZ, g.SelfLoops, g.Duplicates, g.DanglingCount, buildS*1e3
 	for v := 0; v < g.N; v++ {

@@ -3,6 +3,8 @@ package study
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -103,7 +105,16 @@ type plannedGraph struct {
 	NNZ    int // estimated until built
 	Oracle bool
 	Rows   []plannedRow
-	Skip   string // why the whole graph is dropped (budget)
+	Skip   string     // why the whole graph is dropped (budget)
+	File   *GraphFile // FamilyFile: the file to read
+	format string     // FamilyFile: the format it was read as
+}
+
+// GraphFile is a user's graph file in the scale study.
+type GraphFile struct {
+	Path string
+	Name string               // the graph's name in the study (unique)
+	Load pagerank.LoadOptions // format, undirected, columns
 }
 
 // plannedRow is one implementation on one graph.
@@ -115,13 +126,21 @@ type plannedRow struct {
 }
 
 func (g *plannedGraph) name() string {
+	if g.File != nil {
+		return g.File.Name
+	}
 	if g.Family == report.FamilyGrid {
 		return fmt.Sprintf("grid%d", g.Side)
 	}
 	return fmt.Sprintf("rmat%d", g.Scale)
 }
 
-func (g *plannedGraph) label() string { return fmt.Sprintf("%s 2^%d", g.Family, g.Scale) }
+func (g *plannedGraph) label() string {
+	if g.File != nil {
+		return "file " + g.File.Name
+	}
+	return fmt.Sprintf("%s 2^%d", g.Family, g.Scale)
+}
 
 // planner holds the cost model and the budget of a scale study.
 type planner struct {
@@ -345,6 +364,19 @@ func graphsFor(cfg *ScaleConfig, entries []Entry) []*plannedGraph {
 	for s := cfg.MinScale; s <= cfg.MaxScale && cfg.Grid; s++ {
 		side := GridSide(s)
 		gs = append(gs, &plannedGraph{Family: report.FamilyGrid, Scale: s, Side: side, N: side * side, NNZ: 4 * side * (side - 1)})
+	}
+	for i := range cfg.Files {
+		f := &cfg.Files[i]
+		nnz := 1 << 20 // until read: from the file size, about 12 bytes per edge line (4x that compressed)
+		if st, err := os.Stat(f.Path); err == nil {
+			per := int64(12)
+			if strings.HasSuffix(f.Path, ".gz") {
+				per = 3
+			}
+			nnz = int(max(1, st.Size()/per))
+		}
+		n := max(1, nnz/8)
+		gs = append(gs, &plannedGraph{Family: report.FamilyFile, Scale: bits.Len(uint(n - 1)), N: n, NNZ: nnz, File: f})
 	}
 	for _, g := range gs {
 		g.Oracle = true

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/report"
+)
+
+// userGraphs are a user's files, one graph in every format (the same graph
+// where the format allows: 6 nodes, one self-loop, one duplicate).
+var userGraphs = map[string]string{
+	"cites.el":   "0 1\n1 2\n2 0\n3 2\n4 2\n4 4\n5 2\n0 1\n",
+	"cites.wel":  "0 1 1\n1 2 1\n2 0 1\n3 2 1\n4 2 1\n4 4 1\n5 2 1\n0 1 1\n",
+	"cites.mtx":  "%%MatrixMarket matrix coordinate pattern general\n6 6 8\n1 2\n2 3\n3 1\n4 3\n5 3\n5 5\n6 3\n1 2\n",
+	"cites.snap": "# Directed graph\n0\t1\n1\t2\n2\t0\n3\t2\n4\t2\n4\t4\n5\t2\n0\t1\n",
+	"cites.csv":  "citing,cited,weight\nA,B,1\nB,C,1\nC,A,1\nD,C,1\nE,C,1\nE,E,1\nF,C,1\nA,B,1\n",
+	"cites.tsv":  "citing\tcited\nA\tB\nB\tC\nC\tA\nD\tC\nE\tC\nE\tE\nF\tC\nA\tB\n",
+	"acl.txt":    "A ==> B\nB ==> C\nC ==> A\nD ==> C\nE ==> C\nE ==> E\nF ==> C\nA ==> B\n",
+	"meta.csv":   "id,title,label\nC,\"The cited one, a survey\",hub\nA,Paper A,\n",
+	"meta.tsv":   "id\tyear\n2\t1999\n",
+}
+
+const userLine = "loaded 6 nodes and 6 edges (dropped 1 self-loops, 1 duplicates); 0 dangling"
+
+// userFolder writes userGraphs (and a data folder laid out like data/aan)
+// into a fresh folder, makes it read-only and returns it.
+func userFolder(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "user")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range userGraphs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := writeData(t, testEdges, testPapers)
+	sub := filepath.Join(dir, "aan")
+	os.Mkdir(sub, 0o755)
+	for _, n := range []string{"acl.txt", "papers.tsv", "SHA256SUMS"} {
+		b, _ := os.ReadFile(filepath.Join(data, n))
+		os.WriteFile(filepath.Join(sub, n), b, 0o444)
+	}
+	os.Chmod(sub, 0o555)
+	os.Chmod(dir, 0o555)
+	t.Cleanup(func() { os.Chmod(sub, 0o755); os.Chmod(dir, 0o755) })
+	return dir
+}
+
+// treeHashes maps every path under dir to the SHA-256 of its bytes (folders: "dir").
+func treeHashes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			m[p] = "dir"
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		m[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Every format through `prlab report --graph`: the same load line, the
+// format and the file's SHA-256 in results.json, metadata columns as given.
+func TestReportGraphEveryFormat(t *testing.T) {
+	user := userFolder(t)
+	for _, name := range []string{"cites.el", "cites.wel", "cites.mtx", "cites.snap", "cites.csv", "cites.tsv", "acl.txt"} {
+		path := filepath.Join(user, name)
+		out := filepath.Join(t.TempDir(), "r")
+		args := []string{"report", "--graph", path, "--out", out, "--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "10"}
+		if strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".tsv") {
+			args = append(args, "--metadata", filepath.Join(user, "meta.csv"))
+		}
+		_, stderr, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, stderr)
+		}
+		run, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := run.Graph
+		if g.Line != userLine || !strings.Contains(stderr, userLine) {
+			t.Errorf("%s: load line %q", name, g.Line)
+		}
+		wantFormat := map[string]string{".el": "el", ".wel": "wel", ".mtx": "mtx", ".snap": "snap", ".csv": "csv", ".tsv": "tsv", ".txt": "aan"}[filepath.Ext(name)]
+		if g.Format != wantFormat || g.Name != "cites" && g.Name != "acl" {
+			t.Errorf("%s: format %q name %q", name, g.Format, g.Name)
+		}
+		sum := fmt.Sprintf("%x", sha256.Sum256([]byte(userGraphs[name])))
+		if len(run.Env.Datasets) == 0 || run.Env.Datasets[0].SHA256 != sum || run.Env.Datasets[0].Format != wantFormat ||
+			run.Env.Datasets[0].Bytes != int64(len(userGraphs[name])) {
+			t.Errorf("%s: environment datasets %+v", name, run.Env.Datasets)
+		}
+		if name == "cites.wel" && !slices.Contains(g.LoadNotes, "weights in column 3 ignored: PageRank here is unweighted") {
+			t.Errorf("wel notes %q", g.LoadNotes)
+		}
+		if name == "cites.csv" {
+			if run.Top[0].ID != "C" || run.Top[0].Title != "The cited one, a survey" || run.Top[0].Label != "hub" ||
+				!g.Shows("label") || g.Shows("year") {
+				t.Errorf("csv top %+v, columns %q", run.Top[0], g.MetadataColumns)
+			}
+			page, _ := os.ReadFile(filepath.Join(out, report.HTMLFile))
+			if !strings.Contains(string(page), "<th>label</th>") || strings.Contains(string(page), "<th>year</th>") {
+				t.Error("csv: the top table does not show exactly the metadata's columns")
+			}
+		}
+		if name == "cites.mtx" && run.Top[0].ID != "3" { // 1-based ids kept as given
+			t.Errorf("mtx top id %q, want 3", run.Top[0].ID)
+		}
+		if name == "cites.el" && run.Top[0].ID != "2" {
+			t.Errorf("el top id %q, want 2", run.Top[0].ID)
+		}
+	}
+}
+
+func TestGraphFlagUsageErrors(t *testing.T) {
+	user := userFolder(t)
+	el := filepath.Join(user, "cites.el")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--format", "el"}, "--format needs --graph PATH"},
+		{[]string{"report", "--undirected"}, "--undirected needs --graph PATH"},
+		{[]string{"report", "--graph", el, "--format", "graphml"}, `unknown graph format "graphml"`},
+		{[]string{"report", "--graph", el, "--data", user}, "--graph and --data both name the real graph"},
+		{[]string{"report", "--graph", el, "--graph", el}, "report reads one --graph"},
+		{[]string{"report", "--graph", el, "--name", "tiny"}, `graph name "tiny" is taken`},
+		{[]string{"report", "--graph", el, "--columns", "a"}, "--columns wants two names"},
+		{[]string{"scale", "--graph", el, "--graph", el}, "is given twice"},
+		{[]string{"scale", "--graph", filepath.Join(user, "none.el")}, "no such file"},
+		{[]string{"export", "--rmat", "8", "--grid", "8", "--format", "el", "--out", "x"}, "exactly one of"},
+		{[]string{"export", "--rmat", "8", "--format", "wel", "--out", "x"}, `--format "wel": want el, snap, mtx or csv`},
+		{[]string{"export", "--graph", el, "--format", "el", "--out", el}, "is the input file"},
+	} {
+		_, _, err := runCLI(t, c.args...)
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want a usage error containing %q", c.args, err, c.want)
+		}
+	}
+}
+
+// prlab export writes what LoadGraph reads back with the same load line.
+func TestExport(t *testing.T) {
+	user := userFolder(t)
+	dir := t.TempDir()
+	for _, f := range []string{"el", "snap", "mtx", "csv"} {
+		out := filepath.Join(dir, "cites-out."+f+".gz")
+		stdout, _, err := runCLI(t, "export", "--graph", filepath.Join(user, "cites.tsv"), "--format", f, "--out", out)
+		if err != nil || !strings.Contains(stdout, "wrote "+out+": 6 nodes, 8 edge lines") {
+			t.Fatalf("export %s: %v %q", f, err, stdout)
+		}
+		back := filepath.Join(t.TempDir(), "r")
+		if _, stderr, err := runCLI(t, "report", "--graph", out, "--out", back, "--cases", "real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5"); err != nil || !strings.Contains(stderr, userLine) {
+			t.Errorf("report on the exported %s: %v\n%s", f, err, stderr)
+		}
+	}
+	out := filepath.Join(dir, "rmat8.el")
+	if stdout, _, err := runCLI(t, "export", "--rmat", "8", "--format", "el", "--out", out); err != nil || !strings.Contains(stdout, "256 nodes, 4096 edge lines") {
+		t.Fatalf("export --rmat: %v %q", err, stdout)
+	}
+	if stdout, _, err := runCLI(t, "export", "--grid", "8", "--format", "mtx", "--out", filepath.Join(dir, "grid.mtx")); err != nil || !strings.Contains(stdout, "256 nodes") {
+		t.Fatalf("export --grid: %v %q", err, stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 6 {
+		t.Errorf("files in the export folder: %v (temporary files left?)", entries)
+	}
+}
+
+// No command writes into a user's folder: every command, run on the graph
+// files of a read-only folder (and on a data folder laid out like
+// data/aan), leaves every file's bytes as they were and adds none. (Run as
+// root, the folder's permissions do not stop a write: the hashes do.)
+func TestNoCommandWritesUserFiles(t *testing.T) {
+	user := userFolder(t)
+	before := treeHashes(t, user)
+	out := t.TempDir()
+	el := filepath.Join(user, "cites.el")
+	runs := [][]string{
+		{"report", "--graph", el, "--out", filepath.Join(out, "r1"), "--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5"},
+		{"report", "--graph", filepath.Join(user, "cites.csv"), "--metadata", filepath.Join(user, "meta.csv"), "--out", filepath.Join(out, "r2"), "--cases", "real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5"},
+		{"report", "--data", filepath.Join(user, "aan"), "--out", filepath.Join(out, "r3"), "--cases", "real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5"},
+		{"scale", "--min-scale", "6", "--max-scale", "6", "--grid=false", "--budget", "20s", "--copy-mib", "1", "--impl", "t1-multicore-f32", "--graph", el, "--graph", filepath.Join(user, "cites.mtx"), "--out", filepath.Join(out, "s")},
+		{"export", "--graph", el, "--format", "mtx", "--out", filepath.Join(out, "e.mtx")},
+		{"render", "--out", filepath.Join(out, "again.html"), filepath.Join(out, "r1", report.JSONFile)},
+		{"list"},
+	}
+	for _, args := range runs {
+		if _, stderr, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, stderr)
+		}
+	}
+	if after := treeHashes(t, user); !maps.Equal(before, after) {
+		t.Errorf("the user folder changed:\nbefore %v\nafter  %v", before, after)
+	}
+	s, err := report.ReadScaleJSON(filepath.Join(out, "s", report.ScaleJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	for _, g := range s.Graphs {
+		if g.Family == report.FamilyFile {
+			files++
+			if g.N != 6 || g.NNZ != 6 || g.Path == "" || g.Format == "" {
+				t.Errorf("scale file graph %+v", g)
+			}
+		}
+	}
+	if files != 2 {
+		t.Errorf("%d file graphs in the scale study, want 2", files)
+	}
+}

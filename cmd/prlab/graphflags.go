@@ -1,0 +1,98 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/study"
+)
+
+// graphFlags are the flags that name a user's graph file and say how to read
+// it: --graph PATH (repeatable where the command takes several), --format,
+// --metadata, --name, --undirected, --columns. Files are only ever opened
+// for reading.
+type graphFlags struct {
+	paths      listFlag
+	format     string
+	metadata   string
+	name       string
+	undirected bool
+	columns    listFlag
+}
+
+func formatNames() string {
+	var s []string
+	for _, f := range pagerank.Formats {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}
+
+// addGraphFlags registers the graph flags on fs. With several, --graph may be
+// given more than once (prlab scale); --metadata and --name then do not apply.
+func addGraphFlags(fs *flag.FlagSet, several bool) *graphFlags {
+	gf := &graphFlags{}
+	help := "a graph file to read (read-only; any of the formats below, optionally .gz)"
+	if several {
+		help += "; repeat for more graphs"
+	}
+	fs.Var(&gf.paths, "graph", help)
+	fs.StringVar(&gf.format, "format", "", "format of --graph: "+formatNames()+" (default: from the file name and first lines)")
+	if !several {
+		fs.StringVar(&gf.metadata, "metadata", "", "optional table (TSV, or CSV when named .csv) with an id column and any of year, title, label for the top table")
+		fs.StringVar(&gf.name, "name", "", "the graph's name in the report (default: the file name without extensions)")
+	}
+	fs.BoolVar(&gf.undirected, "undirected", false, "store each edge of --graph both ways (SNAP's undirected graphs list each edge once)")
+	fs.Var(&gf.columns, "columns", "csv/tsv: the source and target column names, e.g. --columns citing,cited (default: the first two columns)")
+	return gf
+}
+
+// options checks the flags and returns how to read the graph files. Flags
+// that only apply to --graph without it are a usage error.
+func (gf *graphFlags) options() (pagerank.LoadOptions, error) {
+	f, err := pagerank.ParseFormat(gf.format)
+	if err != nil {
+		return pagerank.LoadOptions{}, usageError{"--format: " + err.Error()}
+	}
+	if len(gf.paths) == 0 {
+		for name, set := range map[string]bool{"--format": gf.format != "", "--metadata": gf.metadata != "", "--name": gf.name != "",
+			"--undirected": gf.undirected, "--columns": len(gf.columns) > 0} {
+			if set {
+				return pagerank.LoadOptions{}, usageError{name + " needs --graph PATH"}
+			}
+		}
+	}
+	if len(gf.columns) != 0 && len(gf.columns) != 2 {
+		return pagerank.LoadOptions{}, usageError{fmt.Sprintf("--columns wants two names (source,target), got %d", len(gf.columns))}
+	}
+	return pagerank.LoadOptions{Format: f, Undirected: gf.undirected, Columns: gf.columns}, nil
+}
+
+// graphName is the name a graph file gets by default: its base name without
+// .gz and the format extension ("web-Google.txt.gz" is "web-Google").
+func graphName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), ".gz")
+	for {
+		ext := filepath.Ext(base)
+		if ext == "" || ext == base || !slices.Contains([]string{".txt", ".snap", ".el", ".wel", ".mtx", ".csv", ".tsv"}, strings.ToLower(ext)) {
+			return base
+		}
+		base = strings.TrimSuffix(base, ext)
+	}
+}
+
+// checkGraphName rejects a name that is empty or taken by a synthetic case
+// or the "real" alias (the report's case names must be unique).
+func checkGraphName(name, flagHint string) error {
+	if name == "" || strings.ContainsAny(name, "/\\\n\t") {
+		return usageError{fmt.Sprintf("graph name %q is empty or holds a slash or control character; %s", name, flagHint)}
+	}
+	if slices.Contains(pagerank.SyntheticCaseNames, name) || name == study.RealCase {
+		return usageError{fmt.Sprintf("graph name %q is taken by a synthetic case or the %q alias; %s", name, study.RealCase, flagHint)}
+	}
+	return nil
+}
