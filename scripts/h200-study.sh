@@ -7,7 +7,7 @@
 #   scripts/h200-study.sh PHASE...
 # Phases, in the order given:
 #   build     build/libprlab_cuda.so for CUDA_ARCHS (default 90), unless it is newer than every source
-#   tests     the whole cudabind test binary (every GPU test, course and frontier implementations)
+#   tests     the whole cudabind test binary (every GPU test, stage-by-stage, layout and relabelled designs)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the six synthetic
 #             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
 #             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck)
@@ -85,16 +85,16 @@ san() {
 phase_sanitize() {
   need .gpu/cudabind.test
   [[ -n $sanitizer ]] || { note "sanitize: compute-sanitizer not found, skipped"; return 0; }
-  local course='TestGPUSyntheticCases|TestGPUReductionBudget' frontier='TestGPUFrontierCorrectness'
+  local course='TestGPUSyntheticCases|TestGPUReductionBudget' layout='TestGPULayoutCorrectness'
   local tool
   for tool in memcheck synccheck initcheck; do
     san "course" 120 "$tool" "$course"
-    san "frontier" 120 "$tool" "$frontier"
+    san "layout" 120 "$tool" "$layout"
   done
   san "course" 120 racecheck "$course"
-  san "frontier, no cluster" 120 racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
+  san "layout, no cluster" 120 racecheck "$layout" PRLAB_GPU_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
   if [[ ${CLUSTER_RACECHECK:-1} == 1 ]]; then
-    san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$frontier" PRLAB_FRONTIER_ONLY=gpu-cluster PRLAB_FRONTIER_CASES=tiny PRLAB_FRONTIER_LAYOUTS=auto
+    san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$layout" PRLAB_GPU_ONLY=gpu-cluster PRLAB_GPU_CASES=tiny PRLAB_GPU_LAYOUTS=auto
   else
     note "compute-sanitizer racecheck (cluster, tiny): skipped (CLUSTER_RACECHECK=0)"
   fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # lib-gpu.sh — shell functions shared by prlab's GPU-host scripts
-# (gpu-run.sh, frontier-gpu-run.sh, h200-study.sh). Source it; it sets nothing
+# (gpu-run.sh, layout-gpu-run.sh, h200-study.sh). Source it; it sets nothing
 # on its own.
 #
 #   find_tool NAME            print the path of a CUDA tool (PATH, then /usr/local/cuda*/bin, /opt/cuda/bin)

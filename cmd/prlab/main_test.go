@@ -189,8 +189,8 @@ func TestListShowsEveryImplementation(t *testing.T) {
 			}
 		}
 	}
-	if want := len(cudabind.AllImplementations()); gpuRows != want {
-		t.Errorf("%d GPU implementations listed, want %d (pkg/cudabind: course + frontier)", gpuRows, want)
+	if want := len(cudabind.Designs()); gpuRows != want {
+		t.Errorf("%d GPU implementations listed, want %d (pkg/cudabind.Designs)", gpuRows, want)
 	}
 }
 

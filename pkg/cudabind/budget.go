@@ -71,11 +71,14 @@ func CheckWriteBudgets(g *pagerank.Graph) (map[string]string, error) {
 		verdict[kind] = v
 	}
 	out := make(map[string]string)
-	for _, im := range Implementations() {
-		if kind, ok := reductionOf[im.Name()]; ok {
-			out[im.Name()] = verdict[kind]
+	for _, d := range designs {
+		if d.family != familyStages || d.order != "" {
+			continue
+		}
+		if kind, ok := reductionOf[d.name]; ok {
+			out[d.name] = verdict[kind]
 		} else {
-			out[im.Name()] = "not checked: library or fused reduction, its global writes are not counted"
+			out[d.name] = "not checked: library or fused reduction, its global writes are not counted"
 		}
 	}
 	return out, nil

@@ -9,15 +9,6 @@ import (
 	"testing"
 )
 
-func impl(t *testing.T, name string) *gpuImpl {
-	t.Helper()
-	im, ok := ImplementationByName(name)
-	if !ok {
-		t.Fatalf("no implementation %q", name)
-	}
-	return im.(*gpuImpl)
-}
-
 // The course's byte figures for its graph (n = 28042, nnz = 314010):
 // 3,437,470 bytes per hand-written iteration and 6,173,886 per Thrust + CUB
 // iteration, 1.80 times as many.
@@ -36,7 +27,7 @@ func TestIterationBytesMatchCourseFigures(t *testing.T) {
 		{NameCusparse, "21n + 12nnz + 4", 21*CourseN + 12*CourseNNZ + 4},
 	}
 	for _, c := range cases {
-		f := impl(t, c.name).BytesFormula()
+		f := mustDesign(t, c.name).BytesFormula()
 		if got := f.String(); got != c.formula {
 			t.Errorf("%s: formula %q, want %q", c.name, got, c.formula)
 		}
@@ -44,8 +35,8 @@ func TestIterationBytesMatchCourseFigures(t *testing.T) {
 			t.Errorf("%s: %d bytes per iteration on the course graph, want %d", c.name, got, c.bytes)
 		}
 	}
-	ratio := float64(impl(t, NameThrustCUB).BytesFormula().Bytes(CourseN, CourseNNZ)) /
-		float64(impl(t, NameThreadPerRow).BytesFormula().Bytes(CourseN, CourseNNZ))
+	ratio := float64(mustDesign(t, NameThrustCUB).BytesFormula().Bytes(CourseN, CourseNNZ)) /
+		float64(mustDesign(t, NameThreadPerRow).BytesFormula().Bytes(CourseN, CourseNNZ))
 	if math.Abs(ratio-1.80) > 0.005 {
 		t.Errorf("library/hand traffic ratio %.4f, the course prints 1.80", ratio)
 	}
@@ -92,20 +83,20 @@ func TestStagesSumToIterationAndCounts(t *testing.T) {
 		NameThrustCUBNoSync: {6, 0},
 		NameCusparse:        {4, 0}, // cusparseSpMV, 2 reduction passes, combine
 	}
-	impls := Implementations()
+	impls := stageDesigns()
 	if len(impls) != len(want) {
 		t.Fatalf("%d implementations, want %d", len(impls), len(want))
 	}
 	for _, pi := range impls {
-		im := pi.(*gpuImpl)
+		im := pi.(*gpuDesign)
 		w, ok := want[im.Name()]
 		if !ok {
 			t.Errorf("unexpected implementation %q", im.Name())
 			continue
 		}
-		if im.LaunchesPerIteration() != w.launches || im.HostSyncsPerIteration() != w.syncs {
-			t.Errorf("%s: %d launches, %d host syncs per iteration; want %d, %d",
-				im.Name(), im.LaunchesPerIteration(), im.HostSyncsPerIteration(), w.launches, w.syncs)
+		if c := im.Costs(nil, 50); c.HostLaunches != float64(w.launches) || c.HostSyncs != float64(w.syncs) {
+			t.Errorf("%s: %v launches, %v host syncs per iteration; want %d, %d",
+				im.Name(), c.HostLaunches, c.HostSyncs, w.launches, w.syncs)
 		}
 		var sum int64
 		for _, st := range im.Stages() {
@@ -147,7 +138,7 @@ func TestConstantsMatchHeader(t *testing.T) {
 		"PRLAB_IMPL_THRUST_CUB":           implThrustCUB,
 		"PRLAB_IMPL_CUSPARSE":             implCusparse,
 		"PRLAB_IMPL_THRUST_CUB_NOSYNC":    implThrustCUBNoSync,
-		"PRLAB_IMPL_COUNT":                len(implDefs),
+		"PRLAB_IMPL_COUNT":                len(stageDesigns()),
 		"PRLAB_STAGE_SCALE":               stageScale,
 		"PRLAB_STAGE_SPMV_SCALAR":         stageSpmvScalar,
 		"PRLAB_STAGE_SPMV_WARP":           stageSpmvWarp,

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -17,7 +16,7 @@ import (
 const LibraryName = "libprlab_cuda.so"
 
 // abiVersion must equal PRLAB_ABI_VERSION in csrc/prlab_cuda.h.
-const abiVersion = 2
+const abiVersion = 3
 
 // ErrUnavailable wraps every error returned because the GPU path cannot run
 // here; errors.Is(err, ErrUnavailable) tells a skip from a failure.
@@ -96,8 +95,7 @@ var (
 	loaded   state
 	// mu serialises every call into the library (one graph upload cached, one
 	// CUDA context, and timings that must not overlap).
-	mu   sync.Mutex
-	sess *session
+	mu sync.Mutex
 )
 
 // deviceIndex is PRLAB_CUDA_DEVICE (default 0).
@@ -280,108 +278,11 @@ func DeviceInfo() (Device, error) {
 	return s.lib.deviceInfo(s.device)
 }
 
-// ---------------------------------------------------------------- graph sessions
-
-// session is the graph currently uploaded (one at a time) and the copy row
-// measured in this process.
-type session struct {
-	g *pagerank.Graph
-	h unsafe.Pointer
-}
-
-var copyRowCache = map[int64]pagerank.Stage{} // bytes moved -> measured row (this process)
-
-func checkGraph(g *pagerank.Graph) error {
-	if g == nil {
-		return errors.New("cudabind: nil graph")
-	}
-	if g.N < 1 || len(g.InRowPtr) != g.N+1 || len(g.InColIdx) != g.NNZ || len(g.InvOutDegree) != g.N || len(g.Dangling) != g.N {
-		return fmt.Errorf("cudabind: graph %q is inconsistent: n=%d nnz=%d but len(InRowPtr)=%d (want n+1), len(InColIdx)=%d, len(InvOutDegree)=%d, len(Dangling)=%d",
-			g.Name, g.N, g.NNZ, len(g.InRowPtr), len(g.InColIdx), len(g.InvOutDegree), len(g.Dangling))
-	}
-	return nil
-}
-
-// handleLocked returns the device context of g, uploading it (and freeing
-// the previous graph's) when g is not the graph already uploaded. mu held.
-func handleLocked(s state, g *pagerank.Graph) (unsafe.Pointer, error) {
-	if err := checkGraph(g); err != nil {
-		return nil, err
-	}
-	if sess != nil && sess.g == g {
-		return sess.h, nil
-	}
-	if err := releaseLocked(s); err != nil {
-		return nil, err
-	}
-	h, err := s.lib.graphCreate(s.device, g, pagerank.MaxIterationsCap)
-	if err != nil {
-		return nil, err
-	}
-	sess = &session{g: g, h: h}
-	return h, nil
-}
-
-func releaseLocked(s state) error {
-	if sess == nil {
-		return nil
-	}
-	err := s.lib.graphFree(sess.h)
-	sess = nil
-	return err
-}
-
-// Release frees the device copy of the last uploaded graph (the package keeps
-// one graph on the device between calls so Run, Benchmark and MeasureStages
-// on the same *Graph upload it once).
-func Release() error {
-	s := load()
-	if s.lib == nil {
-		return nil
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	return releaseLocked(s)
-}
-
-// ready returns the loaded state or an error wrapping ErrUnavailable.
-func ready() (state, error) {
-	s := load()
-	if s.reason != "" {
-		return s, fmt.Errorf("%w: %s", ErrUnavailable, s.reason)
-	}
-	return s, nil
-}
-
-// copyRowLocked measures (once per process and size) the device-to-device
-// copy row moving `bytes` bytes (bytes/2 read + bytes/2 written). mu held.
-func copyRowLocked(s state, h unsafe.Pointer, name string, bytes int64, warmups, repeats int) (pagerank.Stage, error) {
-	if row, ok := copyRowCache[bytes]; ok {
-		row.Name = name
-		return row, nil
-	}
-	ms, err := s.lib.timeCopy(h, bytes, warmups, repeats)
-	if err != nil {
-		return pagerank.Stage{}, err
-	}
-	row := pagerank.Stage{Name: name, Ms: ms, Bytes: bytes, Formula: fmt.Sprintf("cudaMemcpy device to device of %d bytes: %d read + %d written", bytes/2, bytes/2, bytes/2)}
-	if ms > 0 {
-		row.GBps = float64(bytes) / (ms * 1e6)
-	}
-	copyRowCache[bytes] = row
-	return row, nil
-}
-
-// stageRow turns a measured median into a Stage row with effective bandwidth
-// and the fraction of the DRAM copy row's bandwidth.
-func stageRow(def StageDef, ms float64, n, nnz int, dramGBps float64) pagerank.Stage {
-	b := def.Bytes.Bytes(n, nnz)
-	st := pagerank.Stage{Name: def.Name, Ms: ms, Bytes: b, Formula: def.Bytes.String() + " (" + def.Counted + ")"}
-	if ms > 0 {
-		st.GBps = float64(b) / (ms * 1e6)
-	}
-	if dramGBps > 0 {
-		st.XDRAM = st.GBps / dramGBps
-	}
-	return st
+// runOut is what prlab_run returns: ranks, per-iteration residuals and sums.
+type runOut struct {
+	ranks     []float32
+	residuals []float32
+	sums      []float64
+	done      int
+	converged bool
 }

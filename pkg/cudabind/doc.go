@@ -2,8 +2,17 @@
 // libprlab_cuda.so, a CUDA shared library built from csrc/ with nvcc and
 // opened at run time (cgo + dlopen/dlsym, only dlfcn.h at build time). The
 // module therefore builds and tests on machines with no GPU and no CUDA:
-// there, Available reports why, every GPU implementation's Reason() says
-// the same, and their Run/Benchmark return errors wrapping ErrUnavailable.
+// there, Available reports why, every GPU design's Reason() says the same,
+// and their Run/Benchmark return errors wrapping ErrUnavailable.
+//
+// What lives where: designs.go, the one table of GPU designs and the one
+// type that runs them; session.go, the graph on the device (Session), the
+// copy rows and the stage table; layout.go, the layout designs' layout,
+// knobs and primitives; relabel.go, the one-time host relabel; bytes.go,
+// the stage catalogue and byte formulas; lib_cgo.go, the one file of C
+// symbols (required and optional) and their trampolines; csrc/, the CUDA
+// sources; testdata/fake_prlab_cuda.c, a CPU stand-in for the library that
+// tests every Go path here without CUDA.
 //
 // # Building the library
 //
@@ -23,7 +32,7 @@
 //
 //	ok, reason := cudabind.Available()           // reason: library not found (paths tried), dlopen error, no driver, no device
 //	dev, err := cudabind.DeviceInfo()            // GPU context: name, CC, SMs, L2 bytes, versions, CCCL
-//	impls := cudabind.Implementations()          // []pagerank.Implementation, also Benchmarker + Unavailable
+//	impls := cudabind.Designs()                  // []pagerank.Implementation, also Benchmarker + Unavailable
 //	res, err := impl.Run(g, pagerank.Fixed(100)) // correctness: ranks, residual and sum per iteration
 //	res, err := impl.Run(g, pagerank.Converge(1e-6, 10000))
 //	res, err := impl.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(50), 3, 10)
@@ -36,7 +45,10 @@
 // iteration's stage formulas, see ByteFormula), LaunchesPerIteration and
 // HostSyncsPerIteration of the timed loop.
 //
-// # Implementations (d = 0.85, x0 = 1/n, float, dangling mass on the device)
+// # Designs (d = 0.85, x0 = 1/n, float, dangling mass on the device)
+//
+// Stage by stage (one kernel or library call per stage; csrc/api.cu,
+// kernels.cu, library.cu):
 //
 //	gpu-naive              T2: memset D; D by one atomicAdd per thread; fused pull + combine, thread per row   13n + 12nnz + 4 bytes
 //	gpu-thread-per-row     T3: scale; scalar CSR SpMV; dangling tree reduction (2 passes); combine           33n + 8nnz + 4
@@ -46,11 +58,21 @@
 //	gpu-thrust-cub-nosync  the same with thrust::cuda::par_nosync (0 host syncs instead of 4)               41n + 16nnz + 4
 //	gpu-cusparse           cusparseSpMV on P = A D^-1 (values invOut[col]); dangling shuffle; combine       21n + 12nnz + 4
 //
-// Locality implementations (reordered.go; NOTES.md, section "locality"): an
-// existing implementation run unchanged on the graph relabelled once on the
-// host by out-degree descending (hot gather sources contiguous), ranks
-// permuted back to the graph's order; the relabel is timed and reported
-// apart from the iterations (LastRelabelling, SetRelabelLog, a stage row):
+// Layout designs (csrc/frontier.cu; built on a layout computed once per
+// uploaded graph: T4 in-degree buckets, CSR-Adaptive tiles, the persistent
+// and cluster grids; LayoutOf, MeasurePrimitives):
+//
+//	gpu-t4-bucketed   in-degree buckets (thread / warp / block per row), fused combine          32n + 8nnz
+//	gpu-fused         one launch per iteration: tiles + combine + next dangling partials       16n + 8nnz + 4
+//	gpu-graph         gpu-fused in a CUDA Graph, one graph launch per timed run                 16n + 8nnz + 4
+//	gpu-persistent    one cooperative launch, one grid.sync() per iteration                     16n + 8nnz + 4
+//	gpu-cluster       one thread-block cluster, graph and ranks in distributed shared memory    16n + 8nnz + 4 (shared memory)
+//
+// Relabelled designs (NOTES.md, section "locality"): a design's kernels run
+// unchanged on the graph relabelled once on the host by out-degree
+// descending (hot gather sources contiguous), ranks permuted back to the
+// graph's order; the relabel is timed and reported apart from the
+// iterations (LastRelabelling, SetRelabelLog, a stage row):
 //
 //	gpu-cusparse-reordered     gpu-cusparse on the relabelled graph                                 21n + 12nnz + 4
 //	gpu-fused-reordered        gpu-fused on the relabelled graph                                    16n + 8nnz + 4

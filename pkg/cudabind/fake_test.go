@@ -57,7 +57,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 
 	for _, g := range synthetic(t) {
 		want, _ := oracle64(g, pagerank.DefaultDamping, 30, 0)
-		for _, pi := range Implementations() {
+		for _, pi := range stageDesigns() {
 			if r := pi.(pagerank.Unavailable).Reason(); r != "" {
 				t.Fatalf("%s: Reason() = %q with the fake library loaded", pi.Name(), r)
 			}
@@ -75,7 +75,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 			if math.Abs(res.FinalSum()-1) > 4*fltEpsilon*math.Sqrt(float64(g.N)) {
 				t.Errorf("%s on %s: sum %v", pi.Name(), g.Name, res.FinalSum())
 			}
-			if res.BytesPerIteration != pi.(*gpuImpl).BytesFormula().Bytes(g.N, g.NNZ) || res.Case != g.Name {
+			if res.BytesPerIteration != pi.(*gpuDesign).BytesFormula().Bytes(g.N, g.NNZ) || res.Case != g.Name {
 				t.Errorf("%s: result metadata %+v", pi.Name(), res)
 			}
 		}
@@ -84,7 +84,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 	// Tolerance mode stops where the float64 oracle stops (same rule).
 	g, _ := pagerank.SyntheticCase("chain")
 	_, refIters := oracle64(g, pagerank.DefaultDamping, 1000, 1e-6)
-	res, err := Implementations()[1].Run(g, pagerank.Converge(1e-6, 1000))
+	res, err := stageDesigns()[1].Run(g, pagerank.Converge(1e-6, 1000))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 	}
 
 	// Benchmark: timing from the library, stages with bytes and x DRAM.
-	bm := Implementations()[2].(pagerank.Benchmarker)
+	bm := stageDesigns()[2].(pagerank.Benchmarker)
 	res, err = bm.Benchmark(g, pagerank.Fixed(50), 3, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 	}
 
 	// A library error comes back as *Error with the failing call named.
-	_, err = Implementations()[0].Run(g, pagerank.Fixed(7777))
+	_, err = stageDesigns()[0].Run(g, pagerank.Fixed(7777))
 	var le *Error
 	if !errors.As(err, &le) || le.Status != 2 || !strings.Contains(err.Error(), "cudaMalloc(d_colIdx, 379724 bytes)") {
 		t.Errorf("error not propagated: %v", err)
@@ -158,7 +158,7 @@ func TestFakeLibraryFailureReasons(t *testing.T) {
 	if ok, r := Available(); ok || r != reason {
 		t.Errorf("Available() = %v, %q", ok, r)
 	}
-	im := Implementations()[0]
+	im := stageDesigns()[0]
 	if r := im.(pagerank.Unavailable).Reason(); r != reason {
 		t.Errorf("Reason() = %q", r)
 	}
@@ -175,5 +175,126 @@ func TestFakeLibraryABIMismatch(t *testing.T) {
 	reason := useLibrary(t, buildFake(t, "-DFAKE_ABI=999"))
 	if !strings.Contains(reason, "ABI version 999") {
 		t.Errorf("ABI mismatch reason %q", reason)
+	}
+}
+
+// The layout designs and the relabelled ones end to end on the fake
+// library: ranks, the cluster's per-graph availability, Benchmark's stage,
+// whole-run and primitive rows, the layout, the primitives and the knobs.
+func TestLayoutDesignsWithFakeLibrary(t *testing.T) {
+	if reason := useLibrary(t, buildFake(t)); reason != "" {
+		t.Fatalf("fake library unavailable: %s", reason)
+	}
+	defer ReleaseRelabelled()
+	for _, g := range synthetic(t) {
+		want, _ := oracle64(g, pagerank.DefaultDamping, 30, 0)
+		for _, pi := range append(layoutDesigns(), relabelledDesigns()...) {
+			if r := pi.(pagerank.Unavailable).Reason(); r != "" {
+				t.Fatalf("%s: Reason() = %q on a compute capability 9.0 device", pi.Name(), r)
+			}
+			res, err := pi.Run(g, pagerank.Fixed(30))
+			if pi.Name() == NameCluster && g.N > 4096 {
+				if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "shared memory per block") {
+					t.Errorf("cluster on %s (n = %d): %v, want ErrUnavailable with the layout's reason", g.Name, g.N, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s on %s: %v", pi.Name(), g.Name, err)
+			}
+			if e := maxRelErr(res.Ranks, want); e > 1e-3 || len(res.Residuals) != 30 || res.Implementation != pi.Name() || res.Case != g.Name {
+				t.Errorf("%s on %s: max relative error %.3g, %d residuals, %s on %s", pi.Name(), g.Name, e, len(res.Residuals), res.Implementation, res.Case)
+			}
+			if f := pi.(*gpuDesign).BytesFormula(); res.BytesPerIteration != f.Bytes(g.N, g.NNZ) {
+				t.Errorf("%s on %s: %d bytes, formula %s", pi.Name(), g.Name, res.BytesPerIteration, f)
+			}
+		}
+	}
+
+	star, _ := pagerank.SyntheticCase("star")
+	lay, err := LayoutOf(star)
+	if err != nil || lay.Buckets != T4Buckets(star) || lay.ClusterSize != 0 || lay.ClusterReason == "" {
+		t.Errorf("layout of star: %+v, %v; Go buckets %+v", lay, err, T4Buckets(star))
+	}
+	res, err := mustDesign(t, NameT4Bucketed).Benchmark(star, pagerank.Fixed(50), 3, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// star: 10000 rows of in-degree 0 (thread bucket), the hub's 10000 edges
+	// (block bucket), the combine, the whole run, the empty launch.
+	names := []string{"T4 spmv, thread per row (10000 rows, 0 nnz", "T4 spmv, block per row (1 rows, 10000 nnz",
+		"T4 combine", "whole run / 50 iterations", "primitive: empty kernel launch"}
+	if len(res.Stages) != len(names) {
+		t.Fatalf("T4 on star: %d stage rows %+v", len(res.Stages), res.Stages)
+	}
+	for i, n := range names {
+		if !strings.HasPrefix(res.Stages[i].Name, n) {
+			t.Errorf("row %d: %q, want %q...", i, res.Stages[i].Name, n)
+		}
+	}
+	if sum := res.Stages[0].Bytes + res.Stages[1].Bytes + res.Stages[2].Bytes; sum != res.BytesPerIteration || res.Stages[3].Bytes != sum {
+		t.Errorf("T4 rows: buckets + combine = %d bytes, whole run %d, iteration %d", sum, res.Stages[3].Bytes, res.BytesPerIteration)
+	}
+	// The fake's runs take 1.00 .. 1.09 ms (median 1.045); an empty launch 1 µs.
+	if math.Abs(res.Stages[3].Ms-1.045/50) > 1e-6 || math.Abs(res.Stages[4].Ms-0.001) > 1e-9 || res.Stages[4].Bytes != 0 {
+		t.Errorf("whole-run row %+v, primitive row %+v", res.Stages[3], res.Stages[4])
+	}
+	if res.LaunchesPerIteration != (50*3+1)/50.0 || res.HostSyncsPerIteration != 0 {
+		t.Errorf("T4 on star: %v launches, %v host syncs per iteration", res.LaunchesPerIteration, res.HostSyncsPerIteration)
+	}
+
+	tiny, _ := pagerank.SyntheticCase("tiny")
+	res, err = mustDesign(t, NameCluster).Benchmark(tiny, pagerank.Fixed(50), 3, 10)
+	if err != nil || len(res.Stages) != 2 || !strings.Contains(res.BytesFormula, "(shared memory)") ||
+		!strings.HasPrefix(res.Stages[1].Name, "primitive: cluster.sync()") || !strings.Contains(res.Stages[0].Formula, "(shared memory) (") {
+		t.Errorf("cluster on tiny: %v, %+v", err, res)
+	}
+	res, err = mustDesign(t, NameFusedReordered).Benchmark(tiny, pagerank.Fixed(50), 3, 10)
+	if err != nil || len(res.Stages) != 4 || !strings.HasPrefix(res.Stages[0].Name, "fused iteration (") ||
+		!strings.HasPrefix(res.Stages[3].Name, "one-time host relabel") || len(res.Ranks) != tiny.N {
+		t.Errorf("fused, reordered, on tiny: %v, %+v", err, res)
+	}
+	for _, c := range []struct {
+		g    *pagerank.Graph
+		rows int
+	}{{tiny, 5}, {star, 4}} {
+		if prims, err := MeasurePrimitives(c.g); err != nil || len(prims) != c.rows {
+			t.Errorf("primitives on %s: %d rows, %v; want %d", c.g.Name, len(prims), err, c.rows)
+		}
+	}
+	if err := setLayoutKnob(tiny, knobTileEdges, 64); err != nil {
+		t.Fatal(err)
+	}
+	if lay, _ := LayoutOf(tiny); lay.TileEdges != 64 {
+		t.Errorf("knob not applied: tile edges %d", lay.TileEdges)
+	}
+	var le *Error
+	if err := setLayoutKnob(tiny, knobCount, 1); !errors.As(err, &le) || le.Status != 1 || le.Op != "prlab_layout_set" {
+		t.Errorf("knob out of range: %v", err)
+	}
+}
+
+// A library without the optional layout entry points still runs the
+// stage-by-stage designs; the layout calls fail with ErrUnavailable naming
+// the missing symbol.
+func TestFakeLibraryWithoutLayoutSymbols(t *testing.T) {
+	if reason := useLibrary(t, buildFake(t, "-DFAKE_NO_LAYOUT")); reason != "" {
+		t.Fatalf("fake library without layout symbols unavailable: %s", reason)
+	}
+	g, _ := pagerank.SyntheticCase("tiny")
+	if _, err := mustDesign(t, NameWarpPerRow).Run(g, pagerank.Fixed(10)); err != nil {
+		t.Errorf("warp per row: %v", err)
+	}
+	if _, err := LayoutOf(g); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "prlab_layout_info_get") {
+		t.Errorf("LayoutOf: %v", err)
+	}
+	if _, err := mustDesign(t, NameFused).Benchmark(g, pagerank.Fixed(50), 1, 2); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("fused Benchmark: %v", err)
+	}
+	if _, err := mustDesign(t, NameCluster).Run(g, pagerank.Fixed(10)); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("cluster Run: %v", err)
+	}
+	if err := setLayoutKnob(g, knobTileRows, 16); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "prlab_layout_set") {
+		t.Errorf("knob: %v", err)
 	}
 }

@@ -97,7 +97,7 @@ func TestGPUSyntheticCases(t *testing.T) {
 	t.Logf("correctness, %d fixed iterations on both sides", iters)
 	for _, g := range synthetic(t) {
 		ref := oracleResult(g, iters)
-		for _, im := range Implementations() {
+		for _, im := range stageDesigns() {
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if err != nil {
 				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
@@ -147,7 +147,7 @@ func TestGPUConvergence(t *testing.T) {
 	}
 	for _, g := range synthetic(t) {
 		refX, refIters := oracle64(g, pagerank.DefaultDamping, 1000, pagerank.FloatTolerance)
-		for _, im := range Implementations() {
+		for _, im := range stageDesigns() {
 			res, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
 			if err != nil {
 				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
@@ -362,8 +362,8 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 			pagerank.TimingIterations, pagerank.TimingRuns, pagerank.TimingWarmups)
 		fmt.Fprintf(&sb, "%-24s %9s %9s %9s %6s %10s %9s %8s %7s %5s\n", "implementation", "mean ms", "median ms", "ms/iter", "CV", "bytes/iter", "GB/s", "x DRAM", "launch", "sync")
 		var handMs, libMs float64
-		for _, pi := range Implementations() {
-			im := pi.(*gpuImpl)
+		for _, pi := range stageDesigns() {
+			im := pi.(*gpuDesign)
 			res, err := im.Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), pagerank.TimingWarmups, pagerank.TimingRuns)
 			if err != nil {
 				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
@@ -373,7 +373,7 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 			gbps := float64(res.BytesPerIteration) * float64(tm.Iterations) / (tm.MedianMs * 1e6)
 			fmt.Fprintf(&sb, "%-24s %9.4f %9.4f %9.5f %5.1f%% %10d %9.1f %8.3f %7.0f %5.0f\n", im.Name(), tm.MeanMs, tm.MedianMs,
 				tm.MsPerIteration(), 100*tm.CV, res.BytesPerIteration, gbps, gbps/tab.CopyDRAM.GBps, res.LaunchesPerIteration, res.HostSyncsPerIteration)
-			if len(tm.RunsMs) != pagerank.TimingRuns || !(tm.MedianMs > 0) || len(res.Stages) != len(im.def.stages) {
+			if len(tm.RunsMs) != pagerank.TimingRuns || !(tm.MedianMs > 0) || len(res.Stages) != len(im.stages) {
 				t.Errorf("%s on %s: timing %+v, %d stages", im.Name(), g.Name, tm, len(res.Stages))
 			}
 			switch im.Name() {
@@ -397,8 +397,8 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 			gpuReport.Unlock()
 		}
 		if handMs > 0 && libMs > 0 {
-			hb := iterationFormula(implDefs[implWarpPerRow].stages).Bytes(g.N, g.NNZ)
-			lb := iterationFormula(implDefs[implThrustCUB].stages).Bytes(g.N, g.NNZ)
+			hb := iterationFormula(designs[implWarpPerRow].stages).Bytes(g.N, g.NNZ)
+			lb := iterationFormula(designs[implThrustCUB].stages).Bytes(g.N, g.NNZ)
 			fmt.Fprintf(&sb, "warp per row takes %.2fx the Thrust + CUB time and moves %.2fx its bytes\n", handMs/libMs, float64(hb)/float64(lb))
 		}
 		fmt.Fprintf(&sb, "L2 on this card is %d bytes, and one hand-written iteration touches %d\n", tab.Device.L2Bytes, tab.CopyIteration.Bytes)

@@ -71,21 +71,21 @@ func useLibrary(t *testing.T, path string) (reason string) {
 	t.Helper()
 	real := load() // the process's real probe, kept for restore
 	mu.Lock()
-	prevSess, prevCopy := sess, copyRowCache
+	prevSess, prevCopy := current, copyRowCache
 	lib, p, r := probe([]string{path}, 0)
 	loaded = state{lib: lib, path: p, reason: r}
-	sess, copyRowCache = nil, map[int64]pagerank.Stage{}
+	current, copyRowCache = nil, map[int64]pagerank.Stage{}
 	mu.Unlock()
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if sess != nil && loaded.lib != nil {
-			_ = loaded.lib.graphFree(sess.h)
+		if current != nil && loaded.lib != nil {
+			_ = loaded.lib.graphFree(current.h)
 		}
 		if loaded.lib != nil {
 			loaded.lib.close()
 		}
-		loaded, sess, copyRowCache = real, prevSess, prevCopy
+		loaded, current, copyRowCache = real, prevSess, prevCopy
 	})
 	return r
 }
@@ -98,4 +98,46 @@ func synthetic(t *testing.T) []*pagerank.Graph {
 		t.Fatalf("%d synthetic cases, want 6", len(gs))
 	}
 	return gs
+}
+
+// designsWhere returns the designs (in report order) for which keep is true.
+func designsWhere(keep func(d *design) bool) []pagerank.Implementation {
+	var out []pagerank.Implementation
+	for _, im := range Designs() {
+		if keep(&im.(*gpuDesign).design) {
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+// stageDesigns: the stage-by-stage designs on the graph as given (the course's).
+func stageDesigns() []pagerank.Implementation {
+	return designsWhere(func(d *design) bool { return d.family == familyStages && d.order == "" })
+}
+
+// layoutDesigns: the layout designs on the graph as given.
+func layoutDesigns() []pagerank.Implementation {
+	return designsWhere(func(d *design) bool { return d.family == familyLayout && d.order == "" })
+}
+
+// relabelledDesigns: the designs that run on the graph relabelled by out-degree.
+func relabelledDesigns() []pagerank.Implementation {
+	return designsWhere(func(d *design) bool { return d.order != "" })
+}
+
+// mustDesign returns the design named name.
+func mustDesign(t *testing.T, name string) *gpuDesign {
+	t.Helper()
+	im, ok := DesignByName(name)
+	if !ok {
+		t.Fatalf("no design %q", name)
+	}
+	return im.(*gpuDesign)
+}
+
+// isLayout reports whether im is a layout design.
+func isLayout(im pagerank.Implementation) bool {
+	d, ok := im.(*gpuDesign)
+	return ok && d.family == familyLayout
 }

@@ -8,6 +8,12 @@ package cudabind
 // includes no CUDA header. Each call goes through a small C trampoline that
 // casts the dlsym'd pointer to the prototype declared in prlab_cuda.h
 // (__typeof__), so a signature change there is a compile error here.
+//
+// Symbols are resolved once, at open, from one table (as NVIDIA's go-nvml
+// does in pkg/nvml/lib.go): a required symbol that is missing makes the
+// library unusable; an optional one (the layout designs' entry points) that
+// is missing leaves its pointer nil, and the calls that need it return an
+// error wrapping ErrUnavailable that names the symbol.
 
 /*
 #cgo LDFLAGS: -ldl
@@ -74,6 +80,15 @@ static int pr_check(void *f, void *h, int kind, int which, int n, const float *a
 	return ((__typeof__(&prlab_check_reduction))f)(h, kind, which, n, a, b, mask, threads, value,
 	                                               written, grid, msg, len);
 }
+static int pr_layout(void *f, void *h, prlab_layout_info *out, char *msg, int len) {
+	return ((__typeof__(&prlab_layout_info_get))f)(h, out, msg, len);
+}
+static int pr_knob(void *f, void *h, int knob, int value, char *msg, int len) {
+	return ((__typeof__(&prlab_layout_set))f)(h, knob, value, msg, len);
+}
+static int pr_prim(void *f, void *h, int which, int count, int warm, int reps, float *med, char *msg, int len) {
+	return ((__typeof__(&prlab_time_primitive))f)(h, which, count, warm, reps, med, msg, len);
+}
 */
 import "C"
 
@@ -93,10 +108,33 @@ type library struct {
 	path                                                         string
 	h                                                            unsafe.Pointer
 	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
+	layout, knob, prim                                           unsafe.Pointer // optional: nil when absent
 }
 
-// openLibrary dlopens path (RTLD_NOW | RTLD_LOCAL) and resolves every
-// prlab_* symbol. The error carries dlerror()'s text.
+// symbol is one entry point of the library: its C name, where its address
+// goes, and whether the library is unusable without it.
+type symbol struct {
+	name     string
+	dst      *unsafe.Pointer
+	required bool
+}
+
+// symbols is the table of every prlab_* entry point the binding calls.
+func (l *library) symbols() []symbol {
+	return []symbol{
+		{"prlab_abi_version", &l.abi, true}, {"prlab_device_count", &l.count, true},
+		{"prlab_device_info_get", &l.info, true}, {"prlab_graph_create", &l.create, true},
+		{"prlab_graph_free", &l.free, true}, {"prlab_run", &l.run, true}, {"prlab_benchmark", &l.bench, true},
+		{"prlab_time_stage", &l.stage, true}, {"prlab_time_copy", &l.copy, true},
+		{"prlab_check_reduction", &l.chk, true},
+		{"prlab_layout_info_get", &l.layout, false}, {"prlab_layout_set", &l.knob, false},
+		{"prlab_time_primitive", &l.prim, false},
+	}
+}
+
+// openLibrary dlopens path (RTLD_NOW | RTLD_LOCAL) and resolves the symbol
+// table. The error carries dlerror()'s text for the library or for the
+// first missing required symbol.
 func openLibrary(path string) (*library, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -106,27 +144,27 @@ func openLibrary(path string) (*library, error) {
 		return nil, fmt.Errorf("dlopen: %s", C.GoString(&errBuf[0]))
 	}
 	l := &library{path: path, h: h}
-	syms := []struct {
-		name string
-		dst  *unsafe.Pointer
-	}{
-		{"prlab_abi_version", &l.abi}, {"prlab_device_count", &l.count},
-		{"prlab_device_info_get", &l.info}, {"prlab_graph_create", &l.create},
-		{"prlab_graph_free", &l.free}, {"prlab_run", &l.run}, {"prlab_benchmark", &l.bench},
-		{"prlab_time_stage", &l.stage}, {"prlab_time_copy", &l.copy},
-		{"prlab_check_reduction", &l.chk},
-	}
-	for _, s := range syms {
+	for _, s := range l.symbols() {
 		cname := C.CString(s.name)
 		p := C.pr_sym(h, cname, &errBuf[0], msgLen)
 		C.free(unsafe.Pointer(cname))
-		if p == nil {
+		if p == nil && s.required {
 			C.pr_close(h)
 			return nil, fmt.Errorf("dlsym(%s): %s", s.name, C.GoString(&errBuf[0]))
 		}
 		*s.dst = p
 	}
 	return l, nil
+}
+
+// optional returns an error wrapping ErrUnavailable when the optional entry
+// point p (C name `name`) is absent from the library.
+func (l *library) optional(p unsafe.Pointer, name string) error {
+	if p == nil {
+		return fmt.Errorf("%w: %s has no %s (a library built before the layout designs: rebuild it with make cuda-lib)",
+			ErrUnavailable, shortPath(l.path), name)
+	}
+	return nil
 }
 
 func (l *library) close() { C.pr_close(l.h) }
@@ -205,14 +243,6 @@ func (l *library) graphFree(h unsafe.Pointer) error {
 	return status("prlab_graph_free", C.pr_free(l.free, h, &msg[0], msgLen), &msg)
 }
 
-type runOut struct {
-	ranks     []float32
-	residuals []float32
-	sums      []float64
-	done      int
-	converged bool
-}
-
 func (l *library) runImpl(h unsafe.Pointer, impl int, d float32, iters int, tol float32, n int) (runOut, error) {
 	out := runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
 	var msg [msgLen]C.char
@@ -246,7 +276,7 @@ func (l *library) timeStage(h unsafe.Pointer, stage int, d float32, warmups, rep
 	var msg [msgLen]C.char
 	var med C.float
 	rc := C.pr_stage(l.stage, h, C.int(stage), C.float(d), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
-	return float64(med), status(fmt.Sprintf("prlab_time_stage(%s)", stageDefs[stage].Name), rc, &msg)
+	return float64(med), status(fmt.Sprintf("prlab_time_stage(%s)", stageName(stage)), rc, &msg)
 }
 
 func (l *library) timeCopy(h unsafe.Pointer, bytes int64, warmups, repeats int) (float64, error) {
@@ -276,4 +306,54 @@ func (l *library) checkReduction(h unsafe.Pointer, kind, which int, a, b []float
 		return 0, 0, 0, err
 	}
 	return float64(v), int(w), int(gr), nil
+}
+
+// layoutInfo is prlab_layout_info_get: the layout the library built for the graph.
+func (l *library) layoutInfo(h unsafe.Pointer) (Layout, error) {
+	if err := l.optional(l.layout, "prlab_layout_info_get"); err != nil {
+		return Layout{}, err
+	}
+	var msg [msgLen]C.char
+	var fi C.prlab_layout_info
+	rc := C.pr_layout(l.layout, h, &fi, &msg[0], msgLen)
+	if err := status("prlab_layout_info_get", rc, &msg); err != nil {
+		return Layout{}, err
+	}
+	out := Layout{
+		Tiles: int(fi.tiles), TileEdges: int(fi.tile_edges), TileRows: int(fi.tile_rows),
+		HeavyRows: int(fi.heavy_rows), BlockTiles: int(fi.block_tiles),
+		GridFused: int(fi.grid_fused), GridT4: int(fi.grid_t4), GridCoop: int(fi.grid_coop),
+		CoopBlocksPerSM: int(fi.coop_blocks_per_sm), ThreadsPerBlock: int(fi.threads_per_block),
+		PersistentResident: fi.persistent_resident != 0,
+		ClusterReplicated:  fi.cluster_replicated != 0,
+		ClusterSize:        int(fi.cluster_size), ClusterThreads: int(fi.cluster_threads),
+		ClusterSmemBytes: int64(fi.cluster_smem_bytes), SMs: int(fi.sms), GraphK: int(fi.graph_k),
+		MaxInDegree: int(fi.max_in_degree), ClusterReason: C.GoString(&fi.cluster_reason[0]),
+	}
+	for b := 0; b < 3; b++ {
+		out.Buckets[b] = Bucket{Name: bucketNames[b], MinDegree: bucketBounds[b][0], MaxDegree: bucketBounds[b][1],
+			Rows: int(fi.bucket_rows[b]), NNZ: int64(fi.bucket_nnz[b]), MaxSeen: int(fi.bucket_max_degree[b])}
+	}
+	return out, nil
+}
+
+// setKnob is prlab_layout_set.
+func (l *library) setKnob(h unsafe.Pointer, knob, value int) error {
+	if err := l.optional(l.knob, "prlab_layout_set"); err != nil {
+		return err
+	}
+	var msg [msgLen]C.char
+	rc := C.pr_knob(l.knob, h, C.int(knob), C.int(value), &msg[0], msgLen)
+	return status("prlab_layout_set", rc, &msg)
+}
+
+// timePrimitive is prlab_time_primitive: the median ms of `count` operations.
+func (l *library) timePrimitive(h unsafe.Pointer, which, count, warmups, repeats int) (float64, error) {
+	if err := l.optional(l.prim, "prlab_time_primitive"); err != nil {
+		return 0, err
+	}
+	var msg [msgLen]C.char
+	var med C.float
+	rc := C.pr_prim(l.prim, h, C.int(which), C.int(count), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
+	return float64(med), status(fmt.Sprintf("prlab_time_primitive(%d)", which), rc, &msg)
 }

@@ -14,14 +14,6 @@ const cgoEnabled = false
 
 type library struct{ path string }
 
-type runOut struct {
-	ranks     []float32
-	residuals []float32
-	sums      []float64
-	done      int
-	converged bool
-}
-
 func openLibrary(path string) (*library, error) { return nil, errNoCgo }
 
 func (l *library) close()                    {}
@@ -46,4 +38,9 @@ func (l *library) timeStage(unsafe.Pointer, int, float32, int, int) (float64, er
 func (l *library) timeCopy(unsafe.Pointer, int64, int, int) (float64, error) { return 0, errNoCgo }
 func (l *library) checkReduction(unsafe.Pointer, int, int, []float32, []float32, []uint8, int) (float64, int, int, error) {
 	return 0, 0, 0, errNoCgo
+}
+func (l *library) layoutInfo(unsafe.Pointer) (Layout, error) { return Layout{}, errNoCgo }
+func (l *library) setKnob(unsafe.Pointer, int, int) error    { return errNoCgo }
+func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, error) {
+	return 0, errNoCgo
 }

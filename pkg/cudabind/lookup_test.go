@@ -99,7 +99,7 @@ func TestAvailabilityConsistent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, im := range Implementations() {
+	for _, im := range stageDesigns() {
 		if r := im.(pagerank.Unavailable).Reason(); r != reason {
 			t.Errorf("%s: Reason() %q, Available %q", im.Name(), r, reason)
 		}
@@ -118,13 +118,13 @@ func TestAvailabilityConsistent(t *testing.T) {
 			t.Errorf("DeviceInfo without a GPU: %v", err)
 		}
 	}
-	if _, ok := ImplementationByName("gpu-nonexistent"); ok {
-		t.Error("ImplementationByName found a nonexistent name")
+	if _, ok := DesignByName("gpu-nonexistent"); ok {
+		t.Error("DesignByName found a nonexistent name")
 	}
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
-	im := Implementations()[0]
+	im := stageDesigns()[0]
 	g, _ := pagerank.SyntheticCase("tiny")
 	if _, err := im.Run(g, pagerank.Params{Damping: 1.5, Mode: pagerank.FixedIterations, Iterations: 10}); err == nil || !strings.Contains(err.Error(), "damping") {
 		t.Errorf("damping 1.5 accepted: %v", err)

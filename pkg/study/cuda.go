@@ -16,12 +16,12 @@ type CUDA struct{}
 // Available is cudabind.Available: the library, driver and device check.
 func (CUDA) Available() (bool, string) { return cudabind.Available() }
 
-// Implementations is cudabind.AllImplementations: the course's (naive,
+// Implementations is cudabind.Designs: the stage-by-stage designs (naive,
 // thread per row, warp per row, Thrust + CUB, Thrust + CUB without syncs,
-// cuSPARSE), then the frontier ones of issue 5 (T4 buckets, fused, CUDA
-// Graph, persistent, cluster), then the locality ones (cuSPARSE, fused and
-// T4 on the graph relabelled by out-degree).
-func (CUDA) Implementations() []pagerank.Implementation { return cudabind.AllImplementations() }
+// cuSPARSE), then the layout designs (T4 buckets, fused, CUDA Graph,
+// persistent, cluster), then cuSPARSE, fused and T4 on the graph relabelled
+// by out-degree.
+func (CUDA) Implementations() []pagerank.Implementation { return cudabind.Designs() }
 
 // Context is cudabind.DeviceInfo in the report's terms; versions are CUDA's
 // 1000·major + 10·minor integers written as "major.minor".

@@ -1568,7 +1568,7 @@ int timedWork(Ctx &c, FrontierState &s, int impl, int iters, float d, Err &e) {
     return launchCluster<false>(c, s, iters, d, 0.0f, c.xbuf[iters & 1], e);
   }
   return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
-               PRLAB_IMPL_FRONTIER_FIRST, PRLAB_IMPL_FRONTIER_END);
+               PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
 }
 
 int readCtl(FrontierState &s, int *h, Err &e) {
@@ -1663,7 +1663,7 @@ float medianOf(std::vector<float> v) {
 int checkRange(int impl, Err &e) {
   if (!isFrontierImpl(impl))
     return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
-                 PRLAB_IMPL_FRONTIER_FIRST, PRLAB_IMPL_FRONTIER_END);
+                 PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
   return PRLAB_OK;
 }
 
@@ -1777,8 +1777,8 @@ int primitive(Ctx &c, FrontierState &s, int which, int count, int warmups, int r
 
 // ==================================================================== entry points used by api.cu
 
-bool isFrontierImpl(int impl) { return impl >= PRLAB_IMPL_FRONTIER_FIRST && impl < PRLAB_IMPL_FRONTIER_END; }
-bool isFrontierStage(int stage) { return stage >= PRLAB_STAGE_FRONTIER_FIRST && stage < PRLAB_STAGE_FRONTIER_END; }
+bool isFrontierImpl(int impl) { return impl >= PRLAB_IMPL_LAYOUT_FIRST && impl < PRLAB_IMPL_LAYOUT_END; }
+bool isFrontierStage(int stage) { return stage >= PRLAB_STAGE_LAYOUT_FIRST && stage < PRLAB_STAGE_LAYOUT_END; }
 
 int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
                 int *done, int *converged, Err &e) {
@@ -1873,8 +1873,8 @@ int frontierBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, in
 
 int frontierTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, float *med, Err &e) {
   if (!isFrontierStage(stage))
-    return ffail(e, PRLAB_ERR_ARG, "frontier stage %d out of range [%d, %d)", stage, PRLAB_STAGE_FRONTIER_FIRST,
-                 PRLAB_STAGE_FRONTIER_END);
+    return ffail(e, PRLAB_ERR_ARG, "frontier stage %d out of range [%d, %d)", stage, PRLAB_STAGE_LAYOUT_FIRST,
+                 PRLAB_STAGE_LAYOUT_END);
   PR_TRY(checkDampingF(d, e));
   if (warmups < 0 || repeats < 1 || !med)
     return ffail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
@@ -1942,7 +1942,7 @@ template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
 
 extern "C" {
 
-int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, int msg_len) {
+int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
     if (!out) return prlab::ffail(e, PRLAB_ERR_ARG, "output pointer is NULL");
     std::memset(out, 0, sizeof(*out));
@@ -1976,35 +1976,35 @@ int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, i
   });
 }
 
-int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len) {
+int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
     (void)c;
     if (value < 0) return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
     switch (knob) {
-    case PRLAB_FKNOB_TILE_EDGES:
+    case PRLAB_KNOB_TILE_EDGES:
       if (value != 0 && (value < 32 || value > 8192))
         return prlab::ffail(e, PRLAB_ERR_ARG, "tile edges %d outside [32, 8192]", value);
       s.knobTileEdges = value;
       break;
-    case PRLAB_FKNOB_TILE_ROWS:
+    case PRLAB_KNOB_TILE_ROWS:
       if (value != 0 && (value < 1 || value > 2048))
         return prlab::ffail(e, PRLAB_ERR_ARG, "tile rows %d outside [1, 2048]", value);
       s.knobTileRows = value;
       break;
-    case PRLAB_FKNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
-    case PRLAB_FKNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
-    case PRLAB_FKNOB_RESIDENT: s.knobResident = value; break;
-    case PRLAB_FKNOB_CLUSTER_MODE:
+    case PRLAB_KNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
+    case PRLAB_KNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
+    case PRLAB_KNOB_RESIDENT: s.knobResident = value; break;
+    case PRLAB_KNOB_CLUSTER_MODE:
       if (value > 2) return prlab::ffail(e, PRLAB_ERR_ARG, "cluster mode %d outside [0, 2]", value);
       s.knobClusterMode = value;
       break;
-    case PRLAB_FKNOB_CLUSTER_SIZE:
+    case PRLAB_KNOB_CLUSTER_SIZE:
       if (value > prlab::fr::kMaxCluster)
         return prlab::ffail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
       s.knobClusterSize = value;
       break;
     default:
-      return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d out of range [0, %d)", knob, PRLAB_FKNOB_COUNT);
+      return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d out of range [0, %d)", knob, PRLAB_KNOB_COUNT);
     }
     cudaDeviceSynchronize();
     prlab::freeLayout(s);
@@ -2012,7 +2012,7 @@ int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len
   });
 }
 
-int prlab_frontier_primitive(void *handle, int which, int count, int warmups, int repeats, float *median_ms,
+int prlab_time_primitive(void *handle, int which, int count, int warmups, int repeats, float *median_ms,
                              char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
     PR_TRY(prlab::build(c, s, e));

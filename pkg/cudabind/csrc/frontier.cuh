@@ -1,8 +1,8 @@
 // frontier.cuh — the performance-frontier implementations (issue 5), as seen
 // by api.cu: degree-bucketed T4, the fused one-launch iteration (stream and
 // CUDA Graph), the cooperative persistent kernel and the Hopper
-// thread-block-cluster kernel. Their codes are PRLAB_IMPL_FRONTIER_FIRST ..
-// PRLAB_IMPL_FRONTIER_END-1 and PRLAB_STAGE_FRONTIER_FIRST .. _END-1 in
+// thread-block-cluster kernel. Their codes are PRLAB_IMPL_LAYOUT_FIRST ..
+// PRLAB_IMPL_LAYOUT_END-1 and PRLAB_STAGE_LAYOUT_FIRST .. _END-1 in
 // prlab_cuda.h; api.cu routes those codes here before its own range checks.
 // The per-graph state lives behind Ctx::frontier and is freed by frontierFree.
 #pragma once

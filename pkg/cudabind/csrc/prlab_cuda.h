@@ -31,8 +31,9 @@ extern "C" {
 
 /* Bumped whenever a signature or a struct below changes; the Go side refuses
  * a library whose prlab_abi_version() differs from the one it was built for.
- * 2: the frontier implementations, stages, primitives and knobs (issue 5). */
-#define PRLAB_ABI_VERSION 2
+ * 2: the layout designs, their stages, primitives and knobs.
+ * 3: prlab_layout_* and prlab_time_primitive (were prlab_frontier_*). */
+#define PRLAB_ABI_VERSION 3
 
 /* Status codes. */
 #define PRLAB_OK 0
@@ -182,29 +183,31 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
                           const unsigned char *mask, int threads_per_block, double *value, int *floats_written,
                           int *grid_blocks, char *msg, int msg_len);
 
-/* ---- Frontier implementations (csrc/frontier.cu; issue 5) ----
- * A separate code range, so that PRLAB_IMPL_COUNT and PRLAB_STAGE_COUNT keep
- * counting the course's implementations and stages; prlab_run,
- * prlab_benchmark and prlab_time_stage accept these codes as well. Timed
- * runs of a frontier implementation include its prologue (x = 1/n,
- * contrib = x/outdeg, the dangling partials of x) inside the events. */
-#define PRLAB_IMPL_FRONTIER_FIRST 16
+/* ---- Layout designs (csrc/frontier.cu) ----
+ * Designs built on a layout computed once per uploaded graph (T4 in-degree
+ * buckets, CSR-Adaptive tiles, the persistent and cluster grids). A separate
+ * code range, so that PRLAB_IMPL_COUNT and PRLAB_STAGE_COUNT keep counting
+ * the stage-by-stage designs and their stages; prlab_run, prlab_benchmark
+ * and prlab_time_stage accept these codes as well. Timed runs of a layout
+ * design include its prologue (x = 1/n, contrib = x/outdeg, the dangling
+ * partials of x) inside the events. */
+#define PRLAB_IMPL_LAYOUT_FIRST 16
 #define PRLAB_IMPL_T4_BUCKETED 16 /* T4: in-degree buckets (thread <= 32, warp <= 1024, block), fused combine */
 #define PRLAB_IMPL_FUSED 17       /* one launch per iteration: CSR-Adaptive tiles + combine + next dangling partials */
 #define PRLAB_IMPL_GRAPH 18       /* PRLAB_IMPL_FUSED in a CUDA Graph: one graph launch per timed run */
 #define PRLAB_IMPL_PERSISTENT 19  /* one cooperative launch for all iterations, one grid.sync() per iteration */
 #define PRLAB_IMPL_CLUSTER 20     /* one thread-block cluster, graph and ranks in distributed shared memory (sm_90) */
-#define PRLAB_IMPL_FRONTIER_END 21
+#define PRLAB_IMPL_LAYOUT_END 21
 
-#define PRLAB_STAGE_FRONTIER_FIRST 64
+#define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */
 #define PRLAB_STAGE_T4_SPMV_WARP 65    /* T4 bucket in-degree 33..1024, warp per row */
 #define PRLAB_STAGE_T4_SPMV_BLOCK 66   /* T4 bucket in-degree > 1024, block per row */
 #define PRLAB_STAGE_T4_COMBINE 67      /* T4 combine + next contrib + next dangling partials */
 #define PRLAB_STAGE_FUSED_ITERATION 68 /* one launch of the fused iteration kernel */
-#define PRLAB_STAGE_FRONTIER_END 69
+#define PRLAB_STAGE_LAYOUT_END 69
 
-/* Primitives timed by prlab_frontier_primitive (*median_ms is for all `count`). */
+/* Primitives timed by prlab_time_primitive (*median_ms is for all `count`). */
 #define PRLAB_PRIM_EMPTY_LAUNCH 0 /* `count` back-to-back launches of an empty kernel <<<1, 32>>> */
 #define PRLAB_PRIM_GRAPH_NODE 1   /* one replay of a CUDA graph of `count` empty-kernel nodes */
 #define PRLAB_PRIM_GRID_SYNC 2    /* cooperative kernel with `count` grid.sync() minus one with none */
@@ -212,20 +215,20 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_PRIM_COOP_LAUNCH 4  /* `count` back-to-back cooperative launches (persistent grid, no sync) */
 #define PRLAB_PRIM_COUNT 5
 
-/* Knobs of prlab_frontier_set (value 0 = automatic); a change rebuilds the layout. */
-#define PRLAB_FKNOB_TILE_EDGES 0    /* edges per CSR-Adaptive tile (auto: ~nnz / (2 SMs), 256..4096) */
-#define PRLAB_FKNOB_TILE_ROWS 1     /* rows per tile (auto: ~n / (2 SMs), 32..256) */
-#define PRLAB_FKNOB_BLOCKS_PER_SM 2 /* persistent grid: at most this many blocks per SM (auto: occupancy) */
-#define PRLAB_FKNOB_GRAPH_K 3       /* iterations per graph replay in correctness runs (auto: 10) */
-#define PRLAB_FKNOB_CLUSTER_SIZE 4  /* blocks in the cluster (auto: 16, else 8) */
-#define PRLAB_FKNOB_RESIDENT 5      /* persistent kernel: 0 keeps each block's tile in shared memory when
+/* Knobs of prlab_layout_set (value 0 = automatic); a change rebuilds the layout. */
+#define PRLAB_KNOB_TILE_EDGES 0    /* edges per CSR-Adaptive tile (auto: ~nnz / (2 SMs), 256..4096) */
+#define PRLAB_KNOB_TILE_ROWS 1     /* rows per tile (auto: ~n / (2 SMs), 32..256) */
+#define PRLAB_KNOB_BLOCKS_PER_SM 2 /* persistent grid: at most this many blocks per SM (auto: occupancy) */
+#define PRLAB_KNOB_GRAPH_K 3       /* iterations per graph replay in correctness runs (auto: 10) */
+#define PRLAB_KNOB_CLUSTER_SIZE 4  /* blocks in the cluster (auto: 16, else 8) */
+#define PRLAB_KNOB_RESIDENT 5      /* persistent kernel: 0 keeps each block's tile in shared memory when
                                        every block owns one tile, 1 re-reads the CSR every iteration */
-#define PRLAB_FKNOB_CLUSTER_MODE 6  /* cluster kernel: 0 replicated contributions if they fit, else
+#define PRLAB_KNOB_CLUSTER_MODE 6  /* cluster kernel: 0 replicated contributions if they fit, else
                                        distributed; 1 distributed (gather through DSMEM); 2 replicated */
-#define PRLAB_FKNOB_COUNT 7
+#define PRLAB_KNOB_COUNT 7
 
-/* The frontier layout of one uploaded graph. */
-typedef struct prlab_frontier_info {
+/* The layout of one uploaded graph. */
+typedef struct prlab_layout_info {
   long long bucket_rows[3];  /* T4 buckets: in-degree <= 32, 33..1024, > 1024 */
   long long bucket_nnz[3];
   int bucket_max_degree[3];
@@ -240,18 +243,18 @@ typedef struct prlab_frontier_info {
   long long cluster_smem_bytes; /* dynamic shared memory per cluster block */
   int sms, graph_k, max_in_degree;
   char cluster_reason[256];
-} prlab_frontier_info;
+} prlab_layout_info;
 
-/* Builds (once) and describes the frontier layout of the graph. */
-PRLAB_API int prlab_frontier_info_get(void *handle, prlab_frontier_info *out, char *msg, int msg_len);
+/* Builds (once) and describes the layout of the graph. */
+PRLAB_API int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int msg_len);
 
-/* Sets a knob (PRLAB_FKNOB_*) for later frontier calls on this graph. */
-PRLAB_API int prlab_frontier_set(void *handle, int knob, int value, char *msg, int msg_len);
+/* Sets a knob (PRLAB_KNOB_*) for later layout-design calls on this graph. */
+PRLAB_API int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len);
 
 /* Times primitive `which` (PRLAB_PRIM_*) `count` times per timed execution:
  * `warmups` untimed, `repeats` timed (CUDA events); *median_ms is the median
  * time of `count` operations. */
-PRLAB_API int prlab_frontier_primitive(void *handle, int which, int count, int warmups, int repeats,
+PRLAB_API int prlab_time_primitive(void *handle, int which, int count, int warmups, int repeats,
                                        float *median_ms, char *msg, int msg_len);
 
 #ifdef __cplusplus

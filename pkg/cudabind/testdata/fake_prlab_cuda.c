@@ -6,7 +6,10 @@
  *
  * Triggers for error paths: iterations == 7777 makes prlab_run fail with a
  * CUDA-style message; FAKE_ABI overrides the ABI version; FAKE_NO_DEVICE
- * makes prlab_device_count report no device.
+ * makes prlab_device_count report no device; FAKE_NO_LAYOUT leaves out the
+ * optional layout entry points (a library built before the layout designs).
+ * The layout designs run the same sequential PageRank; their layout has the
+ * T4 buckets of the graph, and the cluster holds graphs of n <= 4096 only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +27,12 @@ typedef struct {
   int *row_ptr, *col_idx;
   float *inv_out;
   unsigned char *dangling;
+  int knobs[PRLAB_KNOB_COUNT];
 } fake_ctx;
+
+static int is_design(int impl) {
+  return (impl >= 0 && impl < PRLAB_IMPL_COUNT) || (impl >= PRLAB_IMPL_LAYOUT_FIRST && impl < PRLAB_IMPL_LAYOUT_END);
+}
 
 static int say(char *msg, int len, int code, const char *text) {
   if (msg && len > 0) snprintf(msg, (size_t)len, "%s", text);
@@ -114,7 +122,7 @@ int prlab_run(void *handle, int impl, float damping, int iterations, float toler
               float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
               int msg_len) {
   fake_ctx *c = handle;
-  if (impl < 0 || impl >= PRLAB_IMPL_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "bad impl");
+  if (!is_design(impl)) return say(msg, msg_len, PRLAB_ERR_ARG, "bad impl");
   if (iterations == 7777)
     return say(msg, msg_len, PRLAB_ERR_CUDA,
                "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)");
@@ -177,7 +185,8 @@ int prlab_time_stage(void *handle, int stage, float damping, int warmups, int re
   (void)damping;
   (void)warmups;
   (void)repeats;
-  if (stage < 0 || stage >= PRLAB_STAGE_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "bad stage");
+  if ((stage < 0 || stage >= PRLAB_STAGE_COUNT) && (stage < PRLAB_STAGE_LAYOUT_FIRST || stage >= PRLAB_STAGE_LAYOUT_END))
+    return say(msg, msg_len, PRLAB_ERR_ARG, "bad stage");
   *median_ms = 0.001f * (float)(stage + 1);
   return PRLAB_OK;
 }
@@ -209,3 +218,60 @@ int prlab_check_reduction(void *handle, int kind, int which, int n, const float 
   *value = (float)s;
   return PRLAB_OK;
 }
+
+#ifndef FAKE_NO_LAYOUT
+int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int msg_len) {
+  (void)msg;
+  (void)msg_len;
+  fake_ctx *c = handle;
+  memset(out, 0, sizeof(*out));
+  for (int v = 0; v < c->n; ++v) {
+    int d = c->row_ptr[v + 1] - c->row_ptr[v];
+    int b = d <= 32 ? 0 : d <= 1024 ? 1 : 2;
+    out->bucket_rows[b]++;
+    out->bucket_nnz[b] += d;
+    if (d > out->bucket_max_degree[b]) out->bucket_max_degree[b] = d;
+    if (d > out->max_in_degree) out->max_in_degree = d;
+  }
+  out->tile_edges = c->knobs[PRLAB_KNOB_TILE_EDGES] ? c->knobs[PRLAB_KNOB_TILE_EDGES] : 1024;
+  out->tile_rows = c->knobs[PRLAB_KNOB_TILE_ROWS] ? c->knobs[PRLAB_KNOB_TILE_ROWS] : 128;
+  out->tiles = 1 + c->nnz / out->tile_edges;
+  out->grid_fused = out->tiles;
+  out->grid_t4 = 1 + c->n / 256;
+  out->coop_blocks_per_sm = 2;
+  out->grid_coop = 264;
+  out->threads_per_block = 256;
+  out->persistent_resident = c->knobs[PRLAB_KNOB_RESIDENT] == 0 && out->tiles <= out->grid_coop;
+  out->sms = 132;
+  out->graph_k = c->knobs[PRLAB_KNOB_GRAPH_K] ? c->knobs[PRLAB_KNOB_GRAPH_K] : 10;
+  if (c->n <= 4096) {
+    out->cluster_size = c->knobs[PRLAB_KNOB_CLUSTER_SIZE] ? c->knobs[PRLAB_KNOB_CLUSTER_SIZE] : 16;
+    out->cluster_replicated = c->knobs[PRLAB_KNOB_CLUSTER_MODE] != 1;
+    out->cluster_threads = 1024;
+    out->cluster_smem_bytes = 4LL * c->n;
+  } else {
+    snprintf(out->cluster_reason, sizeof(out->cluster_reason),
+             "the graph needs %lld bytes of shared memory per block, the cluster has 232448", 8LL * c->n);
+  }
+  return PRLAB_OK;
+}
+
+int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
+  fake_ctx *c = handle;
+  if (knob < 0 || knob >= PRLAB_KNOB_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "knob out of range");
+  if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
+  c->knobs[knob] = value;
+  return PRLAB_OK;
+}
+
+/* Primitive `which` costs (which + 1) microseconds per operation. */
+int prlab_time_primitive(void *handle, int which, int count, int warmups, int repeats, float *median_ms,
+                         char *msg, int msg_len) {
+  (void)handle;
+  (void)warmups;
+  (void)repeats;
+  if (which < 0 || which >= PRLAB_PRIM_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "primitive out of range");
+  *median_ms = 0.001f * (float)(which + 1) * (float)count;
+  return PRLAB_OK;
+}
+#endif

@@ -21,7 +21,7 @@ func TestReorderedWithFakeLibrary(t *testing.T) {
 	SetRelabelLog(&log)
 	defer SetRelabelLog(nil)
 	defer ReleaseRelabelled()
-	im, ok := LocalityImplementationByName(NameCusparseReordered)
+	im, ok := DesignByName(NameCusparseReordered)
 	if !ok {
 		t.Fatal("no " + NameCusparseReordered)
 	}
@@ -46,7 +46,7 @@ func TestReorderedWithFakeLibrary(t *testing.T) {
 			t.Errorf("%s on %s: metadata %s %s %d residuals, %d bytes %q", im.Name(), g.Name, res.Implementation, res.Case, len(res.Residuals), res.BytesPerIteration, res.BytesFormula)
 		}
 		rg, perm, _, _ := relabelled(g)
-		inner, err := Implementations()[implCusparse].Run(rg, pagerank.Fixed(30))
+		inner, err := stageDesigns()[implCusparse].Run(rg, pagerank.Fixed(30))
 		if err != nil {
 			t.Fatal(err)
 		}

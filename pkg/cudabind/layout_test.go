@@ -1,14 +1,14 @@
 package cudabind
 
-// Tests of the frontier implementations (frontier.go, csrc/frontier.cu).
-// The first group needs no GPU. The TestGPUFrontier* tests need a GPU and
+// Tests of the layout designs (layout.go, designs.go; kernels in csrc/frontier.cu).
+// The first group needs no GPU. The TestGPULayout* tests need a GPU and
 // libprlab_cuda.so and skip with the reason otherwise. Knobs (environment):
 //
 //	PRLAB_GPU_QUICK=1        short runs for compute-sanitizer (10 iterations, synthetic cases only)
-//	PRLAB_FRONTIER_TABLE=1   TestGPUFrontierTable: the timing table on the real graph (all GPU
+//	PRLAB_LAYOUT_TABLE=1   TestGPULayoutTable: the timing table on the real graph (all GPU
 //	                         implementations, stage rows, primitives, layout sweeps)
-//	PRLAB_FRONTIER_OUT=dir   write frontier-results.json there
-//	PRLAB_FRONTIER_RMAT=s    also check and time an RMAT graph of scale s (e.g. 20) in the table test
+//	PRLAB_LAYOUT_OUT=dir   write layout-results.json there
+//	PRLAB_LAYOUT_RMAT=s    also check and time an RMAT graph of scale s (e.g. 20) in the table test
 
 import (
 	"encoding/json"
@@ -54,10 +54,10 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 // ---------------------------------------------------------------- no GPU needed
 
-func TestFrontierRegistry(t *testing.T) {
-	all := AllImplementations()
-	if len(all) != len(Implementations())+len(frontierDefs)+len(localityDefs) || len(frontierDefs) != 5 {
-		t.Fatalf("%d implementations in all, %d course, %d frontier, %d locality", len(all), len(Implementations()), len(frontierDefs), len(localityDefs))
+func TestLayoutRegistry(t *testing.T) {
+	all := Designs()
+	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns()) || len(layoutDesigns()) != 5 || len(all) != 14 {
+		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()))
 	}
 	seen := map[string]bool{}
 	for _, im := range all {
@@ -79,59 +79,62 @@ func TestFrontierRegistry(t *testing.T) {
 		NamePersistent: "16n + 8nnz + 4",
 		NameCluster:    "16n + 8nnz + 4",
 	}
-	for _, pi := range FrontierImplementations() {
-		im := pi.(*frontierImpl)
+	for _, pi := range layoutDesigns() {
+		im := pi.(*gpuDesign)
 		if got := im.BytesFormula().String(); got != want[im.Name()] {
 			t.Errorf("%s: bytes %q, want %q", im.Name(), got, want[im.Name()])
 		}
-		if back, ok := FrontierImplementationByName(im.Name()); !ok || back.Name() != im.Name() {
-			t.Errorf("FrontierImplementationByName(%q) = %v, %v", im.Name(), back, ok)
+		if back, ok := DesignByName(im.Name()); !ok || back.Name() != im.Name() {
+			t.Errorf("DesignByName(%q) = %v, %v", im.Name(), back, ok)
 		}
 		if im.Label() == "" || im.Precision() != pagerank.Float32 || im.Counted() == "" {
 			t.Errorf("%s: label %q precision %q", im.Name(), im.Label(), im.Precision())
 		}
-		if im.def.id < implFrontierFirst || im.def.id >= implFrontierEnd {
-			t.Errorf("%s: code %d outside the frontier range", im.Name(), im.def.id)
+		if im.id < implLayoutFirst || im.id >= implLayoutEnd {
+			t.Errorf("%s: code %d outside the layout range", im.Name(), im.id)
 		}
 	}
-	if _, ok := FrontierImplementationByName(NameWarpPerRow); ok {
-		t.Error("a course implementation found among the frontier ones")
+	if _, ok := DesignByName("gpu-nonexistent"); ok {
+		t.Error("DesignByName found a nonexistent name")
+	}
+	if isLayout(mustDesign(t, NameWarpPerRow)) || !isLayout(mustDesign(t, NameFusedReordered)) {
+		t.Error("families: warp per row is stage by stage, the reordered fused design a layout design")
 	}
 }
 
-// The frontier codes cross the ABI as ints: they must equal the header's.
-func TestFrontierConstantsMatchHeader(t *testing.T) {
+// The layout designs' codes cross the ABI as ints: they must equal the header's.
+func TestLayoutConstantsMatchHeader(t *testing.T) {
 	defs := headerDefines(t)
 	want := map[string]int{
 		"PRLAB_ABI_VERSION":           abiVersion,
-		"PRLAB_IMPL_FRONTIER_FIRST":   implFrontierFirst,
+		"PRLAB_IMPL_LAYOUT_FIRST":     implLayoutFirst,
 		"PRLAB_IMPL_T4_BUCKETED":      implT4Bucketed,
 		"PRLAB_IMPL_FUSED":            implFused,
 		"PRLAB_IMPL_GRAPH":            implGraph,
 		"PRLAB_IMPL_PERSISTENT":       implPersistent,
 		"PRLAB_IMPL_CLUSTER":          implCluster,
-		"PRLAB_IMPL_FRONTIER_END":     implFrontierEnd,
-		"PRLAB_STAGE_FRONTIER_FIRST":  stageFrontierFirst,
+		"PRLAB_IMPL_LAYOUT_END":       implLayoutEnd,
+		"PRLAB_STAGE_LAYOUT_FIRST":    stageLayoutFirst,
 		"PRLAB_STAGE_T4_SPMV_THREAD":  stageT4Thread,
 		"PRLAB_STAGE_T4_SPMV_WARP":    stageT4Warp,
 		"PRLAB_STAGE_T4_SPMV_BLOCK":   stageT4Block,
 		"PRLAB_STAGE_T4_COMBINE":      stageT4Combine,
 		"PRLAB_STAGE_FUSED_ITERATION": stageFusedIteration,
-		"PRLAB_STAGE_FRONTIER_END":    stageFrontierEnd,
+		"PRLAB_STAGE_LAYOUT_END":      stageLayoutEnd,
 		"PRLAB_PRIM_EMPTY_LAUNCH":     primEmptyLaunch,
 		"PRLAB_PRIM_GRAPH_NODE":       primGraphNode,
 		"PRLAB_PRIM_GRID_SYNC":        primGridSync,
 		"PRLAB_PRIM_CLUSTER_SYNC":     primClusterSync,
 		"PRLAB_PRIM_COOP_LAUNCH":      primCoopLaunch,
 		"PRLAB_PRIM_COUNT":            primCount,
-		"PRLAB_FKNOB_TILE_EDGES":      knobTileEdges,
-		"PRLAB_FKNOB_TILE_ROWS":       knobTileRows,
-		"PRLAB_FKNOB_BLOCKS_PER_SM":   knobBlocksPerSM,
-		"PRLAB_FKNOB_GRAPH_K":         knobGraphK,
-		"PRLAB_FKNOB_CLUSTER_SIZE":    knobClusterSize,
-		"PRLAB_FKNOB_RESIDENT":        knobResident,
-		"PRLAB_FKNOB_CLUSTER_MODE":    knobClusterMode,
-		"PRLAB_FKNOB_COUNT":           knobCount,
+		"PRLAB_KNOB_TILE_EDGES":       knobTileEdges,
+		"PRLAB_KNOB_TILE_ROWS":        knobTileRows,
+		"PRLAB_KNOB_BLOCKS_PER_SM":    knobBlocksPerSM,
+		"PRLAB_KNOB_GRAPH_K":          knobGraphK,
+		"PRLAB_KNOB_CLUSTER_SIZE":     knobClusterSize,
+		"PRLAB_KNOB_RESIDENT":         knobResident,
+		"PRLAB_KNOB_CLUSTER_MODE":     knobClusterMode,
+		"PRLAB_KNOB_COUNT":            knobCount,
 	}
 	for name, v := range want {
 		if got, ok := defs[name]; !ok {
@@ -140,9 +143,9 @@ func TestFrontierConstantsMatchHeader(t *testing.T) {
 			t.Errorf("%s = %d in the header, %d in Go", name, got, v)
 		}
 	}
-	// The frontier range must not overlap the course's codes.
-	if defs["PRLAB_IMPL_COUNT"] > implFrontierFirst || defs["PRLAB_STAGE_COUNT"] > stageFrontierFirst {
-		t.Errorf("frontier codes overlap the course's: impl count %d, stage count %d", defs["PRLAB_IMPL_COUNT"], defs["PRLAB_STAGE_COUNT"])
+	// The layout range must not overlap the course's codes.
+	if defs["PRLAB_IMPL_COUNT"] > implLayoutFirst || defs["PRLAB_STAGE_COUNT"] > stageLayoutFirst {
+		t.Errorf("layout codes overlap the course's: impl count %d, stage count %d", defs["PRLAB_IMPL_COUNT"], defs["PRLAB_STAGE_COUNT"])
 	}
 }
 
@@ -162,7 +165,7 @@ func TestT4Buckets(t *testing.T) {
 			byBuckets += b.Bytes()
 		}
 		// The bucket SpMVs plus the 16n combine give the iteration's 32n + 8nnz.
-		if got, want := byBuckets+16*int64(g.N), (&frontierImpl{def: frontierDefs[0]}).BytesFormula().Bytes(g.N, g.NNZ); got != want {
+		if got, want := byBuckets+16*int64(g.N), mustDesign(t, NameT4Bucketed).BytesFormula().Bytes(g.N, g.NNZ); got != want {
 			t.Errorf("%s: buckets + combine = %d bytes, formula %d", g.Name, got, want)
 		}
 	}
@@ -171,7 +174,7 @@ func TestT4Buckets(t *testing.T) {
 	if bs[0].Rows != 10000 || bs[0].NNZ != 0 || bs[1].Rows != 0 || bs[2].Rows != 1 || bs[2].NNZ != 10000 || bs[2].MaxSeen != 10000 {
 		t.Errorf("star buckets %+v", bs)
 	}
-	im := &frontierImpl{def: frontierDefs[0]}
+	im := mustDesign(t, NameT4Bucketed)
 	if c := im.Costs(star, 50); math.Abs(c.HostLaunches-(50*3+1)/50.0) > 1e-12 { // thread + block buckets + combine
 		t.Errorf("T4 on star: %v launches per iteration", c.HostLaunches)
 	}
@@ -182,20 +185,20 @@ func TestT4Buckets(t *testing.T) {
 			t.Errorf("real-graph buckets %+v", bs)
 		}
 	}
-	for _, pi := range FrontierImplementations() {
-		c := pi.(*frontierImpl).Costs(star, 50)
+	for _, pi := range layoutDesigns() {
+		c := pi.(*gpuDesign).Costs(star, 50)
 		if c.HostSyncs != 0 || c.HostLaunches <= 0 || c.Kernels < c.HostLaunches {
 			t.Errorf("%s: costs %+v", pi.Name(), c)
 		}
 	}
 }
 
-func TestFrontierUnavailableWithoutGPU(t *testing.T) {
+func TestLayoutUnavailableWithoutGPU(t *testing.T) {
 	if ok, _ := Available(); ok {
 		t.Skip("a GPU is available here")
 	}
 	g, _ := pagerank.SyntheticCase("tiny")
-	for _, pi := range FrontierImplementations() {
+	for _, pi := range layoutDesigns() {
 		if r := pi.(pagerank.Unavailable).Reason(); r == "" {
 			t.Errorf("%s: empty Reason() without a GPU", pi.Name())
 		}
@@ -206,8 +209,8 @@ func TestFrontierUnavailableWithoutGPU(t *testing.T) {
 			t.Errorf("%s: Benchmark without a GPU: %v", pi.Name(), err)
 		}
 	}
-	if _, err := FrontierLayout(g); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("FrontierLayout without a GPU: %v", err)
+	if _, err := LayoutOf(g); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("LayoutOf without a GPU: %v", err)
 	}
 	if _, err := MeasurePrimitives(g); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("MeasurePrimitives without a GPU: %v", err)
@@ -220,7 +223,7 @@ func frQuick() bool { return os.Getenv("PRLAB_GPU_QUICK") == "1" }
 
 // frSelected: the environment variable env (a comma-separated list) is unset
 // or names name. Used to narrow the correctness test under compute-sanitizer:
-// PRLAB_FRONTIER_ONLY (implementations), PRLAB_FRONTIER_LAYOUTS, PRLAB_FRONTIER_CASES.
+// PRLAB_GPU_ONLY (implementations), PRLAB_GPU_LAYOUTS, PRLAB_GPU_CASES.
 func frSelected(env, name string) bool {
 	v := os.Getenv(env)
 	if v == "" {
@@ -280,7 +283,7 @@ var frLayouts = []frLayout{
 func frApply(t *testing.T, g *pagerank.Graph, knobs map[int]int) {
 	t.Helper()
 	for k := 0; k < knobCount; k++ {
-		if err := setFrontierKnob(g, k, knobs[k]); err != nil {
+		if err := setLayoutKnob(g, k, knobs[k]); err != nil {
 			t.Fatalf("knob %d = %d on %s: %v", k, knobs[k], g.Name, err)
 		}
 	}
@@ -289,7 +292,7 @@ func frApply(t *testing.T, g *pagerank.Graph, knobs map[int]int) {
 var frReport = struct {
 	sync.Mutex
 	Device      *Device                     `json:"device,omitempty"`
-	Layouts     map[string]FrontierInfo     `json:"layouts"`
+	Layouts     map[string]Layout           `json:"layouts"`
 	Validation  []map[string]any            `json:"validation"`
 	Convergence []map[string]any            `json:"convergence"`
 	Primitives  []pagerank.Stage            `json:"primitives"`
@@ -297,10 +300,10 @@ var frReport = struct {
 	Sweeps      []map[string]any            `json:"sweeps"`
 	Benchmarks  []*pagerank.Result          `json:"benchmarks"`
 	Extra       map[string][]map[string]any `json:"extra,omitempty"`
-}{Layouts: map[string]FrontierInfo{}, Extra: map[string][]map[string]any{}}
+}{Layouts: map[string]Layout{}, Extra: map[string][]map[string]any{}}
 
 func frWrite(t *testing.T) {
-	dir := os.Getenv("PRLAB_FRONTIER_OUT")
+	dir := os.Getenv("PRLAB_LAYOUT_OUT")
 	if dir == "" {
 		return
 	}
@@ -308,19 +311,19 @@ func frWrite(t *testing.T) {
 	defer frReport.Unlock()
 	b, err := json.MarshalIndent(&frReport, "", " ")
 	if err != nil {
-		t.Errorf("marshal frontier report: %v", err)
+		t.Errorf("marshal layout report: %v", err)
 		return
 	}
-	if err := os.WriteFile(filepath.Join(dir, "frontier-results.json"), b, 0o644); err != nil {
-		t.Errorf("write frontier report: %v", err)
+	if err := os.WriteFile(filepath.Join(dir, "layout-results.json"), b, 0o644); err != nil {
+		t.Errorf("write layout report: %v", err)
 	}
 }
 
-// Every frontier implementation on the six synthetic cases (and the real
+// Every layout design on the six synthetic cases (and the real
 // graph), 100 fixed iterations, against the float64 oracle, with the
 // automatic layout and with tiny tiles; the library's T4 buckets equal the
 // Go ones; a second run gives the same bits.
-func TestGPUFrontierCorrectness(t *testing.T) {
+func TestGPULayoutCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	iters := pagerank.CorrectnessIterations
 	graphs := pagerank.SyntheticCases()
@@ -330,16 +333,16 @@ func TestGPUFrontierCorrectness(t *testing.T) {
 		graphs = append(graphs, g)
 	}
 	for _, lay := range frLayouts {
-		if !frSelected("PRLAB_FRONTIER_LAYOUTS", lay.name) {
+		if !frSelected("PRLAB_GPU_LAYOUTS", lay.name) {
 			continue
 		}
 		for _, g := range graphs {
-			if !frSelected("PRLAB_FRONTIER_CASES", g.Name) {
+			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
 			}
 			ref := frOracle(t, g, pagerank.Fixed(iters))
 			frApply(t, g, lay.knobs)
-			info, err := FrontierLayout(g)
+			info, err := LayoutOf(g)
 			if err != nil {
 				t.Fatalf("layout of %s: %v", g.Name, err)
 			}
@@ -354,8 +357,8 @@ func TestGPUFrontierCorrectness(t *testing.T) {
 			if goB := T4Buckets(g); goB != info.Buckets {
 				t.Errorf("%s: library buckets %+v, Go buckets %+v", g.Name, info.Buckets, goB)
 			}
-			for _, pi := range FrontierImplementations() {
-				if !frSelected("PRLAB_FRONTIER_ONLY", pi.Name()) {
+			for _, pi := range layoutDesigns() {
+				if !frSelected("PRLAB_GPU_ONLY", pi.Name()) {
 					continue
 				}
 				res, err := pi.Run(g, pagerank.Fixed(iters))
@@ -416,10 +419,10 @@ func TestGPUFrontierCorrectness(t *testing.T) {
 	frWrite(t)
 }
 
-// Tolerance mode: each frontier implementation stops at L1 residual < 1e-6
+// Tolerance mode: each layout design stops at L1 residual < 1e-6
 // within 3 iterations of the float64 oracle's count (its own float residual
 // decides), ranks within 1e-3; gpu-graph also with graph replays of 4.
-func TestGPUFrontierConvergence(t *testing.T) {
+func TestGPULayoutConvergence(t *testing.T) {
 	frNeedGPU(t)
 	if frQuick() {
 		t.Skip("quick mode")
@@ -432,7 +435,7 @@ func TestGPUFrontierConvergence(t *testing.T) {
 		ref := frOracle(t, g, pagerank.Converge(pagerank.FloatTolerance, 1000))
 		for _, k := range []int{0, 4} {
 			frApply(t, g, map[int]int{knobGraphK: k})
-			for _, pi := range FrontierImplementations() {
+			for _, pi := range layoutDesigns() {
 				if k != 0 && pi.Name() != NameGraph {
 					continue
 				}
@@ -482,17 +485,12 @@ func frAbs(v int) int {
 // frDRAM is the GB/s of the 128 MiB device-to-device copy row of this process.
 func frDRAM(t *testing.T, g *pagerank.Graph) float64 {
 	t.Helper()
-	s, err := ready()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	h, err := handleLocked(s, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row, err := copyRowLocked(s, h, CopyDRAMName, CopyDRAMBytes, pagerank.TimingWarmups, StageRepeats)
+	var row pagerank.Stage
+	err := withSession(g, func(s *Session) error {
+		var err error
+		row, err = s.copyRow(CopyDRAMName, CopyDRAMBytes, pagerank.TimingWarmups, StageRepeats)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,8 +543,8 @@ func frBench(t *testing.T, pi pagerank.Implementation, g *pagerank.Graph, ref *p
 	r := frRow{Name: pi.Name(), MedianMs: tm.MedianMs, MeanMs: tm.MeanMs, CV: tm.CV,
 		USPerIter: 1000 * tm.MedianMs / float64(tm.Iterations), Bytes: res.BytesPerIteration,
 		Launches: res.LaunchesPerIteration, HostSyncs: res.HostSyncsPerIteration, Kernels: res.LaunchesPerIteration}
-	if fi, ok := pi.(*frontierImpl); ok {
-		c := fi.Costs(g, tm.Iterations)
+	if isLayout(pi) {
+		c := pi.(*gpuDesign).Costs(g, tm.Iterations)
 		r.Kernels, r.Barriers = c.Kernels, c.DeviceBarriers
 	}
 	r.GBps = float64(r.Bytes) / (tm.MedianMs / float64(tm.Iterations) * 1e6)
@@ -563,13 +561,13 @@ func frBench(t *testing.T, pi pagerank.Implementation, g *pagerank.Graph, ref *p
 	return r, res, nil
 }
 
-// The timing table on the real graph (PRLAB_FRONTIER_TABLE=1): every GPU
-// implementation, two rounds, the frontier layout and stage rows, the
+// The timing table on the real graph (PRLAB_LAYOUT_TABLE=1): every GPU
+// implementation, two rounds, the layout and stage rows, the
 // primitives, and sweeps of the layout knobs.
-func TestGPUFrontierTable(t *testing.T) {
+func TestGPULayoutTable(t *testing.T) {
 	frNeedGPU(t)
-	if os.Getenv("PRLAB_FRONTIER_TABLE") != "1" || frQuick() {
-		t.Skip("set PRLAB_FRONTIER_TABLE=1 for the timing table")
+	if os.Getenv("PRLAB_LAYOUT_TABLE") != "1" || frQuick() {
+		t.Skip("set PRLAB_LAYOUT_TABLE=1 for the timing table")
 	}
 	g := frRealGraph(t)
 	if g == nil {
@@ -583,7 +581,7 @@ func TestGPUFrontierTable(t *testing.T) {
 	frReport.Device = &dev
 	frReport.Unlock()
 	t.Logf("GPU: %s", dev)
-	info, err := FrontierLayout(g)
+	info, err := LayoutOf(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +605,7 @@ func TestGPUFrontierTable(t *testing.T) {
 
 	// Warm the GPU (clocks ramp up from idle; a launch-bound case is
 	// sensitive to it): about half a second of persistent-kernel runs.
-	warm, _ := FrontierImplementationByName(NamePersistent)
+	warm, _ := DesignByName(NamePersistent)
 	for start := time.Now(); time.Since(start) < 500*time.Millisecond; {
 		if _, err := warm.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), 0, 50); err != nil {
 			t.Fatalf("warm-up: %v", err)
@@ -617,7 +615,7 @@ func TestGPUFrontierTable(t *testing.T) {
 	dram := frDRAM(t, g)
 	var rows []frRow
 	for round := 1; round <= 2; round++ {
-		for _, pi := range AllImplementations() {
+		for _, pi := range Designs() {
 			r, res, err := frBench(t, pi, g, ref, dram)
 			if err != nil {
 				t.Errorf("%s: %v", pi.Name(), err)
@@ -629,7 +627,7 @@ func TestGPUFrontierTable(t *testing.T) {
 				frReport.Lock()
 				frReport.Benchmarks = append(frReport.Benchmarks, res)
 				frReport.Unlock()
-				if _, ok := pi.(*frontierImpl); ok {
+				if isLayout(pi) {
 					for _, st := range res.Stages {
 						t.Logf("  stage %-16s %-78s %9.4f ms %8.1f GB/s %6.3f x DRAM", pi.Name(), st.Name, st.Ms, st.GBps, st.XDRAM)
 					}
@@ -639,16 +637,16 @@ func TestGPUFrontierTable(t *testing.T) {
 	}
 	t.Logf("DRAM copy row (128 MiB): %.1f GB/s", dram)
 
-	// Sweeps of the layout (frontier implementations, one knob at a time).
+	// Sweeps of the layout (layout designs, one knob at a time).
 	sweep := func(knob int, values []int, names ...string) {
 		for _, v := range values {
-			if err := setFrontierKnob(g, knob, v); err != nil {
+			if err := setLayoutKnob(g, knob, v); err != nil {
 				t.Errorf("knob %d = %d: %v", knob, v, err)
 				continue
 			}
-			lay, _ := FrontierLayout(g)
+			lay, _ := LayoutOf(g)
 			for _, n := range names {
-				pi, _ := FrontierImplementationByName(n)
+				pi, _ := DesignByName(n)
 				r, _, err := frBench(t, pi, g, ref, dram)
 				if err != nil {
 					t.Logf("sweep knob %d = %d, %s: %v", knob, v, n, err)
@@ -664,7 +662,7 @@ func TestGPUFrontierTable(t *testing.T) {
 				frReport.Unlock()
 			}
 		}
-		if err := setFrontierKnob(g, knob, 0); err != nil {
+		if err := setLayoutKnob(g, knob, 0); err != nil {
 			t.Error(err)
 		}
 	}
@@ -677,7 +675,7 @@ func TestGPUFrontierTable(t *testing.T) {
 		sweep(knobClusterSize, []int{4, 8, 16}, NameCluster)
 	}
 
-	if s := os.Getenv("PRLAB_FRONTIER_RMAT"); s != "" {
+	if s := os.Getenv("PRLAB_LAYOUT_RMAT"); s != "" {
 		frRMAT(t, s)
 	}
 
@@ -700,11 +698,11 @@ func TestGPUFrontierTable(t *testing.T) {
 }
 
 // frRMAT checks (20 iterations against the float64 oracle) and times the
-// frontier implementations and the warp-per-row baseline on an RMAT graph.
+// layout designs and the warp-per-row baseline on an RMAT graph.
 func frRMAT(t *testing.T, scaleStr string) {
 	scale, err := strconv.Atoi(scaleStr)
 	if err != nil || scale < 10 || scale > 24 {
-		t.Errorf("PRLAB_FRONTIER_RMAT=%q: want a scale in [10, 24]", scaleStr)
+		t.Errorf("PRLAB_LAYOUT_RMAT=%q: want a scale in [10, 24]", scaleStr)
 		return
 	}
 	g, err := pagerank.RMAT(pagerank.Graph500RMAT(scale, 1))
@@ -712,7 +710,7 @@ func frRMAT(t *testing.T, scaleStr string) {
 		t.Errorf("RMAT %d: %v", scale, err)
 		return
 	}
-	info, err := FrontierLayout(g)
+	info, err := LayoutOf(g)
 	if err != nil {
 		t.Errorf("layout of %s: %v", g.Name, err)
 		return
@@ -722,9 +720,9 @@ func frRMAT(t *testing.T, scaleStr string) {
 	ref := frOracle(t, g, pagerank.Fixed(20))
 	names := []string{NameWarpPerRow, NameT4Bucketed, NameFused, NameGraph, NamePersistent, NameCluster}
 	for _, n := range names {
-		pi, ok := FrontierImplementationByName(n)
+		pi, ok := DesignByName(n)
 		if !ok {
-			pi, _ = ImplementationByName(n)
+			pi, _ = DesignByName(n)
 		}
 		res, err := pi.Run(g, pagerank.Fixed(20))
 		if errors.Is(err, ErrUnavailable) {

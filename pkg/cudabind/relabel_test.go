@@ -1,6 +1,6 @@
 package cudabind
 
-// Tests of the locality implementations (reordered.go). TestLocalityRegistry
+// Tests of the relabelled designs (designs.go, relabel.go). TestLocalityRegistry
 // needs no GPU; TestReorderedWithFakeLibrary (reordered_fake_test.go) runs
 // the glue end to end on the CPU stand-in library; TestGPUReordered* need a
 // GPU and libprlab_cuda.so and skip with the reason otherwise.
@@ -17,20 +17,21 @@ import (
 )
 
 func TestLocalityRegistry(t *testing.T) {
-	all := AllImplementations()
+	all := Designs()
 	names := make([]string, len(all))
 	for i, im := range all {
 		names[i] = im.Name()
 	}
 	want := map[string]string{NameCusparseReordered: NameCusparse, NameFusedReordered: NameFused, NameT4BucketedReordered: NameT4Bucketed}
-	ls := LocalityImplementations()
+	ls := relabelledDesigns()
 	if len(ls) != len(want) {
-		t.Fatalf("%d locality implementations, want %d", len(ls), len(want))
+		t.Fatalf("%d relabelled designs, want %d", len(ls), len(want))
 	}
 	for _, im := range ls {
-		ri := im.(*reorderedImpl)
-		if want[im.Name()] != ri.Inner() || ri.inner.Name() != ri.Inner() {
-			t.Errorf("%s runs %s (%s), want %s", im.Name(), ri.Inner(), ri.inner.Name(), want[im.Name()])
+		ri := im.(*gpuDesign)
+		inner := mustDesign(t, ri.kernelsOf)
+		if want[im.Name()] != ri.kernelsOf || inner.id != ri.id || inner.order != "" || ri.order != LocalityOrder {
+			t.Errorf("%s runs %s (code %d, inner code %d), want %s", im.Name(), ri.kernelsOf, ri.id, inner.id, want[im.Name()])
 		}
 		if !slices.Contains(names, im.Name()) {
 			t.Errorf("%s is not in AllImplementations", im.Name())
@@ -42,18 +43,15 @@ func TestLocalityRegistry(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not Unavailable", im.Name())
 		}
-		if u.Reason() != ri.inner.(pagerank.Unavailable).Reason() {
+		if u.Reason() != inner.Reason() {
 			t.Errorf("%s: reason %q differs from its inner implementation's", im.Name(), u.Reason())
 		}
 		if im.Precision() != pagerank.Float32 || !strings.Contains(im.Label(), "relabelled by out-degree") {
 			t.Errorf("%s: precision %q, label %q", im.Name(), im.Precision(), im.Label())
 		}
-		if back, ok := LocalityImplementationByName(im.Name()); !ok || back.Name() != im.Name() {
-			t.Errorf("LocalityImplementationByName(%q) = %v, %v", im.Name(), back, ok)
+		if back, ok := DesignByName(im.Name()); !ok || back.Name() != im.Name() {
+			t.Errorf("DesignByName(%q) = %v, %v", im.Name(), back, ok)
 		}
-	}
-	if _, ok := LocalityImplementationByName(NameFused); ok {
-		t.Error("a frontier implementation found among the locality ones")
 	}
 	if LocalityOrder != pagerank.OrderOutDegree {
 		t.Errorf("locality order %q", LocalityOrder)
@@ -69,7 +67,7 @@ func TestLocalityUnavailableWithoutGPU(t *testing.T) {
 	g := pagerank.SyntheticCases()[0]
 	ReleaseRelabelled()
 	before, had := LastRelabelling()
-	for _, im := range LocalityImplementations() {
+	for _, im := range relabelledDesigns() {
 		if _, err := im.Run(g, pagerank.Fixed(10)); !errors.Is(err, ErrUnavailable) || !errors.Is(err, pagerank.ErrUnavailable) {
 			t.Errorf("%s Run: %v, want ErrUnavailable", im.Name(), err)
 		}
@@ -123,7 +121,7 @@ func TestRelabelCache(t *testing.T) {
 	}
 }
 
-// Every locality implementation on the six synthetic cases and the real
+// Every relabelled design on the six synthetic cases and the real
 // graph, 100 fixed iterations, against the float64 oracle on the graph's own
 // labels; ranks equal the inner implementation's on the relabelled graph,
 // permuted back: bit for bit for the fixed-order kernels (fused, T4), within
@@ -146,7 +144,7 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 	graphs = append(graphs, rm)
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
-		for _, im := range LocalityImplementations() {
+		for _, im := range relabelledDesigns() {
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if err != nil {
 				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
@@ -168,12 +166,12 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 			}
 			// The same kernels on the relabelled graph, permuted back by hand.
 			rg, perm, _, _ := relabelled(g)
-			inner, err := im.(*reorderedImpl).inner.Run(rg, pagerank.Fixed(iters))
+			inner, err := mustDesign(t, im.(*gpuDesign).kernelsOf).Run(rg, pagerank.Fixed(iters))
 			if err != nil {
-				t.Fatalf("%s on %s: %v", im.(*reorderedImpl).Inner(), rg.Name, err)
+				t.Fatalf("%s on %s: %v", im.(*gpuDesign).kernelsOf, rg.Name, err)
 			}
 			tol := 0.0 // fixed-order reductions: the same bits
-			if im.(*reorderedImpl).Inner() == NameCusparse {
+			if im.(*gpuDesign).kernelsOf == NameCusparse {
 				tol = 1e-5
 			}
 			for old, nw := range perm {
@@ -189,7 +187,7 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 	}
 	// Benchmark: the inner timing, ranks in g's order, and the relabel row.
 	g := graphs[len(graphs)-1]
-	for _, im := range LocalityImplementations() {
+	for _, im := range relabelledDesigns() {
 		res, err := im.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(20), 1, 3)
 		if err != nil {
 			t.Fatalf("%s Benchmark on %s: %v", im.Name(), g.Name, err)

@@ -1,0 +1,574 @@
+package cudabind
+
+// The one table of GPU designs (designs) and the one type that runs any of
+// them (gpuDesign: pagerank.Implementation, Benchmarker and Unavailable).
+// A design is a PRLAB_IMPL_* code of csrc/prlab_cuda.h plus what the Go side
+// reports about it: its stages, the bytes one iteration moves, the launches
+// and host synchronisations of its timed loop, the compute capability it
+// needs, and the node order of the graph it runs on (as given, or relabelled
+// once on the host; relabelling is a field of the design, not a wrapper).
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Design codes; values are the PRLAB_IMPL_* constants of csrc/prlab_cuda.h.
+const (
+	implNaive           = 0
+	implThreadPerRow    = 1
+	implWarpPerRow      = 2
+	implThrustCUB       = 3
+	implCusparse        = 4
+	implThrustCUBNoSync = 5
+
+	implLayoutFirst = 16 // PRLAB_IMPL_LAYOUT_FIRST: the layout designs' range
+	implT4Bucketed  = 16
+	implFused       = 17
+	implGraph       = 18
+	implPersistent  = 19
+	implCluster     = 20
+	implLayoutEnd   = 21
+)
+
+// Registry names of the GPU designs, as reports and verify know them.
+const (
+	NameNaive               = "gpu-naive"
+	NameThreadPerRow        = "gpu-thread-per-row"
+	NameWarpPerRow          = "gpu-warp-per-row"
+	NameThrustCUB           = "gpu-thrust-cub"
+	NameThrustCUBNoSync     = "gpu-thrust-cub-nosync"
+	NameCusparse            = "gpu-cusparse"
+	NameT4Bucketed          = "gpu-t4-bucketed"
+	NameFused               = "gpu-fused"
+	NameGraph               = "gpu-graph"
+	NamePersistent          = "gpu-persistent"
+	NameCluster             = "gpu-cluster"
+	NameCusparseReordered   = "gpu-cusparse-reordered"
+	NameFusedReordered      = "gpu-fused-reordered"
+	NameT4BucketedReordered = "gpu-t4-bucketed-reordered"
+)
+
+// family is how a design's iteration is built, which decides how its bytes,
+// launches and stage rows are known.
+type family int
+
+const (
+	// familyStages: one kernel or library call per stage (csrc/api.cu,
+	// kernels.cu, library.cu); the iteration's bytes and launches are the
+	// sums of its stages'.
+	familyStages family = iota
+	// familyLayout: kernels built on the layout computed once per uploaded
+	// graph (T4 buckets, CSR-Adaptive tiles, persistent and cluster grids;
+	// csrc/frontier.cu); the bytes are counted for the whole iteration.
+	familyLayout
+)
+
+// design is one GPU design.
+type design struct {
+	id     int    // PRLAB_IMPL_* code
+	name   string // registry name
+	label  string
+	family family
+	// stages: familyStages, the iteration's stages in launch order;
+	// familyLayout, the stages Benchmark times alone.
+	stages   []int
+	residual int // familyStages: the residual stage of tolerance runs
+	// bytes, counted and memory: familyLayout, the iteration's counted bytes
+	// and where they live (familyStages sums its stages' formulas).
+	bytes   ByteFormula
+	counted string
+	memory  string
+	// costs: familyLayout, launches and barriers per iteration of a timed
+	// run of iters iterations on g (familyStages: its stages' launches).
+	costs     func(g *pagerank.Graph, iters int) Costs
+	hostSyncs int    // host synchronisations per timed iteration
+	syncNote  string // what they are
+	prims     []int  // primitives reported with Benchmark
+	// minCC is the compute capability the design needs (major*10 + minor, 0:
+	// any); needs names the feature.
+	minCC int
+	needs string
+	// order is "" when the design runs on the graph as given; otherwise the
+	// graph is relabelled once on the host by it (pagerank.DegreeOrder), the
+	// design runs the kernels of the design named kernelsOf on the relabelled
+	// graph, and its ranks are permuted back to the graph's order.
+	order     pagerank.Order
+	kernelsOf string
+}
+
+const fusedCounted = "rowPtr 4(n+1) + colIdx 4nnz + contrib[col] 4nnz + invOut 4n, store x' 4n + contrib' 4n; tile table, heavy-row list and partials O(tiles) not counted"
+
+// LocalityOrder is the relabelling of the reordered designs (NOTES.md,
+// section "locality"): out-degree descending.
+const LocalityOrder = pagerank.OrderOutDegree
+
+// designs in report order. Host syncs: thrust::transform and thrust::gather
+// with the thrust::device policy synchronise the stream before returning
+// (CCCL thrust/system/cuda/detail/transform.h: synchronize_optional), which
+// makes 3 transforms + 1 gather = 4 per iteration; par_nosync skips them.
+// CUB device algorithms, cuSPARSE SpMV and our kernels do not synchronise.
+var designs = withRelabelled([]design{
+	{id: implNaive, name: NameNaive, label: "GPU naive (T2): thread per row, one atomicAdd per thread",
+		stages: []int{stageDanglingAtomic, stageNaivePullCombine}, residual: stageResidualAtomic, syncNote: "none"},
+	{id: implThreadPerRow, name: NameThreadPerRow, label: "GPU thread per row (T3): scalar CSR SpMV, tree reductions",
+		stages: []int{stageScale, stageSpmvScalar, stageDanglingTree, stageCombine}, residual: stageResidualTree, syncNote: "none"},
+	{id: implWarpPerRow, name: NameWarpPerRow, label: "GPU warp per row: CSR SpMV, shuffle reductions",
+		stages: []int{stageScale, stageSpmvWarp, stageDanglingShuffle, stageCombine}, residual: stageResidualShuffle, syncNote: "none"},
+	{id: implThrustCUB, name: NameThrustCUB, label: "GPU Thrust + CUB (thrust::device), no custom kernel",
+		stages:   []int{stageScaleThrust, stageSpmvGatherCUB, stageDanglingThrustCUB, stageCombineThrust},
+		residual: stageResidualThrustCUB, hostSyncs: 4, syncNote: "thrust::device synchronises after each of 3 transforms and 1 gather"},
+	{id: implThrustCUBNoSync, name: NameThrustCUBNoSync, label: "GPU Thrust + CUB (thrust::cuda::par_nosync)",
+		stages:   []int{stageScaleThrust, stageSpmvGatherCUB, stageDanglingThrustCUB, stageCombineThrust},
+		residual: stageResidualThrustCUB, syncNote: "none"},
+	{id: implCusparse, name: NameCusparse, label: "GPU cuSPARSE SpMV (CSR, P = A D^-1), shuffle reductions",
+		stages: []int{stageSpmvCusparse, stageDanglingShuffle, stageCombine}, residual: stageResidualShuffle, syncNote: "none"},
+
+	{id: implT4Bucketed, name: NameT4Bucketed, label: "GPU T4: in-degree buckets (thread / warp / block per row), fused combine",
+		family: familyLayout, bytes: ByteFormula{32, 8, 0},
+		counted: "per bucket 16 rows_b + 8 nnz_b (row id, rowPtr[v], rowPtr[v+1], y; colIdx, contrib[col]); combine y 4n + invOut 4n, store x' 4n + contrib' 4n",
+		memory:  "device memory", stages: []int{stageT4Thread, stageT4Warp, stageT4Block, stageT4Combine}, prims: []int{primEmptyLaunch},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I, b := float64(max(iters, 1)), float64(nonEmpty(T4Buckets(g)))
+			return Costs{HostLaunches: (I*(b+1) + 1) / I, Kernels: (I*(b+1) + 1) / I, ToleranceReads: 1}
+		}},
+	{id: implFused, name: NameFused, label: "GPU fused iteration: one launch (CSR-Adaptive tiles + combine + next dangling partials)",
+		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
+		stages: []int{stageFusedIteration}, prims: []int{primEmptyLaunch},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
+		}},
+	{id: implGraph, name: NameGraph, label: "GPU fused iteration in a CUDA Graph (one graph launch per timed run)",
+		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
+		stages: []int{stageFusedIteration}, prims: []int{primGraphNode},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: 1 / I, Kernels: (I + 1) / I, ToleranceReads: 1.0 / 10}
+		}},
+	{id: implPersistent, name: NamePersistent, label: "GPU persistent: one cooperative launch, one grid.sync() per iteration",
+		family: familyLayout, bytes: ByteFormula{16, 8, 4},
+		counted: fusedCounted + "; with the resident layout (every block owns one tile) rowPtr, colIdx and invOut are read into shared memory once and served from there",
+		memory:  "device memory, or shared memory for the resident tile arrays", prims: []int{primCoopLaunch, primGridSync},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 1) / I, Barrier: "grid.sync()"}
+		}},
+	{id: implCluster, name: NameCluster, label: "GPU thread-block cluster: graph and ranks in distributed shared memory (sm_90)",
+		family: familyLayout, bytes: ByteFormula{16, 8, 4},
+		counted: "the fused iteration's loads and stores, all served by shared and distributed shared memory; 0 bytes of device memory per iteration after the one-time load",
+		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",
+		costs: func(g *pagerank.Graph, iters int) Costs { // after the load, one per iteration, one before exit
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
+		}},
+}, []struct{ name, kernelsOf, label string }{
+	{NameCusparseReordered, NameCusparse, "GPU cuSPARSE SpMV on the graph relabelled by out-degree (one-time host relabel)"},
+	{NameFusedReordered, NameFused, "GPU fused iteration on the graph relabelled by out-degree (one-time host relabel)"},
+	{NameT4BucketedReordered, NameT4Bucketed, "GPU T4 buckets on the graph relabelled by out-degree (one-time host relabel)"},
+})
+
+// withRelabelled appends to base one design per entry of rel: the design
+// named kernelsOf, run on the graph relabelled by LocalityOrder.
+func withRelabelled(base []design, rel []struct{ name, kernelsOf, label string }) []design {
+	out := base
+	for _, r := range rel {
+		for _, d := range base {
+			if d.name == r.kernelsOf {
+				d.name, d.label, d.order, d.kernelsOf = r.name, r.label, LocalityOrder, r.kernelsOf
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// Designs returns every GPU design, in report order: the stage-by-stage
+// designs (gpu-naive, gpu-thread-per-row, gpu-warp-per-row, gpu-thrust-cub,
+// gpu-thrust-cub-nosync, gpu-cusparse), the layout designs (gpu-t4-bucketed,
+// gpu-fused, gpu-graph, gpu-persistent, gpu-cluster), then the designs on
+// the graph relabelled by out-degree (gpu-cusparse-reordered,
+// gpu-fused-reordered, gpu-t4-bucketed-reordered). Each also implements
+// pagerank.Benchmarker and pagerank.Unavailable. They are returned even
+// when no GPU is present; then Reason() says why and Run returns an error
+// wrapping ErrUnavailable.
+func Designs() []pagerank.Implementation {
+	out := make([]pagerank.Implementation, len(designs))
+	for i := range designs {
+		out[i] = &gpuDesign{design: designs[i]}
+	}
+	return out
+}
+
+// DesignByName returns the GPU design with registry name name.
+func DesignByName(name string) (pagerank.Implementation, bool) {
+	for i := range designs {
+		if designs[i].name == name {
+			return &gpuDesign{design: designs[i]}, true
+		}
+	}
+	return nil, false
+}
+
+// gpuDesign is a pagerank.Implementation, Benchmarker and Unavailable backed
+// by libprlab_cuda.so.
+type gpuDesign struct{ design }
+
+func (d *gpuDesign) Name() string                  { return d.name }
+func (d *gpuDesign) Label() string                 { return d.label }
+func (d *gpuDesign) Precision() pagerank.Precision { return pagerank.Float32 }
+
+// Reason is "" when the design can run here, else why not: the library,
+// driver or device is missing, or the device's compute capability is below
+// what the design needs. Whether a graph fits the cluster's shared memory is
+// known only at upload (Run then returns an error wrapping ErrUnavailable).
+func (d *gpuDesign) Reason() string {
+	if _, reason := Available(); reason != "" {
+		return reason
+	}
+	if d.minCC > 0 {
+		dev, err := DeviceInfo()
+		if err != nil {
+			return err.Error()
+		}
+		if 10*dev.CCMajor+dev.CCMinor < d.minCC {
+			return fmt.Sprintf("%s need compute capability %d.%d; %s is %s", d.needs, d.minCC/10, d.minCC%10, dev.Name, dev.ComputeCapability())
+		}
+	}
+	return ""
+}
+
+// BytesFormula is the bytes one iteration moves (loads + stores, the
+// course's counting rule), as a formula in n and nnz.
+func (d *design) BytesFormula() ByteFormula {
+	if d.family == familyStages {
+		return iterationFormula(d.stages)
+	}
+	return d.bytes
+}
+
+// Counted says how BytesFormula was counted and from which memory.
+func (d *design) Counted() string {
+	if d.family == familyStages {
+		return "the sum of its stages' formulas"
+	}
+	return d.counted + " [" + d.memory + "]"
+}
+
+// Costs counts, per iteration of a timed run of I iterations, what the host
+// and the device synchronise on (for the layout designs the prologue that
+// computes x_0/outdeg and the first dangling partials is part of the run).
+type Costs struct {
+	HostLaunches   float64 `json:"host_launches"`   // kernel / graph / cooperative launches, memsets and library calls the host issues
+	Kernels        float64 `json:"kernels"`         // kernel executions (graph nodes included)
+	DeviceBarriers float64 `json:"device_barriers"` // grid.sync() or cluster.sync()
+	Barrier        string  `json:"barrier,omitempty"`
+	HostSyncs      float64 `json:"host_syncs"` // in the timed loop
+	// ToleranceReads is the 4-byte device-to-host reads per iteration of a
+	// tolerance run (the convergence test).
+	ToleranceReads float64 `json:"tolerance_reads"`
+}
+
+// Costs of a timed run of iters iterations on g.
+func (d *design) Costs(g *pagerank.Graph, iters int) Costs {
+	if d.family == familyLayout {
+		return d.costs(g, iters)
+	}
+	l := float64(iterationLaunches(d.stages))
+	return Costs{HostLaunches: l, Kernels: l, HostSyncs: float64(d.hostSyncs), ToleranceReads: 1}
+}
+
+// Stages returns the definitions of the stages of one iteration (the
+// stage-by-stage designs; nil for the layout designs).
+func (d *design) Stages() []StageDef {
+	if d.family != familyStages {
+		return nil
+	}
+	out := make([]StageDef, len(d.stages))
+	for i, id := range d.stages {
+		out[i] = stageDefs[id]
+	}
+	return out
+}
+
+// formula is BytesFormula as text, with the memory its bytes live in when
+// that is not device memory.
+func (d *design) formula() string {
+	if d.family == familyLayout && d.memory != "device memory" {
+		return d.bytes.String() + " (" + d.memory + ")"
+	}
+	return d.BytesFormula().String()
+}
+
+// newResult is the Result skeleton of a run of iters iterations on g (the
+// graph's own order and name).
+func (d *design) newResult(g *pagerank.Graph, mode pagerank.Mode, iters int) *pagerank.Result {
+	f := d.BytesFormula()
+	formula := d.formula()
+	if d.order != "" {
+		formula += fmt.Sprintf(" (%s's kernels and bytes, on the graph relabelled by %s)", d.kernelsOf, d.order)
+	}
+	c := d.Costs(g, iters)
+	return &pagerank.Result{
+		Implementation:        d.name,
+		Case:                  g.Name,
+		Precision:             pagerank.Float32,
+		N:                     g.N,
+		NNZ:                   g.NNZ,
+		Mode:                  mode,
+		BytesPerIteration:     f.Bytes(g.N, g.NNZ),
+		BytesFormula:          formula,
+		LaunchesPerIteration:  c.HostLaunches,
+		HostSyncsPerIteration: c.HostSyncs,
+	}
+}
+
+func widen(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// Run computes PageRank of g in float on the GPU from x = 1/n with damping
+// factor p.Damping. FixedIterations runs exactly p.Iterations iterations with
+// no host copy inside the loop; Tolerance stops after the first iteration
+// whose L1 residual (the design's own float reduction) is below
+// p.Tolerance: the stage-by-stage designs, gpu-t4-bucketed and gpu-fused
+// read one value per iteration, gpu-graph one per graph replay (10
+// iterations), gpu-persistent and gpu-cluster none (the test runs on the
+// device). Residuals and Sums hold one entry per iteration (sums accumulated
+// in double by an instrumentation kernel that runs only here, never in
+// Benchmark). A relabelled design relabels g once (cached) and returns the
+// ranks in g's order.
+// Errors: p invalid; ErrUnavailable (wrapped) without a GPU or when the
+// cluster cannot hold g; *Error from the library.
+func (d *gpuDesign) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	tol := float32(0)
+	if p.Mode == pagerank.Tolerance {
+		tol = float32(p.Tolerance)
+		if tol <= 0 { // a tolerance below float's smallest value: run to the cap
+			tol = math.SmallestNonzeroFloat32
+		}
+	}
+	var out runOut
+	perm, err := d.onDevice(g, func(s *Session) error {
+		var err error
+		out, err = s.lib.runImpl(s.h, d.id, float32(p.Damping), p.Iterations, tol, s.g.N)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := d.newResult(g, p.Mode, p.Iterations)
+	res.Ranks = d.ranksOf(out.ranks, perm)
+	res.Iterations = out.done
+	res.Converged = out.converged
+	res.Residuals = widen(out.residuals)
+	res.Sums = out.sums
+	return res, nil
+}
+
+// onDevice runs fn on the session holding the graph this design runs on (g,
+// or g relabelled), after checking that the design can run there. It returns
+// the permutation of a relabelled design (nil otherwise). Errors name the
+// design and the graph.
+func (d *gpuDesign) onDevice(g *pagerank.Graph, fn func(s *Session) error) ([]int32, error) {
+	if r := d.Reason(); r != "" {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, r)
+	}
+	target, perm := g, []int32(nil)
+	if d.order != "" {
+		rg, p, _, err := relabelled(g)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.name, err)
+		}
+		target, perm = rg, p
+	}
+	err := withSession(target, func(s *Session) error {
+		if err := d.usable(s); err != nil {
+			return err
+		}
+		return fn(s)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", d.name, target.Name, err)
+	}
+	return perm, nil
+}
+
+// usable checks that the design can run on the session's graph (the cluster
+// kernel needs the graph to fit its shared memory).
+func (d *design) usable(s *Session) error {
+	if d.id != implCluster {
+		return nil
+	}
+	info, err := s.lib.layoutInfo(s.h)
+	if err != nil {
+		return err
+	}
+	if info.ClusterSize == 0 {
+		return fmt.Errorf("%w: %s", ErrUnavailable, info.ClusterReason)
+	}
+	return nil
+}
+
+// ranksOf widens the device's ranks, in g's order for a relabelled design.
+func (d *design) ranksOf(ranks []float32, perm []int32) []float64 {
+	out := widen(ranks)
+	if perm != nil && len(out) == len(perm) {
+		out = pagerank.UnpermuteRanks(out, perm)
+	}
+	return out
+}
+
+// StageRepeats is how many timed executions each stage's median is taken
+// over (after pagerank.TimingWarmups warm-ups).
+const StageRepeats = 20
+
+// Benchmark times p.Iterations iterations (the course: 50, no convergence
+// test) with CUDA events recorded around the warmed iterations only (the
+// reset of x and every copy stay outside; a layout design's prologue
+// inside): `warmups` untimed runs, then `runs` timed ones. Result.Timing
+// holds each run's ms (clock "cuda-events"); Ranks are those after the last
+// run (in g's order); Residuals and Sums are empty. Result.Stages holds
+// each stage of one iteration timed alone (median of StageRepeats), with
+// bytes, GB/s and the fraction of the 128 MiB DRAM copy row measured in this
+// process (XDRAM). The layout designs' rows: one per non-empty T4 bucket
+// (its rows and edges in the name) and the combine, or the fused iteration;
+// then "whole run / iterations" (the median run over the iterations, with
+// the iteration's bytes); then the primitives that explain the design's
+// time, per operation with 0 bytes. A relabelled design adds the one-time
+// host relabel (0 device bytes; not in the timed iterations).
+func (d *gpuDesign) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
+	return d.BenchmarkContext(context.Background(), g, p, warmups, runs)
+}
+
+// BenchmarkContext is Benchmark that checks ctx between library calls
+// (benchmarkChunked: more than 10 runs are timed in calls of about 0.25 s).
+func (d *gpuDesign) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if warmups < 0 || runs < 1 {
+		return nil, fmt.Errorf("cudabind: warmups %d and runs %d must be >= 0 and >= 1", warmups, runs)
+	}
+	res := d.newResult(g, pagerank.FixedIterations, p.Iterations)
+	res.Iterations = p.Iterations // prlab_benchmark runs exactly this many per run: no convergence test
+	dmp := float32(p.Damping)
+	perm, err := d.onDevice(g, func(s *Session) error {
+		ms, ranks, err := benchmarkChunked(ctx, func(w, r int) ([]float32, []float32, error) {
+			return s.lib.benchmark(s.h, d.id, dmp, p.Iterations, w, r, s.g.N)
+		}, warmups, runs)
+		if err != nil {
+			return err
+		}
+		dram, err := s.copyRow(CopyDRAMName, CopyDRAMBytes, pagerank.TimingWarmups, StageRepeats)
+		if err != nil {
+			return err
+		}
+		res.Ranks = widen(ranks)
+		t := pagerank.NewTiming(res.Iterations, warmups, widen(ms), "cuda-events")
+		res.Timing = &t
+		res.Stages, err = d.stageRows(s, dmp, dram.GBps)
+		if err != nil || d.family != familyLayout {
+			return err
+		}
+		res.Stages = append(res.Stages, bytesRow(fmt.Sprintf("whole run / %d iterations", p.Iterations), t.MedianMs/float64(p.Iterations),
+			res.BytesPerIteration, d.formula()+" ("+d.counted+")", dram.GBps))
+		for _, pr := range d.prims {
+			row, err := s.primitiveRow(pr)
+			if err != nil {
+				return err
+			}
+			res.Stages = append(res.Stages, row)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d.finish(res, g, perm)
+}
+
+// finish puts a benchmark's ranks in g's order and adds a relabelled
+// design's relabel row.
+func (d *gpuDesign) finish(res *pagerank.Result, g *pagerank.Graph, perm []int32) (*pagerank.Result, error) {
+	if perm == nil {
+		return res, nil
+	}
+	if len(res.Ranks) == len(perm) {
+		res.Ranks = pagerank.UnpermuteRanks(res.Ranks, perm)
+	}
+	_, _, info, err := relabelled(g)
+	if err != nil {
+		return nil, err
+	}
+	res.Stages = append(res.Stages, pagerank.Stage{
+		Name:    fmt.Sprintf("one-time host relabel by %s (not in the timed iterations)", info.Order),
+		Ms:      info.TotalMs,
+		Formula: info.String() + "; 0 bytes of device memory",
+	})
+	return res, nil
+}
+
+// stageRows times each of the design's stages alone on the session's graph.
+func (d *design) stageRows(s *Session, dmp float32, dramGBps float64) ([]pagerank.Stage, error) {
+	var info Layout
+	if d.family == familyLayout {
+		var err error
+		if info, err = s.lib.layoutInfo(s.h); err != nil {
+			return nil, err
+		}
+	}
+	var rows []pagerank.Stage
+	for _, st := range d.stages {
+		name, bytes, formula, ok := d.stageDef(st, info, s.g)
+		if !ok {
+			continue
+		}
+		med, err := s.lib.timeStage(s.h, st, dmp, pagerank.TimingWarmups, StageRepeats)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, bytesRow(name, med, bytes, formula, dramGBps))
+	}
+	return rows, nil
+}
+
+// stageDef names stage st of this design on g with layout info and gives
+// its bytes and formula; false for an empty T4 bucket (not timed).
+func (d *design) stageDef(st int, info Layout, g *pagerank.Graph) (name string, bytes int64, formula string, ok bool) {
+	switch st {
+	case stageT4Thread, stageT4Warp, stageT4Block:
+		b := info.Buckets[st-stageT4Thread]
+		return fmt.Sprintf("T4 spmv, %s (%d rows, %d nnz, in-degree <= %d)", b.Name, b.Rows, b.NNZ, b.MaxSeen),
+			b.Bytes(), "16 rows + 8 nnz (row id, rowPtr[v], rowPtr[v+1], y; colIdx, contrib[col])", b.Rows > 0
+	case stageT4Combine:
+		return "T4 combine + next contrib + next dangling partials", 16 * int64(g.N), "16n (load y, invOut; store x', contrib')", true
+	case stageFusedIteration:
+		return fmt.Sprintf("fused iteration (%d tiles of <= %d edges, %d blocks)", info.Tiles, info.TileEdges, info.GridFused),
+			d.bytes.Bytes(g.N, g.NNZ), d.bytes.String() + " (" + fusedCounted + ")", true
+	}
+	def := stageDefs[st]
+	return def.Name, def.Bytes.Bytes(g.N, g.NNZ), def.Bytes.String() + " (" + def.Counted + ")", true
+}
+
+// bytesRow is a stage row with effective bandwidth and x DRAM.
+func bytesRow(name string, ms float64, bytes int64, formula string, dramGBps float64) pagerank.Stage {
+	st := pagerank.Stage{Name: name, Ms: ms, Bytes: bytes, Formula: formula}
+	if ms > 0 {
+		st.GBps = float64(bytes) / (ms * 1e6)
+	}
+	if dramGBps > 0 {
+		st.XDRAM = st.GBps / dramGBps
+	}
+	return st
+}

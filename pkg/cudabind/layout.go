@@ -1,0 +1,223 @@
+package cudabind
+
+// The layout designs' side of the binding: the layout the library builds
+// once per uploaded graph (T4 in-degree buckets, CSR-Adaptive tiles, the
+// persistent and cluster grids), its knobs, and the primitives (launches,
+// graph nodes, grid and cluster barriers) that explain a cache-resident
+// iteration's time. The kernels live in csrc/frontier.cu; NOTES.md holds
+// the floors, predictions and measurements.
+
+import (
+	"fmt"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// Layout-design stage codes: PRLAB_STAGE_T4_SPMV_THREAD .. PRLAB_STAGE_FUSED_ITERATION.
+const (
+	stageT4Thread       = 64
+	stageT4Warp         = 65
+	stageT4Block        = 66
+	stageT4Combine      = 67
+	stageFusedIteration = 68
+	stageLayoutFirst    = 64
+	stageLayoutEnd      = 69
+)
+
+// Primitive codes: PRLAB_PRIM_*.
+const (
+	primEmptyLaunch = 0
+	primGraphNode   = 1
+	primGridSync    = 2
+	primClusterSync = 3
+	primCoopLaunch  = 4
+	primCount       = 5
+)
+
+// Layout knob codes: PRLAB_KNOB_* (value 0 = automatic).
+const (
+	knobTileEdges   = 0
+	knobTileRows    = 1
+	knobBlocksPerSM = 2
+	knobGraphK      = 3
+	knobClusterSize = 4
+	knobResident    = 5
+	knobClusterMode = 6
+	knobCount       = 7
+)
+
+// PrimitiveCount is how many operations one timed execution of a primitive
+// performs (the reported cost is the median time divided by it).
+const PrimitiveCount = 1000
+
+// ---------------------------------------------------------------- T4 buckets
+
+// Bucket is one T4 in-degree bucket of a graph: the rows whose in-degree is
+// in [MinDegree, MaxDegree] (MaxDegree -1: unbounded), their count and edges.
+type Bucket struct {
+	Name      string `json:"name"`
+	MinDegree int    `json:"min_degree"`
+	MaxDegree int    `json:"max_degree"`
+	Rows      int    `json:"rows"`
+	NNZ       int64  `json:"nnz"`
+	MaxSeen   int    `json:"max_seen"` // largest in-degree present (0 when empty)
+}
+
+var (
+	bucketNames  = [3]string{"thread per row", "warp per row", "block per row"}
+	bucketBounds = [3][2]int{{0, 32}, {33, 1024}, {1025, -1}}
+	bucketStages = [3]int{stageT4Thread, stageT4Warp, stageT4Block}
+)
+
+// Bytes is the device-memory traffic of the bucket's SpMV kernel: per row
+// the row id 4, rowPtr[v] and rowPtr[v+1] 8 and y[v] 4; per edge colIdx 4
+// and contrib[col] 4 (the course's counting rule): 16 rows + 8 nnz.
+func (b Bucket) Bytes() int64 { return 16*int64(b.Rows) + 8*b.NNZ }
+
+// T4Buckets splits g's rows by in-degree the way the library does at upload:
+// thread per row for in-degree <= 32 (the in-degree-0 rows too), warp per
+// row for 33..1024, block per row above 1024 (Merrill & Garland's and
+// Gunrock's thresholds: one warp, one block of 1024 threads).
+func T4Buckets(g *pagerank.Graph) [3]Bucket {
+	var out [3]Bucket
+	for b := range out {
+		out[b] = Bucket{Name: bucketNames[b], MinDegree: bucketBounds[b][0], MaxDegree: bucketBounds[b][1]}
+	}
+	for v := 0; v < g.N; v++ {
+		d := int(g.InRowPtr[v+1] - g.InRowPtr[v])
+		b := 2
+		if d <= 32 {
+			b = 0
+		} else if d <= 1024 {
+			b = 1
+		}
+		out[b].Rows++
+		out[b].NNZ += int64(d)
+		out[b].MaxSeen = max(out[b].MaxSeen, d)
+	}
+	return out
+}
+
+// nonEmpty counts the buckets that hold at least one row.
+func nonEmpty(bs [3]Bucket) int {
+	k := 0
+	for _, b := range bs {
+		if b.Rows > 0 {
+			k++
+		}
+	}
+	return k
+}
+
+// Layout is the layout the library built for one graph: the T4
+// buckets, the CSR-Adaptive tiles of the fused kernels, the grids, and
+// whether (and with what shape) the cluster kernel can hold the graph.
+type Layout struct {
+	Buckets         [3]Bucket `json:"buckets"`
+	Tiles           int       `json:"tiles"`
+	TileEdges       int       `json:"tile_edges"`
+	TileRows        int       `json:"tile_rows"`
+	HeavyRows       int       `json:"heavy_rows"`  // in-degree > 32 inside tiles: warp per row
+	BlockTiles      int       `json:"block_tiles"` // rows longer than a tile: block per row
+	GridFused       int       `json:"grid_fused"`
+	GridT4          int       `json:"grid_t4"`
+	GridCoop        int       `json:"grid_coop"`
+	CoopBlocksPerSM int       `json:"coop_blocks_per_sm"` // occupancy of the persistent kernel
+	// PersistentResident: the persistent kernel keeps each block's tile
+	// (column indices, row offsets, 1/outdeg) in shared memory across
+	// iterations (every block owns exactly one tile).
+	PersistentResident bool `json:"persistent_resident"`
+	ThreadsPerBlock    int  `json:"threads_per_block"`
+	ClusterSize        int  `json:"cluster_size"` // 0: unavailable (ClusterReason)
+	// ClusterReplicated: every cluster block holds the whole contribution
+	// vector (local gather, pushed updates); else the gather reads
+	// distributed shared memory.
+	ClusterReplicated bool   `json:"cluster_replicated"`
+	ClusterThreads    int    `json:"cluster_threads"`
+	ClusterSmemBytes  int64  `json:"cluster_smem_bytes"`
+	ClusterReason     string `json:"cluster_reason,omitempty"`
+	SMs               int    `json:"sms"`
+	GraphK            int    `json:"graph_k"`
+	MaxInDegree       int    `json:"max_in_degree"`
+}
+
+// LayoutOf uploads g (if needed) and returns the layout the library built
+// for it. Errors wrap ErrUnavailable without a GPU.
+func LayoutOf(g *pagerank.Graph) (Layout, error) {
+	var info Layout
+	err := withSession(g, func(s *Session) error {
+		var err error
+		info, err = s.lib.layoutInfo(s.h)
+		return err
+	})
+	return info, err
+}
+
+// setLayoutKnob sets a layout knob for g's upload (tests and experiments).
+func setLayoutKnob(g *pagerank.Graph, knob, value int) error {
+	return withSession(g, func(s *Session) error { return s.lib.setKnob(s.h, knob, value) })
+}
+
+var primNames = [primCount]string{
+	primEmptyLaunch: "primitive: empty kernel launch, back to back",
+	primGraphNode:   "primitive: CUDA-graph node (empty kernel), per node",
+	primGridSync:    "primitive: cooperative grid.sync(), persistent grid",
+	primClusterSync: "primitive: cluster.sync(), one cluster",
+	primCoopLaunch:  "primitive: cooperative launch (persistent grid, no sync)",
+}
+
+var primHow = [primCount]string{
+	primEmptyLaunch: "median time of 1000 launches of an empty <<<1, 32>>> kernel on one stream / 1000",
+	primGraphNode:   "median time of one replay of a graph of 1000 empty-kernel nodes / 1000",
+	primGridSync:    "(median of a cooperative kernel with 1000 grid.sync() - median with none) / 1000",
+	primClusterSync: "(median of a one-cluster kernel with 1000 cluster.sync() - median with none) / 1000",
+	primCoopLaunch:  "median time of 1000 back-to-back cooperative launches of an empty persistent-shaped grid / 1000",
+}
+
+// primitiveRow measures one primitive on the session's layout. mu held.
+func (s *Session) primitiveRow(which int) (pagerank.Stage, error) {
+	med, err := s.lib.timePrimitive(s.h, which, PrimitiveCount, pagerank.TimingWarmups, StageRepeats)
+	if err != nil {
+		return pagerank.Stage{}, err
+	}
+	return pagerank.Stage{Name: primNames[which], Ms: med / PrimitiveCount, Formula: primHow[which] + "; 0 bytes"}, nil
+}
+
+// MeasurePrimitives times, on g's layout, the operations that set
+// the time of a cache-resident iteration: a back-to-back empty kernel launch,
+// a CUDA-graph node, a cooperative launch and grid.sync() of the persistent
+// grid, and cluster.sync() of the cluster kernel's shape (omitted where the
+// device has no clusters). Each row's Ms is per operation (median of
+// StageRepeats executions of PrimitiveCount operations, after 3 warm-ups).
+func MeasurePrimitives(g *pagerank.Graph) ([]pagerank.Stage, error) {
+	var out []pagerank.Stage
+	err := withSession(g, func(s *Session) error {
+		info, err := s.lib.layoutInfo(s.h)
+		if err != nil {
+			return err
+		}
+		for _, which := range []int{primEmptyLaunch, primGraphNode, primCoopLaunch, primGridSync, primClusterSync} {
+			if which == primClusterSync && info.ClusterSize == 0 {
+				continue
+			}
+			row, err := s.primitiveRow(which)
+			if err != nil {
+				return err
+			}
+			out = append(out, row)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// stageName names stage code st in error messages.
+func stageName(st int) string {
+	if st >= 0 && st < stageCount {
+		return stageDefs[st].Name
+	}
+	return fmt.Sprintf("layout stage %d", st)
+}
