@@ -4,19 +4,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"html"
-	"html/template"
-	"regexp"
 	"strings"
-
-	"github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/prlab/prlab/pkg/report"
 )
 
-// ChartClass is the CSS class of every chart container LibraryHTML and
-// ChartHTML write; the browser test looks for a drawn <canvas> inside one.
-const ChartClass = "prlab-chart"
+// ChartClass is the CSS class of every chart container (report.ChartClass);
+// the browser test looks for a drawn <canvas> inside one.
+const ChartClass = report.ChartClass
 
 // LibraryHTML returns an HTML fragment that loads the vendored Apache ECharts
 // (report.EChartsJS, about 1 MB) into window.echarts, and a status line that
@@ -46,81 +41,16 @@ func LibraryHTML() string {
 	return b.String()
 }
 
-// funcMarker is go-echarts' marker around JavaScript functions in options
-// (the pattern of render.pat).
-var funcMarker = regexp.MustCompile(`(__f__")|("__f__)|(__f__)`)
-
-// jsFunc matches one marked JavaScript function in go-echarts' JSON.
-var jsFunc = regexp.MustCompile(`__f__.*?__f__`)
-
 // Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).
-type Snippeter interface {
-	RenderSnippet() render.ChartSnippet
-}
+type Snippeter = report.Snippeter
 
-// ChartHTML renders a go-echarts chart as a <div> and a <script> that draws
-// it with window.echarts (loaded once per page by LibraryHTML). The script
-// waits up to 20 s for the library, so cell order and page load order do not
-// matter; if the library never appears the div says so instead of staying
-// blank. height is a CSS length such as "420px"; the width follows the output
-// area (100 %). The chart's option object is go-echarts' own JSON; go-echarts
-// panics on a template error, which is returned as an error here.
-func ChartHTML(c Snippeter, height string) (out string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("render chart: %v", p)
-		}
-	}()
-	s := c.RenderSnippet() // also runs the chart's Validate hooks, once
-	option := strings.TrimSpace(s.Option)
-	if j, ok := c.(interface{ JSONNotEscaped() template.HTML }); ok {
-		// go-echarts' snippet option HTML-escapes before it strips the markers
-		// of JavaScript functions (opts.FuncOpts), which leaves a formatter as
-		// a quoted string; strip them from the raw JSON instead.
-		raw := string(j.JSONNotEscaped())
-		for _, fn := range jsFunc.FindAllString(raw, -1) {
-			if strings.Contains(fn, `\"`) {
-				return "", fmt.Errorf("render chart: a JavaScript function in the options uses double quotes, which JSON escapes into invalid JavaScript; use single quotes: %.80s", fn)
-			}
-		}
-		option = strings.TrimSpace(funcMarker.ReplaceAllString(raw, ""))
-	}
-	option = strings.TrimSuffix(option, ";")
-	// Inside <script>, "</" could end the element early; "<\/" is the same JS string.
-	option = strings.ReplaceAll(option, "</", `<\/`)
-	if option == "" {
-		return "", fmt.Errorf("render chart: go-echarts returned an empty option")
-	}
-	if height == "" {
-		height = "420px"
-	}
-	id := "prlab-chart-" + randomID()
-	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="%s" id="%s" style="width:100%%;max-width:1000px;height:%s;"></div>`, ChartClass, id, html.EscapeString(height))
-	b.WriteString("\n<script type=\"text/javascript\">\n(function () {\n")
-	fmt.Fprintf(&b, "var id = %q;\nvar option = %s;\n", id, option)
-	b.WriteString(`function draw() {
-  var el = document.getElementById(id);
-  if (!el || !window.echarts) { return false; }
-  var chart = window.echarts.getInstanceByDom(el) || window.echarts.init(el, null, { renderer: "canvas" });
-  chart.setOption(option);
-  if (window.ResizeObserver) { new ResizeObserver(function () { chart.resize(); }).observe(el); }
-  return true;
-}
-if (draw()) { return; }
-var tries = 0;
-var timer = setInterval(function () {
-  if (draw()) { clearInterval(timer); return; }
-  if (++tries > 200) {
-    clearInterval(timer);
-    var el = document.getElementById(id);
-    if (el) { el.textContent = "ECharts is not loaded on this page: run the notebook's setup cell (nb.Setup) first."; }
-  }
-}, 100);
-})();
-</script>
-`)
-	return b.String(), nil
+// ChartHTML renders a go-echarts chart with report.Chart's fragment (the
+// same <div> and drawing <script> as the pages) under a fresh element id:
+// it waits up to 20 s for window.echarts (loaded once by LibraryHTML), so
+// cell order and page load order do not matter. height is a CSS length
+// such as "420px"; the width follows the output area.
+func ChartHTML(c Snippeter, height string) (string, error) {
+	return str((&report.Chart{ID: "chart_nb_" + randomID(), Height: height, Chart: c}).HTML())
 }
 
 func randomID() string {

@@ -100,12 +100,7 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%.1f%%", v*100)
 	},
-	"yesno": func(b bool) string {
-		if b {
-			return "yes"
-		}
-		return "no"
-	},
+	"yesno": yesNo,
 	"year": func(y int) string {
 		if y == 0 {
 			return "unknown"

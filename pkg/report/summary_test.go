@@ -1,0 +1,224 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// TestSummaryOfTheH200Run checks the summary against the committed H200 run
+// 2 (reports/h200-2026-11-30-run2), whose numbers are known: gpu-persistent
+// at 0.2070080 ms per 50 iterations, the thread-per-row baseline at 1.5605440
+// ms, t1-multicore-f32 at 2.409355 ms, an empty launch 3.35 µs, grid.sync()
+// 1.0173 µs, cluster.sync() 0.3196 µs, 1,024,876 bytes per iteration against
+// 62,914,560 bytes of L2.
+func TestSummaryOfTheH200Run(t *testing.T) {
+	run, err := ReadJSON("../../reports/h200-2026-11-30-run2/" + JSONFile)
+	if err != nil {
+		t.Skip("the committed H200 run is not here: ", err)
+	}
+	s := Summarize(run)
+	near := func(what string, got, want, tol float64) {
+		t.Helper()
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s = %.4f, want %.4f", what, got, want)
+		}
+	}
+	if s.BestGPU == nil || s.BestGPU.Implementation != "gpu-persistent" || s.Library == nil || s.Library.Implementation != "gpu-cusparse-reordered" ||
+		s.Base == nil || s.BestCPU == nil || s.BestCPU.Implementation != "t1-multicore-f32" {
+		t.Fatalf("best GPU %+v, library %+v, CPU %+v", s.BestGPU, s.Library, s.BestCPU)
+	}
+	near("best µs/iter", s.BestGPU.UsPerIter, 0.2070080*1000/50, 1e-3)
+	near("vs baseline", s.BestGPU.VsBaseline, 1.5605440/0.2070080, 1e-3)
+	near("vs CPU", s.BestGPU.VsCPU, 2.409355/0.2070080, 1e-3)
+	near("launch cost", s.Ceilings.LaunchUs, 3.35, 0.01)
+	near("grid.sync", s.Ceilings.GridSyncUs, 1.0173, 1e-3)
+	near("DRAM floor", s.BestGPU.Floor.DRAMUs, 1024876/(3614.2215*1e3), 1e-3)
+	if s.BestGPU.Floor.Bound != BoundL2 || s.Base.Floor.Bound != BoundLaunch || !s.GatesOK || len(s.Failures) != 0 {
+		t.Errorf("bounds %s / %s, gates %v %v", s.BestGPU.Floor.Bound, s.Base.Floor.Bound, s.GatesOK, s.Failures)
+	}
+	// The next change: a grid.sync() (1.02 µs) replaced by a cluster.sync()-cheap barrier (0.32 µs): 4.14 - 0.70 = 3.44 µs.
+	if !strings.Contains(s.Next, "about 3.44 µs per iteration (17% less)") {
+		t.Errorf("next change: %s", s.Next)
+	}
+	if !strings.Contains(s.Finding, "fits in the 60 MiB L2") || !strings.Contains(s.Finding, "9 of 14 are launch/barrier-bound") {
+		t.Errorf("finding: %s", s.Finding)
+	}
+}
+
+// TestSummaryOfACPURun: without a GPU the summary names the best CPU row, its
+// speed-up over the oracle, and an Amdahl bound from GOMAXPROCS.
+func TestSummaryOfACPURun(t *testing.T) {
+	run := fixtureRun(false)
+	s := Summarize(run)
+	if s.BestGPU != nil || s.BestCPU == nil {
+		t.Fatalf("best GPU %+v, CPU %+v", s.BestGPU, s.BestCPU)
+	}
+	if !strings.Contains(s.Finding, "No GPU row ran here") || !strings.Contains(s.Next, "perfect scaling") {
+		t.Errorf("finding %q, next %q", s.Finding, s.Next)
+	}
+	if strings.Contains(s.Skipped, "/tmp/") {
+		t.Errorf("skip line names a machine path: %s", s.Skipped)
+	}
+}
+
+func TestDesignFloorNamesTheBound(t *testing.T) {
+	c := Ceilings{DRAMGBps: 1000, IterCopyGBps: 100, L2Bytes: 1 << 20, LaunchUs: 3}
+	row := func(launches float64, bytes int64, ms float64) TimingRow {
+		return TimingRow{Implementation: "x", Kind: KindGPU, Status: StatusPass, BytesPerIteration: bytes, LaunchesPerIteration: launches,
+			Timing: pagerank.Timing{Iterations: 1, MedianMs: ms}}
+	}
+	for _, tc := range []struct {
+		launches float64
+		bytes    int64
+		ms       float64
+		want     string
+	}{
+		{5, 1000, 0.020, BoundLaunch},       // 15 of 20 µs are launches
+		{1, 1000, 0.020, BoundL2},           // fits in L2, 3 of 20 µs launches
+		{1, 100 << 20, 0.200, BoundDRAM},    // 100 MiB do not fit
+		{0, 1000, 0.020, BoundL2},           // no launch at all
+		{1, 1000, math.NaN(), BoundUnknown}, // not timed
+	} {
+		if f := c.DesignFloor(row(tc.launches, tc.bytes, tc.ms)); f.Bound != tc.want {
+			t.Errorf("%v launches, %d bytes, %v ms: %s, want %s", tc.launches, tc.bytes, tc.ms, f.Bound, tc.want)
+		}
+	}
+	if f := c.DesignFloor(row(5, 1000, 0.020)); math.Abs(f.LaunchUs-15) > 1e-12 || math.Abs(f.DRAMUs-0.001) > 1e-12 || math.Abs(f.L2Us-0.01) > 1e-12 {
+		t.Errorf("floor %+v", f)
+	}
+}
+
+// optionOf is c's ECharts option as go-echarts writes it, its JavaScript
+// functions (formatters) replaced by null.
+func optionOf(t *testing.T, c *Chart) map[string]any {
+	t.Helper()
+	if _, err := c.HTML(); err != nil {
+		t.Fatal(err)
+	}
+	raw := string(c.Chart.(interface{ JSONNotEscaped() template.HTML }).JSONNotEscaped())
+	raw = regexp.MustCompile(`"__f__.*?__f__"`).ReplaceAllString(raw, "null")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		t.Fatalf("option is not JSON: %v", err)
+	}
+	return v
+}
+
+// scaleFixture2 is a small scale study: two CPU and eleven GPU
+// implementations on three R-MAT graphs; gpu-naive is slower than the CPU on
+// the smallest and fails on the largest, gpu-cluster is always skipped.
+func scaleFixture2() *ScaleStudy {
+	s := &ScaleStudy{Name: "fixture", GPU: &GPUContext{Name: "Test GPU", ComputeCapability: "9.0"}}
+	impls := []string{"t1-multicore-f64", "t1-multicore-f32", "gpu-naive", "gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f", "gpu-g", "gpu-h", "gpu-best", "gpu-cluster"}
+	for i, nnz := range []int{1000, 10000, 100000} {
+		name := fmt.Sprintf("rmat%d", 10+i)
+		s.Graphs = append(s.Graphs, ScaleGraph{Family: FamilyRMAT, Name: name, NNZ: nnz})
+		cpu := float64(nnz) / 100
+		for j, im := range impls {
+			r := ScaleRow{Family: FamilyRMAT, Graph: name, NNZ: nnz, Implementation: im, Kind: KindGPU, Status: StatusPass}
+			ms := cpu / float64(2+j)
+			switch {
+			case strings.HasPrefix(im, "t1"):
+				r.Kind, ms = KindCPU, cpu
+			case im == "gpu-naive":
+				ms = cpu * []float64{2, 0.5, 0.25}[i]
+				if i == 2 {
+					r.Status, r.Reason = StatusFail, "|sum−1| 0.04 > 0.002"
+				}
+			case im == "gpu-cluster":
+				r.Status, r.Reason, ms = StatusSkipped, "graph needs too much shared memory", math.NaN()
+			}
+			r.MsPerIter, r.FloorFraction = F(ms), F(0.1)
+			r.SpeedupVsCPU = F(math.NaN())
+			if r.Kind == KindGPU {
+				r.SpeedupVsCPU = F(cpu / ms)
+			}
+			s.Rows = append(s.Rows, r)
+		}
+	}
+	return s
+}
+
+func TestScaleChartsDrawCPUAndTheFastestGPUs(t *testing.T) {
+	s := scaleFixture2()
+	if b := BestScaleGPU(s, FamilyRMAT); b != "gpu-best" {
+		t.Fatalf("best GPU %q, want gpu-best", b)
+	}
+	legend := func(v map[string]any) map[string]any {
+		lg := v["legend"].(map[string]any)
+		if lg["type"] != "plain" {
+			t.Errorf("legend type %v, want plain (never paged)", lg["type"])
+		}
+		return lg["selected"].(map[string]any)
+	}
+	sel := legend(optionOf(t, ScaleChart(s, ScaleTime)))
+	// Drawn: the CPU rows and the three fastest GPU designs on rmat12 (gpu-best, gpu-h, gpu-g).
+	for im, want := range map[string]bool{"t1-multicore-f32": true, "gpu-best": true, "gpu-h": true, "gpu-g": true, "gpu-f": false, "gpu-naive": false} {
+		if sel[im] != want {
+			t.Errorf("time chart: %s drawn %v, want %v (%v)", im, sel[im], want, sel)
+		}
+	}
+	if _, ok := sel["gpu-cluster"]; ok {
+		t.Error("a series for an implementation that never passed")
+	}
+	sel = legend(optionOf(t, ScaleChart(s, ScaleSpeedup)))
+	if sel["break-even (1×)"] != true || sel["gpu-best"] != true || sel["t1-multicore-f32"] != nil {
+		t.Errorf("speed-up chart draws %v", sel)
+	}
+	lines := strings.Join(ScaleFindings(s), "\n")
+	for _, want := range []string{"`gpu-best`", "`gpu-naive` beats it only from rmat11 on", "**`gpu-naive` fails** on 1 of 3 graphs (rmat12)", "**`gpu-cluster` is skipped** on 3 of 3 graphs"} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("findings lack %q:\n%s", want, lines)
+		}
+	}
+	if h := ScaleFindingsHTML(s); !strings.Contains(string(h), "<b><code>gpu-naive</code> fails</b>") {
+		t.Errorf("findings HTML: %s", h)
+	}
+}
+
+func TestColoursAreFixedPerImplementation(t *testing.T) {
+	if ImplColour("gpu-fused") == ImplColour("gpu-graph") || ImplColour("gpu-fused") != ImplColour("gpu-fused (grid)") {
+		t.Error("colours are not one per implementation")
+	}
+	if ImplColour("some-new-design") != ImplColour("some-new-design") {
+		t.Error("an unknown name's colour is not stable")
+	}
+	seen := map[string]string{}
+	for n, c := range implColours {
+		if o, ok := seen[c]; ok {
+			t.Errorf("%s and %s share colour %s", n, o, c)
+		}
+		seen[c] = n
+	}
+}
+
+func TestConvergenceLegendOnAGPURun(t *testing.T) {
+	run := &Run{Graph: GraphSummary{Name: "g"}}
+	for i := 0; i < 12; i++ {
+		name, kind := fmt.Sprintf("gpu-%d", i), KindGPU
+		if i < 2 {
+			name, kind = fmt.Sprintf("t%d", i), KindCPU
+		}
+		run.Implementations = append(run.Implementations, Impl{Name: name, Kind: kind})
+		run.Results = append(run.Results, pagerank.Result{Implementation: name, Case: "g", Mode: pagerank.Tolerance, Residuals: []float64{1, 0.1}})
+		if kind == KindGPU {
+			run.Timings = append(run.Timings, TimingRow{Implementation: name, Kind: kind, Status: StatusPass,
+				Timing: pagerank.Timing{Iterations: 10, MedianMs: float64(20 - i)}})
+		}
+	}
+	if b := BestGPUTiming(run); b != "gpu-11" {
+		t.Fatalf("best GPU %q", b)
+	}
+	lg := optionOf(t, ConvergenceChart(run))["legend"].(map[string]any)
+	sel := lg["selected"].(map[string]any)
+	if lg["type"] != "plain" || lg["orient"] != "vertical" || sel["gpu-11"] != true || sel["gpu-3"] != false || sel["t0"] != true {
+		t.Errorf("convergence legend: %v", lg)
+	}
+}
