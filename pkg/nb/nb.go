@@ -1,6 +1,7 @@
 // Package nb holds what prlab's GoNB notebooks (notebooks/*.ipynb) call:
-// the notebooks stay thin, every computation is in pkg/ and every display
-// helper is here. A notebook cell does
+// the notebooks stay thin, every computation is in pkg/, and every table,
+// chart and finding is a pkg/report fragment, the same one index.html shows;
+// this package wraps those fragments for GoNB cells. A notebook cell does
 //
 //	nb.Show(nb.CorrectnessTable(run))
 //
