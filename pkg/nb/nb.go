@@ -148,7 +148,8 @@ func Must2[A, B any](a A, b B, err error) (A, B) {
 func Setup() string {
 	root := Must1(Root())
 	cache := Must1(CacheDir())
-	Show(LibraryHTML() + fmt.Sprintf(`<div style="font:12px sans-serif;color:#666">prlab checkout <code>%s</code>; results cache <code>%s</code> (delete it, or call <code>nb.ClearCache()</code>, to recompute).</div>`,
-		escape(root), escape(cache)))
+	// Paths relative to the checkout: an output names no machine path.
+	Show(LibraryHTML() + fmt.Sprintf(`<div style="font:12px sans-serif;color:#666">prlab checkout found (<code>%s</code>, or the notebook's parent directory); results cache <code>%s</code> (delete it, or call <code>nb.ClearCache()</code>, to recompute).</div>`,
+		EnvRoot, escape(relToRoot(cache))))
 	return root
 }

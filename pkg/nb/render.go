@@ -32,6 +32,11 @@ func startsWithDotDot(rel string) bool { return len(rel) >= 3 && rel[:3] == "../
 func forDisplay(run *report.Run) *report.Run {
 	c := *run
 	c.Graph.Path, c.Graph.MetadataPath = relToRoot(run.Graph.Path), relToRoot(run.Graph.MetadataPath)
+	c.Env.Datasets = nil
+	for _, d := range run.Env.Datasets {
+		d.File = relToRoot(d.File)
+		c.Env.Datasets = append(c.Env.Datasets, d)
+	}
 	return &c
 }
 
@@ -44,11 +49,12 @@ func Environment(s *StudyRun) string {
 	if s.FromCache {
 		note = "Loaded from the notebooks' results cache " + cache + " (same parameters and data); delete it or call nb.ClearCache() to recompute."
 	}
-	return report.RunEnvironment(s.Run, note)
+	return report.RunEnvironment(forDisplay(s.Run), note)
 }
 
-// RunEnvironment is report.RunEnvironment: the run's environment table with a note.
-func RunEnvironment(run *report.Run, note string) string { return report.RunEnvironment(run, note) }
+// RunEnvironment is report.RunEnvironment (the run's environment table with
+// a note), its paths relative to the checkout.
+func RunEnvironment(run *report.Run, note string) string { return report.RunEnvironment(forDisplay(run), note) }
 
 // Summary is index.html's summary block (report.SummaryHTML).
 func Summary(run *report.Run) (string, error) { return str(report.SummaryHTML(run)) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"regexp"
 	"strings"
 )
 
@@ -265,9 +266,14 @@ func (s *Summary) next(run *Run) {
 	}
 }
 
-// ShortReason is a skip reason for a page: the CUDA library's "not loaded;
-// tried <every path>" (which names temporary build directories) becomes one
-// sentence without machine paths; other reasons are returned unchanged.
+// absPath is an absolute file path inside a reason (no spaces, up to a
+// separator).
+var absPath = regexp.MustCompile(`/[^\s;:,()'"]+(/[^\s;:,()'"]+)*`)
+
+// ShortReason is a skip reason for a page or notebook without machine paths:
+// the CUDA library's "not loaded; tried <every path>" becomes one sentence,
+// and any other absolute path keeps only its last two elements
+// (".../build/libprlab_cuda.so").
 func ShortReason(reason string) string {
 	if i := strings.Index(reason, " not loaded; tried "); i > 0 {
 		lib := reason[:i]
@@ -277,7 +283,13 @@ func ShortReason(reason string) string {
 		}
 		return fmt.Sprintf("the CUDA library %s is not built here (or not found).%s", lib, hint)
 	}
-	return reason
+	return absPath.ReplaceAllStringFunc(reason, func(p string) string {
+		parts := strings.Split(strings.Trim(p, "/"), "/")
+		if len(parts) <= 2 {
+			return p
+		}
+		return "…/" + strings.Join(parts[len(parts)-2:], "/")
+	})
 }
 
 // commas writes n with thousands separators (263,431,158).
@@ -299,7 +311,7 @@ var summaryTemplate = template.Must(template.New("summary").Funcs(funcs).Parse(`
 {{with .Finding}}<div id="finding" style="font-size:16px;margin:4px 0 6px 0;font-weight:600">{{.}}</div>{{end}}
 <div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:13px;margin:6px 0">
 <tr>{{range .Header}}<th style="border-bottom:2px solid #999;padding:2px 10px;text-align:left;white-space:nowrap">{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td style="padding:2px 10px;white-space:nowrap">{{.Role}}</td><td style="padding:2px 10px;white-space:nowrap"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 10px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 10px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 10px">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 10px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 10px">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
+{{range .Rows}}<tr><td style="padding:2px 10px;white-space:nowrap;text-align:left">{{.Role}}</td><td style="padding:2px 10px;white-space:nowrap;text-align:left"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 10px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 10px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:left">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 10px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 10px;text-align:left">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
 {{end}}</table></div>
 {{with .BoundLine}}<p style="margin:6px 0">{{.}}</p>{{end}}
 <p style="margin:6px 0"><b style="color:{{if .GatesOK}}#11661b{{else}}#b00020{{end}}">{{if .GatesOK}}✔{{else}}✘{{end}} {{.Gates}}</b>{{with .Skipped}}<br><span style="color:#666">{{.}}</span>{{end}}</p>

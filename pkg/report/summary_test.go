@@ -222,3 +222,15 @@ func TestConvergenceLegendOnAGPURun(t *testing.T) {
 		t.Errorf("convergence legend: %v", lg)
 	}
 }
+
+func TestShortReasonNamesNoMachinePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"libprlab_cuda.so not loaded: PRLAB_CUDA_LIB=/work/x/build/libprlab_cuda.so does not exist. Build it with `make cuda-lib`": "libprlab_cuda.so not loaded: PRLAB_CUDA_LIB=…/build/libprlab_cuda.so does not exist. Build it with `make cuda-lib`",
+		"libprlab_cuda.so not loaded; tried /tmp/go-build1/b001/exe/libprlab_cuda.so (not found). Build it on a CUDA host":         "the CUDA library libprlab_cuda.so is not built here (or not found). Build it on a CUDA host",
+		"graph needs 117440588 bytes of shared memory": "graph needs 117440588 bytes of shared memory",
+	} {
+		if got := ShortReason(in); got != want {
+			t.Errorf("ShortReason(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

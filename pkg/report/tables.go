@@ -146,7 +146,7 @@ func RunEnvironment(run *Run, note string) string {
 		g := run.GPU
 		t.Add("", "GPU", fmt.Sprintf("%s (compute capability %s, %d SMs, L2 %d bytes), driver %s, runtime %s", g.Name, g.ComputeCapability, g.SMs, g.L2Bytes, g.Driver, g.Runtime))
 	} else {
-		t.Add("skip", "GPU", "none: "+run.GPUSkipped)
+		t.Add("skip", "GPU", "none: "+ShortReason(run.GPUSkipped))
 	}
 	for _, d := range e.Datasets {
 		t.Add("", "data", fmt.Sprintf("%s  %d bytes  sha256 %s…", d.File, d.Bytes, d.SHA256[:min(16, len(d.SHA256))]))
@@ -251,7 +251,7 @@ func gpuSkippedNote(run *Run) string {
 	if run.GPUSkipped == "" {
 		return ""
 	}
-	return "GPU rows skipped: " + run.GPUSkipped + ". "
+	return "GPU rows skipped: " + ShortReason(run.GPUSkipped) + ". "
 }
 
 // CorrectnessTable is the course's correctness table: every case ×
@@ -413,7 +413,7 @@ func StageTable(run *Run) string {
 		}
 	}
 	if n == 0 && len(run.CopyRows) == 0 {
-		return Para("This run has no stage rows: stages and copy rows are measured on a GPU only (CUDA events), and this run had none (%s).", run.GPUSkipped)
+		return Para("This run has no stage rows: stages and copy rows are measured on a GPU only (CUDA events), and this run had none (%s).", ShortReason(run.GPUSkipped))
 	}
 	return t.HTML()
 }
