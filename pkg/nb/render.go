@@ -54,7 +54,9 @@ func Environment(s *StudyRun) string {
 
 // RunEnvironment is report.RunEnvironment (the run's environment table with
 // a note), its paths relative to the checkout.
-func RunEnvironment(run *report.Run, note string) string { return report.RunEnvironment(forDisplay(run), note) }
+func RunEnvironment(run *report.Run, note string) string {
+	return report.RunEnvironment(forDisplay(run), note)
+}
 
 // Summary is index.html's summary block (report.SummaryHTML).
 func Summary(run *report.Run) (string, error) { return str(report.SummaryHTML(run)) }
