@@ -295,12 +295,16 @@ func wantCharts(run *Run) []string {
 func TestBrowserCommittedReports(t *testing.T) {
 	findChromium(t)
 	runs, _ := filepath.Glob("../../reports/*/" + JSONFile)
+	deeper, _ := filepath.Glob("../../reports/*/*/" + JSONFile)
+	runs = append(runs, deeper...)
 	scales, _ := filepath.Glob("../../reports/*/" + ScaleJSONFile)
+	deeper, _ = filepath.Glob("../../reports/*/*/" + ScaleJSONFile)
+	scales = append(scales, deeper...)
 	if len(runs)+len(scales) == 0 {
 		t.Skip("no committed report under reports/")
 	}
 	for _, p := range runs {
-		name := filepath.Base(filepath.Dir(p))
+		name := strings.ReplaceAll(strings.TrimPrefix(filepath.Dir(p), "../../reports/"), "/", "-")
 		t.Run(name, func(t *testing.T) {
 			run, err := ReadJSON(p)
 			if err != nil {
@@ -318,7 +322,7 @@ func TestBrowserCommittedReports(t *testing.T) {
 		})
 	}
 	for _, p := range scales {
-		name := filepath.Base(filepath.Dir(p))
+		name := strings.ReplaceAll(strings.TrimPrefix(filepath.Dir(p), "../../reports/"), "/", "-")
 		t.Run(name, func(t *testing.T) {
 			s, err := ReadScaleJSON(p)
 			if err != nil {

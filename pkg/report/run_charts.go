@@ -80,7 +80,7 @@ func TimeChart(run *Run) *Chart {
 		charts.WithTitleOpts(opts.Title{Title: "Time per iteration on " + run.Graph.Name + ", fastest first",
 			Subtitle: fmt.Sprintf("median of %d runs of %d iterations, %s per iteration, log axis; brown: CPU, blue: GPU", run.Protocol.Runs, run.Protocol.TimingIterations, unit)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: unit + " per iteration (log)", NameLocation: "middle", NameGap: 26,
-			Min: 1, Max: axisBound(math.Pow(10, math.Ceil(math.Log10(hi*1.5))))}),
+			Min: axisBound(math.Pow(10, math.Floor(math.Log10(lo)))), Max: axisBound(math.Pow(10, math.Ceil(math.Log10(hi*1.5))))}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithGridOpts(opts.Grid{Left: "10", Right: "70", Top: "62", Bottom: "40", ContainLabel: opts.Bool(true)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
