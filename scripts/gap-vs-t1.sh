@@ -25,6 +25,7 @@
 #                   export + convert ~3-4 min, so it runs in the same call only when time is left:
 #                   else call again with ONLY=rmat24 on the warm machine (the CSVs merge both).
 #   PRLAB_STEP_S=30 the --budget of each prlab scale call (the protocol steps down to fit it)
+#   PARSE_ONLY=1    measure nothing: write the CSVs from what WORK holds
 #
 # Per graph: `prlab export` writes FILE.el (skipped when FILE.el exists), GAP's converter turns it
 # into FILE.sg once (its read/build times and edge count recorded), then
@@ -57,7 +58,7 @@ command -v python3 >/dev/null || { echo "gap-vs-t1: python3 is needed to parse t
 mkdir -p "$work/logs" "$out_dir"
 log=$work/logs
 notes=$work/notes.txt
-: >"$notes"
+if [[ ${PARSE_ONLY:-0} != 1 ]]; then : >"$notes" && : >"$log/commands.txt"; fi
 start=$SECONDS
 load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 note() { echo "gap-vs-t1: $*" | tee -a "$notes" >&2; }
@@ -90,7 +91,8 @@ done
 max_t=${counts[-1]}
 
 # 1. GAP, built from the given source with its own Makefile (g++ -O3 -fopenmp).
-run_capped 120 "$log/gap-build.log" make -C "$gap_src" pr_spmv converter || { cat "$log/gap-build.log" >&2; exit 1; }
+[[ ${PARSE_ONLY:-0} == 1 ]] && graphs_only=1 || graphs_only=0
+((graphs_only)) || run_capped 120 "$log/gap-build.log" make -C "$gap_src" pr_spmv converter || { cat "$log/gap-build.log" >&2; exit 1; }
 if [[ -e $gap_src/.git ]]; then
   gap_rev=$(git -C "$gap_src" rev-parse --short HEAD)
 elif [[ -s $gap_src/REVISION ]]; then
@@ -112,6 +114,7 @@ need_s() { case $1 in aan) echo 15 ;; rmat2[4-9]) echo 240 ;; rmat2[2-3]) echo 6
 step_s=${PRLAB_STEP_S:-30}
 for g in "${graphs[@]}"; do
   el=$work/$g.el sg=$work/$g.sg
+  ((graphs_only)) && break
   if [[ -n ${ONLY:-} && " $ONLY " != *" $g "* ]]; then continue; fi
   if [[ ! -s $sg ]] && (($(left) < $(need_s "$g"))); then
     note "$g: skipped: $(left) s left, it needs about $(need_s "$g") s (run again with ONLY=$g)"
@@ -172,15 +175,25 @@ done
 # 6. Parse every log and JSON into the two CSVs.
 host="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($cores cores)"
 commit=$(cat .gpu/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [[ ! -f .gpu/COMMIT && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then commit+="+dirty"; fi
 python3 "$repo/scripts/gap_vs_t1_csv.py" --work "$work" --out "$out_dir" --host "$host" \
   --commit "$commit" --gap-rev "$gap_rev" --graphs "${graphs[*]}" --threads "${counts[*]}" || exit 1
+if [[ ${PARSE_ONLY:-0} != 1 ]]; then
+  {
+    echo "gap-vs-t1.sh run: $(date -u +%FT%TZ), host $host, prlab commit $commit, GAP $gap_rev, $((SECONDS - start)) s of ${budget} s"
+    echo "load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (above $cores: other processes competed for the cores)"
+  } >"$work/run.txt"
+fi
 {
-  echo "gap-vs-t1.sh run: $(date -u +%FT%TZ), host $host, prlab commit $commit, GAP $gap_rev, $((SECONDS - start)) s of ${budget} s"
-  echo "load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (above $cores: other processes competed for the cores)"
+  cat "$work/run.txt" 2>/dev/null
+  [[ ${PARSE_ONLY:-0} == 1 ]] && echo "CSVs rewritten from $work at $(date -u +%FT%TZ) (PARSE_ONLY=1, nothing measured)"
   echo "commands:"
   cat "$log/commands.txt"
   echo "notes:"
   cat "$notes"
 } >"$out_dir/README-run.txt"
-[[ -n ${OUT:-} ]] && cp "$out_dir"/*.csv "$out_dir/README-run.txt" "$OUT/" 2>/dev/null
+# GAP's own output (a few hundred bytes a run) goes with the CSVs as the raw record.
+mkdir -p "$out_dir/logs"
+cp "$log"/*-convert.log "$log"/*-gap-t*.log "$log/commands.txt" "$out_dir/logs/" 2>/dev/null
+[[ -n ${OUT:-} ]] && cp -r "$out_dir"/*.csv "$out_dir/README-run.txt" "$out_dir/logs" "$OUT/" 2>/dev/null
 echo "gap-vs-t1: wrote $out_dir/gap-vs-t1.csv, $out_dir/t1-scaling.csv and $out_dir/README-run.txt in $((SECONDS - start)) s"
