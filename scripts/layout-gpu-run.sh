@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # layout-gpu-run.sh — the GPU-host half of the layout designs'
-# round trip (pkg/cudabind/designs.go, layout.go, csrc/frontier.cu).
+# round trip (pkg/cudabind/designs.go, layout.go, csrc/layout.cu).
 #
 # On the CPU machine (no GPU, no CUDA needed):
 #   go test -c -o .gpu/cudabind.test ./pkg/cudabind
@@ -8,7 +8,7 @@
 #   scripts/layout-gpu-run.sh
 #
 # Steps: (1) build build/libprlab_cuda.so, one nvcc per source file in
-# parallel (frontier.cu with -Xptxas -v: registers, shared memory, spills);
+# parallel (layout.cu with -Xptxas -v: registers, shared memory, spills);
 # (2) run the layout-design tests: correctness on the six synthetic cases and the
 # real graph (three layouts), convergence, and the timing table
 # (PRLAB_LAYOUT_TABLE=1: every GPU design on the real graph, stage

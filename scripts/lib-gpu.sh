@@ -50,7 +50,7 @@ build_lib() {
   for src in pkg/cudabind/csrc/*.cu; do
     obj=build/obj/$(basename "${src%.cu}").o
     extra=()
-    [[ $src == *frontier.cu ]] && extra=(-Xptxas -v)
+    [[ $src == *layout.cu ]] && extra=(-Xptxas -v)
     echo "$nvcc ${flags[*]} ${extra[*]} -c $src -o $obj"
     "$nvcc" "${flags[@]}" "${extra[@]}" -c "$src" -o "$obj" &
     pids+=($!)

@@ -13,6 +13,7 @@ import (
 // 3,437,470 bytes per hand-written iteration and 6,173,886 per Thrust + CUB
 // iteration, 1.80 times as many.
 func TestIterationBytesMatchCourseFigures(t *testing.T) {
+	needTable(t)
 	cases := []struct {
 		name    string
 		formula string
@@ -75,6 +76,7 @@ func TestStageFormulasMatchCourseStageTable(t *testing.T) {
 }
 
 func TestStagesSumToIterationAndCounts(t *testing.T) {
+	needTable(t)
 	want := map[string]struct{ launches, syncs int }{
 		NameNaive:           {3, 0}, // memset D, atomic dangling kernel, fused pull + combine
 		NameThreadPerRow:    {5, 0}, // scale, SpMV, 2 reduction passes, combine
@@ -198,4 +200,43 @@ func headerDefines(t *testing.T) map[string]int {
 		}
 	}
 	return defs
+}
+
+// The C table of designs (prlab_designs) holds every Go design's code with
+// the family Go reports it under; the stage-by-stage designs list their
+// iteration there (the stages api.cu runs), the layout designs only
+// layout stages.
+func TestDesignTableMatchesC(t *testing.T) {
+	if !cgoEnabled {
+		t.Skip("the C table of designs is compiled in through cgo")
+	}
+	defs := headerDefines(t)
+	if defs["PRLAB_FAMILY_STAGES"] != int(familyStages) || defs["PRLAB_FAMILY_LAYOUT"] != int(familyLayout) ||
+		defs["PRLAB_DESIGN_COUNT"] != len(stageDesigns())+len(layoutDesigns()) {
+		t.Errorf("header: families %d, %d; %d designs", defs["PRLAB_FAMILY_STAGES"], defs["PRLAB_FAMILY_LAYOUT"], defs["PRLAB_DESIGN_COUNT"])
+	}
+	for _, d := range designs {
+		if f := designFamily(d.id); f != int(d.family) {
+			t.Errorf("%s (code %d): family %d in the C table, %d in Go", d.name, d.id, f, d.family)
+		}
+		for _, st := range d.stages {
+			if layout := st >= stageLayoutFirst && st < stageLayoutEnd; layout != (d.family == familyLayout) || (!layout && (st < 0 || st >= stageCount)) {
+				t.Errorf("%s: stage %d in the wrong family", d.name, st)
+			}
+		}
+		if d.family == familyStages && len(d.stages) == 0 {
+			t.Errorf("%s: no stages in the C table", d.name)
+		}
+	}
+	if designStages(99) != nil || designFamily(99) != -1 {
+		t.Error("a code outside the table has a row")
+	}
+}
+
+// needTable skips without cgo: the stage lists live in the C table of designs.
+func needTable(t *testing.T) {
+	t.Helper()
+	if !cgoEnabled {
+		t.Skip("the stage lists come from the C table of designs, compiled in through cgo")
+	}
 }

@@ -63,7 +63,7 @@ const (
 	familyStages family = iota
 	// familyLayout: kernels built on the layout computed once per uploaded
 	// graph (T4 buckets, CSR-Adaptive tiles, persistent and cluster grids;
-	// csrc/frontier.cu); the bytes are counted for the whole iteration.
+	// csrc/layout.cu); the bytes are counted for the whole iteration.
 	familyLayout
 )
 
@@ -74,9 +74,9 @@ type design struct {
 	label  string
 	family family
 	// stages: familyStages, the iteration's stages in launch order;
-	// familyLayout, the stages Benchmark times alone.
-	stages   []int
-	residual int // familyStages: the residual stage of tolerance runs
+	// familyLayout, the stages Benchmark times alone. Read from the C table
+	// of designs (prlab_designs in csrc/prlab_cuda.h), never written here.
+	stages []int
 	// bytes, counted and memory: familyLayout, the iteration's counted bytes
 	// and where they live (familyStages sums its stages' formulas).
 	bytes   ByteFormula
@@ -112,39 +112,33 @@ const LocalityOrder = pagerank.OrderOutDegree
 // makes 3 transforms + 1 gather = 4 per iteration; par_nosync skips them.
 // CUB device algorithms, cuSPARSE SpMV and our kernels do not synchronise.
 var designs = withRelabelled([]design{
-	{id: implNaive, name: NameNaive, label: "GPU naive (T2): thread per row, one atomicAdd per thread",
-		stages: []int{stageDanglingAtomic, stageNaivePullCombine}, residual: stageResidualAtomic, syncNote: "none"},
-	{id: implThreadPerRow, name: NameThreadPerRow, label: "GPU thread per row (T3): scalar CSR SpMV, tree reductions",
-		stages: []int{stageScale, stageSpmvScalar, stageDanglingTree, stageCombine}, residual: stageResidualTree, syncNote: "none"},
-	{id: implWarpPerRow, name: NameWarpPerRow, label: "GPU warp per row: CSR SpMV, shuffle reductions",
-		stages: []int{stageScale, stageSpmvWarp, stageDanglingShuffle, stageCombine}, residual: stageResidualShuffle, syncNote: "none"},
+	{id: implNaive, name: NameNaive, label: "GPU naive (T2): thread per row, one atomicAdd per thread", syncNote: "none"},
+	{id: implThreadPerRow, name: NameThreadPerRow, label: "GPU thread per row (T3): scalar CSR SpMV, tree reductions", syncNote: "none"},
+	{id: implWarpPerRow, name: NameWarpPerRow, label: "GPU warp per row: CSR SpMV, shuffle reductions", syncNote: "none"},
 	{id: implThrustCUB, name: NameThrustCUB, label: "GPU Thrust + CUB (thrust::device), no custom kernel",
-		stages:   []int{stageScaleThrust, stageSpmvGatherCUB, stageDanglingThrustCUB, stageCombineThrust},
-		residual: stageResidualThrustCUB, hostSyncs: 4, syncNote: "thrust::device synchronises after each of 3 transforms and 1 gather"},
+		hostSyncs: 4, syncNote: "thrust::device synchronises after each of 3 transforms and 1 gather"},
 	{id: implThrustCUBNoSync, name: NameThrustCUBNoSync, label: "GPU Thrust + CUB (thrust::cuda::par_nosync)",
-		stages:   []int{stageScaleThrust, stageSpmvGatherCUB, stageDanglingThrustCUB, stageCombineThrust},
-		residual: stageResidualThrustCUB, syncNote: "none"},
-	{id: implCusparse, name: NameCusparse, label: "GPU cuSPARSE SpMV (CSR, P = A D^-1), shuffle reductions",
-		stages: []int{stageSpmvCusparse, stageDanglingShuffle, stageCombine}, residual: stageResidualShuffle, syncNote: "none"},
+		syncNote: "none"},
+	{id: implCusparse, name: NameCusparse, label: "GPU cuSPARSE SpMV (CSR, P = A D^-1), shuffle reductions", syncNote: "none"},
 
 	{id: implT4Bucketed, name: NameT4Bucketed, label: "GPU T4: in-degree buckets (thread / warp / block per row), fused combine",
 		family: familyLayout, bytes: ByteFormula{32, 8, 0},
 		counted: "per bucket 16 rows_b + 8 nnz_b (row id, rowPtr[v], rowPtr[v+1], y; colIdx, contrib[col]); combine y 4n + invOut 4n, store x' 4n + contrib' 4n",
-		memory:  "device memory", stages: []int{stageT4Thread, stageT4Warp, stageT4Block, stageT4Combine}, prims: []int{primEmptyLaunch},
+		memory:  "device memory", prims: []int{primEmptyLaunch},
 		costs: func(g *pagerank.Graph, iters int) Costs {
 			I, b := float64(max(iters, 1)), float64(nonEmpty(T4Buckets(g)))
 			return Costs{HostLaunches: (I*(b+1) + 1) / I, Kernels: (I*(b+1) + 1) / I, ToleranceReads: 1}
 		}},
 	{id: implFused, name: NameFused, label: "GPU fused iteration: one launch (CSR-Adaptive tiles + combine + next dangling partials)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
-		stages: []int{stageFusedIteration}, prims: []int{primEmptyLaunch},
+		prims: []int{primEmptyLaunch},
 		costs: func(g *pagerank.Graph, iters int) Costs {
 			I := float64(max(iters, 1))
 			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
 		}},
 	{id: implGraph, name: NameGraph, label: "GPU fused iteration in a CUDA Graph (one graph launch per timed run)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
-		stages: []int{stageFusedIteration}, prims: []int{primGraphNode},
+		prims: []int{primGraphNode},
 		costs: func(g *pagerank.Graph, iters int) Costs {
 			I := float64(max(iters, 1))
 			return Costs{HostLaunches: 1 / I, Kernels: (I + 1) / I, ToleranceReads: 1.0 / 10}
@@ -170,6 +164,13 @@ var designs = withRelabelled([]design{
 	{NameFusedReordered, NameFused, "GPU fused iteration on the graph relabelled by out-degree (one-time host relabel)"},
 	{NameT4BucketedReordered, NameT4Bucketed, "GPU T4 buckets on the graph relabelled by out-degree (one-time host relabel)"},
 })
+
+// The stage lists come from the C table of designs (designStages, lib_cgo.go).
+func init() {
+	for i := range designs {
+		designs[i].stages = designStages(designs[i].id)
+	}
+}
 
 // withRelabelled appends to base one design per entry of rel: the design
 // named kernelsOf, run on the graph relabelled by LocalityOrder.

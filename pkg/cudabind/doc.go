@@ -58,7 +58,7 @@
 //	gpu-thrust-cub-nosync  the same with thrust::cuda::par_nosync (0 host syncs instead of 4)               41n + 16nnz + 4
 //	gpu-cusparse           cusparseSpMV on P = A D^-1 (values invOut[col]); dangling shuffle; combine       21n + 12nnz + 4
 //
-// Layout designs (csrc/frontier.cu; built on a layout computed once per
+// Layout designs (csrc/layout.cu; built on a layout computed once per
 // uploaded graph: T4 in-degree buckets, CSR-Adaptive tiles, the persistent
 // and cluster grids; LayoutOf, MeasurePrimitives):
 //

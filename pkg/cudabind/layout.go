@@ -4,7 +4,7 @@ package cudabind
 // once per uploaded graph (T4 in-degree buckets, CSR-Adaptive tiles, the
 // persistent and cluster grids), its knobs, and the primitives (launches,
 // graph nodes, grid and cluster barriers) that explain a cache-resident
-// iteration's time. The kernels live in csrc/frontier.cu; NOTES.md holds
+// iteration's time. The kernels live in csrc/layout.cu; NOTES.md holds
 // the floors, predictions and measurements.
 
 import (

@@ -1,6 +1,6 @@
 package cudabind
 
-// Tests of the layout designs (layout.go, designs.go; kernels in csrc/frontier.cu).
+// Tests of the layout designs (layout.go, designs.go; kernels in csrc/layout.cu).
 // The first group needs no GPU. The TestGPULayout* tests need a GPU and
 // libprlab_cuda.so and skip with the reason otherwise. Knobs (environment):
 //

@@ -80,6 +80,9 @@ static int pr_check(void *f, void *h, int kind, int which, int n, const float *a
 	return ((__typeof__(&prlab_check_reduction))f)(h, kind, which, n, a, b, mask, threads, value,
 	                                               written, grid, msg, len);
 }
+static const prlab_design *pr_design(int i) {
+	return i >= 0 && i < PRLAB_DESIGN_COUNT ? &prlab_designs[i] : NULL;
+}
 static int pr_layout(void *f, void *h, prlab_layout_info *out, char *msg, int len) {
 	return ((__typeof__(&prlab_layout_info_get))f)(h, out, msg, len);
 }
@@ -356,4 +359,34 @@ func (l *library) timePrimitive(h unsafe.Pointer, which, count, warmups, repeats
 	var med C.float
 	rc := C.pr_prim(l.prim, h, C.int(which), C.int(count), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
 	return float64(med), status(fmt.Sprintf("prlab_time_primitive(%d)", which), rc, &msg)
+}
+
+// designStages returns the stages of design code impl from the C table of
+// designs (prlab_designs in csrc/prlab_cuda.h, compiled in through cgo:
+// the list api.cu runs), nil for a code the table does not hold.
+func designStages(impl int) []int {
+	for i := 0; i < C.PRLAB_DESIGN_COUNT; i++ {
+		row := C.pr_design(C.int(i))
+		if int(row.impl) != impl {
+			continue
+		}
+		var out []int
+		for _, s := range row.stages {
+			if s >= 0 {
+				out = append(out, int(s))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// designFamily returns the family of design code impl in the C table (-1 if absent).
+func designFamily(impl int) int {
+	for i := 0; i < C.PRLAB_DESIGN_COUNT; i++ {
+		if row := C.pr_design(C.int(i)); int(row.impl) == impl {
+			return int(row.family)
+		}
+	}
+	return -1
 }

@@ -44,3 +44,7 @@ func (l *library) setKnob(unsafe.Pointer, int, int) error    { return errNoCgo }
 func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, error) {
 	return 0, errNoCgo
 }
+
+// Without cgo the C table of designs is not compiled in: no stage lists.
+func designStages(int) []int { return nil }
+func designFamily(int) int   { return -1 }

@@ -1,5 +1,6 @@
 // api.cu — the extern "C" API of libprlab_cuda.so (see prlab_cuda.h): device
-// info, graph upload, the iteration of every implementation, correctness
+// info, graph upload, the iteration of every stage-by-stage design (from the
+// table of designs, prlab_designs), correctness
 // runs, CUDA-event timing of whole runs, of single stages and of copy rows.
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "common.cuh"
-#include "frontier.cuh"
+#include "layout.cuh"
 
 #define PRLAB_STR2(...) #__VA_ARGS__
 #define PRLAB_STR(...) PRLAB_STR2(__VA_ARGS__)
@@ -24,10 +25,28 @@ static int checkHandle(void *h, Err &e) {
   return PRLAB_OK;
 }
 
-static int checkImpl(int impl, Err &e) {
-  if (impl < 0 || impl >= PRLAB_IMPL_COUNT)
-    return fail(e, PRLAB_ERR_ARG, "implementation %d out of range [0, %d)", impl, PRLAB_IMPL_COUNT);
+// The row of design impl in the table of designs (prlab_cuda.h), or NULL.
+static const prlab_design *designOf(int impl) {
+  for (const prlab_design &d : prlab_designs)
+    if (d.impl == impl) return &d;
+  return nullptr;
+}
+
+static int checkDesign(int impl, const prlab_design **out, Err &e) {
+  *out = designOf(impl);
+  if (*out == nullptr)
+    return fail(e, PRLAB_ERR_ARG, "implementation %d is not a design of this library (prlab_designs)", impl);
   return PRLAB_OK;
+}
+
+// The family of the designs that list stage s (PRLAB_FAMILY_STAGES for the
+// stage catalogue 0 .. PRLAB_STAGE_COUNT-1), or -1.
+static int stageFamily(int s) {
+  if (s >= 0 && s < PRLAB_STAGE_COUNT) return PRLAB_FAMILY_STAGES;
+  for (const prlab_design &d : prlab_designs)
+    for (int st : d.stages)
+      if (st >= 0 && st == s) return d.family;
+  return -1;
 }
 
 static int checkDamping(float d, Err &e) {
@@ -36,79 +55,77 @@ static int checkDamping(float d, Err &e) {
   return PRLAB_OK;
 }
 
-static bool isThrust(int impl) {
-  return impl == PRLAB_IMPL_THRUST_CUB || impl == PRLAB_IMPL_THRUST_CUB_NOSYNC;
-}
-
-// Creates the library state an implementation needs (outside any timed region).
-static int prepareImpl(Ctx &c, int impl, Err &e) {
-  if (isThrust(impl)) return thrustCubInit(c, e);
-  if (impl == PRLAB_IMPL_CUSPARSE) return cusparseInit(c, e);
+// Creates the library state stage s needs (outside any timed region).
+static int prepareStage(Ctx &c, int s, Err &e) {
+  switch (s) {
+  case PRLAB_STAGE_SPMV_GATHER_CUB:
+  case PRLAB_STAGE_DANGLING_THRUST_CUB:
+  case PRLAB_STAGE_RESIDUAL_THRUST_CUB:
+  case PRLAB_STAGE_SCALE_THRUST:
+  case PRLAB_STAGE_COMBINE_THRUST:
+    return thrustCubInit(c, e);
+  case PRLAB_STAGE_SPMV_CUSPARSE:
+    return cusparseInit(c, e);
+  }
   return PRLAB_OK;
 }
 
-// One PageRank iteration of implementation impl: xbuf[in] -> xbuf[1-in].
-// Launch sequence per implementation (the timed loop's work):
-//   naive:          memset D, D by one atomicAdd per thread, fused pull + combine
-//   thread per row: scale, scalar SpMV, dangling tree (2 passes), combine
-//   warp per row:   scale, warp SpMV, dangling shuffle (2 passes), combine
-//   Thrust + CUB:   transform, gather, segmented reduce, transform, reduce, transform
-//   cuSPARSE:       cusparseSpMV (P x), dangling shuffle (2 passes), combine
-// No host synchronization except inside thrust::device algorithms.
-static int iterate(Ctx &c, int impl, int in, float d, Err &e) {
-  const float *x = c.xbuf[in];
-  float *xn = c.xbuf[1 - in];
-  switch (impl) {
-  case PRLAB_IMPL_NAIVE:
-    PR_TRY(stageDangling(c, PRLAB_REDUCE_ATOMIC, x, e));
-    return stageNaivePullCombine(c, x, xn, d, e);
-  case PRLAB_IMPL_THREAD_PER_ROW:
-    PR_TRY(stageScale(c, x, e));
-    PR_TRY(stageSpmvScalar(c, e));
-    PR_TRY(stageDangling(c, PRLAB_REDUCE_TREE, x, e));
-    return stageCombine(c, xn, d, e);
-  case PRLAB_IMPL_WARP_PER_ROW:
-    PR_TRY(stageScale(c, x, e));
-    PR_TRY(stageSpmvWarp(c, e));
-    PR_TRY(stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e));
-    return stageCombine(c, xn, d, e);
-  case PRLAB_IMPL_THRUST_CUB:
-  case PRLAB_IMPL_THRUST_CUB_NOSYNC: {
-    const bool nosync = impl == PRLAB_IMPL_THRUST_CUB_NOSYNC;
-    PR_TRY(thrustScale(c, x, nosync, e));
-    PR_TRY(thrustSpmvGatherCub(c, nosync, e));
-    PR_TRY(thrustDangling(c, x, nosync, e));
-    return thrustCombine(c, xn, d, nosync, e);
-  }
-  case PRLAB_IMPL_CUSPARSE:
-    PR_TRY(cusparseSpmv(c, in, e));
-    PR_TRY(stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e));
-    return stageCombine(c, xn, d, e);
-  }
-  return fail(e, PRLAB_ERR_ARG, "implementation %d out of range", impl);
+// Creates the library state a stage-by-stage design needs: that of its stages.
+static int prepareDesign(Ctx &c, const prlab_design &D, Err &e) {
+  for (int s : D.stages)
+    if (s >= 0) PR_TRY(prepareStage(c, s, e));
+  return prepareStage(c, D.residual_stage, e);
 }
 
-// The implementation's own L1 residual of iteration xbuf[in] -> xbuf[1-in], into *out.
-static int residual(Ctx &c, int impl, int in, float *out, Err &e) {
+// One execution of stage s on x = xbuf[in], x' = xbuf[1-in]; Thrust calls
+// with thrust::cuda::par_nosync when nosync; a residual stage writes the L1
+// residual to *resid (a device pointer). No host synchronization except
+// inside thrust::device algorithms.
+static int stage(Ctx &c, int s, int in, float d, bool nosync, float *resid, Err &e) {
   const float *x = c.xbuf[in];
-  const float *xn = c.xbuf[1 - in];
-  switch (impl) {
-  case PRLAB_IMPL_NAIVE:
-    return stageResidual(c, PRLAB_REDUCE_ATOMIC, x, xn, out, e);
-  case PRLAB_IMPL_THREAD_PER_ROW:
-    return stageResidual(c, PRLAB_REDUCE_TREE, x, xn, out, e);
-  case PRLAB_IMPL_THRUST_CUB:
-  case PRLAB_IMPL_THRUST_CUB_NOSYNC:
-    return thrustResidual(c, x, xn, out, impl == PRLAB_IMPL_THRUST_CUB_NOSYNC, e);
-  default: // warp per row, cuSPARSE
-    return stageResidual(c, PRLAB_REDUCE_SHUFFLE, x, xn, out, e);
+  float *xn = c.xbuf[1 - in];
+  switch (s) {
+  case PRLAB_STAGE_SCALE: return stageScale(c, x, e);
+  case PRLAB_STAGE_SPMV_SCALAR: return stageSpmvScalar(c, e);
+  case PRLAB_STAGE_SPMV_WARP: return stageSpmvWarp(c, e);
+  case PRLAB_STAGE_SPMV_GATHER_CUB: return thrustSpmvGatherCub(c, nosync, e);
+  case PRLAB_STAGE_SPMV_CUSPARSE: return cusparseSpmv(c, in, e);
+  case PRLAB_STAGE_NAIVE_PULL_COMBINE: return stageNaivePullCombine(c, x, xn, d, e);
+  case PRLAB_STAGE_DANGLING_ATOMIC: return stageDangling(c, PRLAB_REDUCE_ATOMIC, x, e);
+  case PRLAB_STAGE_DANGLING_TREE: return stageDangling(c, PRLAB_REDUCE_TREE, x, e);
+  case PRLAB_STAGE_DANGLING_SHUFFLE: return stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e);
+  case PRLAB_STAGE_DANGLING_THRUST_CUB: return thrustDangling(c, x, nosync, e);
+  case PRLAB_STAGE_RESIDUAL_ATOMIC: return stageResidual(c, PRLAB_REDUCE_ATOMIC, x, xn, resid, e);
+  case PRLAB_STAGE_RESIDUAL_TREE: return stageResidual(c, PRLAB_REDUCE_TREE, x, xn, resid, e);
+  case PRLAB_STAGE_RESIDUAL_SHUFFLE: return stageResidual(c, PRLAB_REDUCE_SHUFFLE, x, xn, resid, e);
+  case PRLAB_STAGE_RESIDUAL_THRUST_CUB: return thrustResidual(c, x, xn, resid, nosync, e);
+  case PRLAB_STAGE_COMBINE: return stageCombine(c, xn, d, e);
+  case PRLAB_STAGE_SCALE_THRUST: return thrustScale(c, x, nosync, e);
+  case PRLAB_STAGE_COMBINE_THRUST: return thrustCombine(c, xn, d, nosync, e);
   }
+  return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
+}
+
+// One PageRank iteration of stage-by-stage design D: xbuf[in] -> xbuf[1-in],
+// its stages in the table's order (the timed loop's work), e.g.
+//   naive:          memset D, D by one atomicAdd per thread, fused pull + combine
+//   thread per row: scale, scalar SpMV, dangling tree (2 passes), combine
+//   Thrust + CUB:   transform, gather, segmented reduce, transform, reduce, transform
+static int iterate(Ctx &c, const prlab_design &D, int in, float d, Err &e) {
+  for (int s : D.stages)
+    if (s >= 0) PR_TRY(stage(c, s, in, d, D.nosync != 0, nullptr, e));
+  return PRLAB_OK;
+}
+
+// D's own L1 residual of iteration xbuf[in] -> xbuf[1-in], into *out.
+static int residual(Ctx &c, const prlab_design &D, int in, float *out, Err &e) {
+  return stage(c, D.residual_stage, in, 0.0f, D.nosync != 0, out, e);
 }
 
 static void destroy(Ctx *c) {
   if (c == nullptr) return;
   cudaSetDevice(c->device);
-  frontierFree(*c);
+  layoutStateFree(*c);
   libraryFree(*c);
   void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
                   c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
@@ -204,16 +221,17 @@ static int create(int device, int n, int nnz, const int *rowPtr, const int *colI
 
 static int run(Ctx &c, int impl, float d, int iterations, float tol, float *ranks,
                float *residuals, double *sums, int *done, int *converged, Err &e) {
-  if (isFrontierImpl(impl))
-    return frontierRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
-  PR_TRY(checkImpl(impl, e));
+  const prlab_design *D = nullptr;
+  PR_TRY(checkDesign(impl, &D, e));
+  if (D->family == PRLAB_FAMILY_LAYOUT)
+    return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   PR_TRY(checkDamping(d, e));
   if (iterations < 1 || iterations > c.maxIter)
     return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)",
                 iterations, c.maxIter);
   if (!ranks || !residuals || !sums || !done || !converged)
     return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
-  PR_TRY(prepareImpl(c, impl, e));
+  PR_TRY(prepareDesign(c, *D, e));
   PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
   PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)),
           "cudaMemsetAsync(d_residuals)");
@@ -222,8 +240,8 @@ static int run(Ctx &c, int impl, float d, int iterations, float tol, float *rank
   int in = 0, k = 0;
   *converged = 0;
   while (k < iterations) {
-    PR_TRY(iterate(c, impl, in, d, e));
-    PR_TRY(residual(c, impl, in, c.residHist + k, e));
+    PR_TRY(iterate(c, *D, in, d, e));
+    PR_TRY(residual(c, *D, in, c.residHist + k, e));
     PR_TRY(instrumentSum(c.xbuf[1 - in], c.n, c.sumHist + k, e));
     in = 1 - in;
     ++k;
@@ -251,20 +269,22 @@ static int run(Ctx &c, int impl, float d, int iterations, float tol, float *rank
 
 static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs,
                      float *runsMs, float *ranks, Err &e) {
-  if (isFrontierImpl(impl)) return frontierBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
-  PR_TRY(checkImpl(impl, e));
+  const prlab_design *D = nullptr;
+  PR_TRY(checkDesign(impl, &D, e));
+  if (D->family == PRLAB_FAMILY_LAYOUT)
+    return layoutBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   PR_TRY(checkDamping(d, e));
   if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
     return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1",
                 iterations, warmups, runs);
-  PR_TRY(prepareImpl(c, impl, e));
+  PR_TRY(prepareDesign(c, *D, e));
   int in = 0;
   for (int r = 0; r < warmups + runs; ++r) {
     PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e)); // outside the events
     in = 0;
     PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
     for (int k = 0; k < iterations; ++k) {
-      PR_TRY(iterate(c, impl, in, d, e));
+      PR_TRY(iterate(c, *D, in, d, e));
       in = 1 - in;
     }
     PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
@@ -279,32 +299,6 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   return PRLAB_OK;
 }
 
-// One execution of a stage on prepared buffers: x = xbuf[0], x' = xbuf[1].
-static int stage(Ctx &c, int s, float d, Err &e) {
-  const float *x = c.xbuf[0];
-  float *xn = c.xbuf[1];
-  switch (s) {
-  case PRLAB_STAGE_SCALE: return stageScale(c, x, e);
-  case PRLAB_STAGE_SPMV_SCALAR: return stageSpmvScalar(c, e);
-  case PRLAB_STAGE_SPMV_WARP: return stageSpmvWarp(c, e);
-  case PRLAB_STAGE_SPMV_GATHER_CUB: return thrustSpmvGatherCub(c, false, e);
-  case PRLAB_STAGE_SPMV_CUSPARSE: return cusparseSpmv(c, 0, e);
-  case PRLAB_STAGE_NAIVE_PULL_COMBINE: return stageNaivePullCombine(c, x, xn, d, e);
-  case PRLAB_STAGE_DANGLING_ATOMIC: return stageDangling(c, PRLAB_REDUCE_ATOMIC, x, e);
-  case PRLAB_STAGE_DANGLING_TREE: return stageDangling(c, PRLAB_REDUCE_TREE, x, e);
-  case PRLAB_STAGE_DANGLING_SHUFFLE: return stageDangling(c, PRLAB_REDUCE_SHUFFLE, x, e);
-  case PRLAB_STAGE_DANGLING_THRUST_CUB: return thrustDangling(c, x, false, e);
-  case PRLAB_STAGE_RESIDUAL_ATOMIC: return stageResidual(c, PRLAB_REDUCE_ATOMIC, x, xn, c.scalars + 1, e);
-  case PRLAB_STAGE_RESIDUAL_TREE: return stageResidual(c, PRLAB_REDUCE_TREE, x, xn, c.scalars + 1, e);
-  case PRLAB_STAGE_RESIDUAL_SHUFFLE: return stageResidual(c, PRLAB_REDUCE_SHUFFLE, x, xn, c.scalars + 1, e);
-  case PRLAB_STAGE_RESIDUAL_THRUST_CUB: return thrustResidual(c, x, xn, c.scalars + 1, false, e);
-  case PRLAB_STAGE_COMBINE: return stageCombine(c, xn, d, e);
-  case PRLAB_STAGE_SCALE_THRUST: return thrustScale(c, x, false, e);
-  case PRLAB_STAGE_COMBINE_THRUST: return thrustCombine(c, xn, d, false, e);
-  }
-  return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
-}
-
 static float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
@@ -312,25 +306,22 @@ static float median(std::vector<float> v) {
 }
 
 static int timeStage(Ctx &c, int s, float d, int warmups, int repeats, float *med, Err &e) {
-  if (isFrontierStage(s)) return frontierTimeStage(c, s, d, warmups, repeats, med, e);
-  if (s < 0 || s >= PRLAB_STAGE_COUNT)
-    return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d)", s, PRLAB_STAGE_COUNT);
+  const int family = stageFamily(s);
+  if (family == PRLAB_FAMILY_LAYOUT) return layoutTimeStage(c, s, d, warmups, repeats, med, e);
+  if (family != PRLAB_FAMILY_STAGES)
+    return fail(e, PRLAB_ERR_ARG, "stage %d out of range [0, %d) and not a layout design's stage", s, PRLAB_STAGE_COUNT);
   PR_TRY(checkDamping(d, e));
   if (warmups < 0 || repeats < 1 || !med)
     return fail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
   // Library state for the library stages, then one full iteration so that
   // contrib, y, the gathered values and D hold the values of a real iteration.
-  if (s == PRLAB_STAGE_SPMV_GATHER_CUB || s == PRLAB_STAGE_DANGLING_THRUST_CUB ||
-      s == PRLAB_STAGE_RESIDUAL_THRUST_CUB || s == PRLAB_STAGE_SCALE_THRUST ||
-      s == PRLAB_STAGE_COMBINE_THRUST)
-    PR_TRY(thrustCubInit(c, e));
-  if (s == PRLAB_STAGE_SPMV_CUSPARSE) PR_TRY(cusparseInit(c, e));
+  PR_TRY(prepareStage(c, s, e));
   PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
-  PR_TRY(iterate(c, PRLAB_IMPL_WARP_PER_ROW, 0, d, e));
+  PR_TRY(iterate(c, *designOf(PRLAB_IMPL_WARP_PER_ROW), 0, d, e));
   std::vector<float> times;
   for (int r = 0; r < warmups + repeats; ++r) {
     PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(stage %d start)", s);
-    PR_TRY(stage(c, s, d, e));
+    PR_TRY(stage(c, s, 0, d, false, c.scalars + 1, e));
     PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stage %d stop)", s);
     PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stage %d)", s);
     float ms = 0.0f;

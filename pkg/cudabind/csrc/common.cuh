@@ -107,8 +107,8 @@ struct Ctx {
   size_t spBufBytes = 0;
   float *pVals = nullptr; // [nnz] P = A D^-1: pVals[e] = invOut[colIdx[e]]
 
-  // Frontier implementations (frontier.cu), created on first use, freed by frontierFree.
-  void *frontier = nullptr;
+  // Layout designs (layout.cu): their state, created on first use, freed by layoutStateFree.
+  void *layout = nullptr;
 };
 
 // Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a

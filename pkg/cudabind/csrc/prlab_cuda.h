@@ -32,7 +32,8 @@ extern "C" {
 /* Bumped whenever a signature or a struct below changes; the Go side refuses
  * a library whose prlab_abi_version() differs from the one it was built for.
  * 2: the layout designs, their stages, primitives and knobs.
- * 3: prlab_layout_* and prlab_time_primitive (were prlab_frontier_*). */
+ * 3: prlab_layout_* and prlab_time_primitive (were prlab_frontier_*), the
+ *    table of designs prlab_designs. */
 #define PRLAB_ABI_VERSION 3
 
 /* Status codes. */
@@ -183,7 +184,7 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
                           const unsigned char *mask, int threads_per_block, double *value, int *floats_written,
                           int *grid_blocks, char *msg, int msg_len);
 
-/* ---- Layout designs (csrc/frontier.cu) ----
+/* ---- Layout designs (csrc/layout.cu) ----
  * Designs built on a layout computed once per uploaded graph (T4 in-degree
  * buckets, CSR-Adaptive tiles, the persistent and cluster grids). A separate
  * code range, so that PRLAB_IMPL_COUNT and PRLAB_STAGE_COUNT keep counting
@@ -206,6 +207,56 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_STAGE_T4_COMBINE 67      /* T4 combine + next contrib + next dangling partials */
 #define PRLAB_STAGE_FUSED_ITERATION 68 /* one launch of the fused iteration kernel */
 #define PRLAB_STAGE_LAYOUT_END 69
+
+/* ---- The table of designs ----
+ * One row per design: its family, the stages of its iteration, the residual
+ * stage of its tolerance runs, and whether its Thrust calls use
+ * thrust::cuda::par_nosync. api.cu runs a stage-by-stage design by running
+ * its stages in this order; pkg/cudabind (cgo) reads the same rows for the
+ * bytes and launches it reports, so the stage list is written once, here.
+ * A layout design's stages are those prlab_time_stage can time alone (its
+ * iteration is its own kernel in csrc/layout.cu). Unused entries are -1. */
+#define PRLAB_FAMILY_STAGES 0 /* one kernel or library call per stage (api.cu, kernels.cu, library.cu) */
+#define PRLAB_FAMILY_LAYOUT 1 /* built on the per-graph layout (layout.cu) */
+#define PRLAB_MAX_DESIGN_STAGES 4
+#define PRLAB_DESIGN_COUNT 11
+
+typedef struct prlab_design {
+  int impl;           /* PRLAB_IMPL_* */
+  int family;         /* PRLAB_FAMILY_* */
+  int stages[PRLAB_MAX_DESIGN_STAGES]; /* PRLAB_STAGE_*, in launch order */
+  int residual_stage; /* PRLAB_FAMILY_STAGES: the L1 residual of tolerance runs */
+  int nosync;         /* 1: Thrust stages run with thrust::cuda::par_nosync */
+} prlab_design;
+
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
+static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
+    {PRLAB_IMPL_NAIVE, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_DANGLING_ATOMIC, PRLAB_STAGE_NAIVE_PULL_COMBINE, -1, -1}, PRLAB_STAGE_RESIDUAL_ATOMIC, 0},
+    {PRLAB_IMPL_THREAD_PER_ROW, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_SCALE, PRLAB_STAGE_SPMV_SCALAR, PRLAB_STAGE_DANGLING_TREE, PRLAB_STAGE_COMBINE},
+     PRLAB_STAGE_RESIDUAL_TREE, 0},
+    {PRLAB_IMPL_WARP_PER_ROW, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_SCALE, PRLAB_STAGE_SPMV_WARP, PRLAB_STAGE_DANGLING_SHUFFLE, PRLAB_STAGE_COMBINE},
+     PRLAB_STAGE_RESIDUAL_SHUFFLE, 0},
+    {PRLAB_IMPL_THRUST_CUB, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_SCALE_THRUST, PRLAB_STAGE_SPMV_GATHER_CUB, PRLAB_STAGE_DANGLING_THRUST_CUB, PRLAB_STAGE_COMBINE_THRUST},
+     PRLAB_STAGE_RESIDUAL_THRUST_CUB, 0},
+    {PRLAB_IMPL_CUSPARSE, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_SPMV_CUSPARSE, PRLAB_STAGE_DANGLING_SHUFFLE, PRLAB_STAGE_COMBINE, -1},
+     PRLAB_STAGE_RESIDUAL_SHUFFLE, 0},
+    {PRLAB_IMPL_THRUST_CUB_NOSYNC, PRLAB_FAMILY_STAGES,
+     {PRLAB_STAGE_SCALE_THRUST, PRLAB_STAGE_SPMV_GATHER_CUB, PRLAB_STAGE_DANGLING_THRUST_CUB, PRLAB_STAGE_COMBINE_THRUST},
+     PRLAB_STAGE_RESIDUAL_THRUST_CUB, 1},
+    {PRLAB_IMPL_T4_BUCKETED, PRLAB_FAMILY_LAYOUT,
+     {PRLAB_STAGE_T4_SPMV_THREAD, PRLAB_STAGE_T4_SPMV_WARP, PRLAB_STAGE_T4_SPMV_BLOCK, PRLAB_STAGE_T4_COMBINE}, -1, 0},
+    {PRLAB_IMPL_FUSED, PRLAB_FAMILY_LAYOUT, {PRLAB_STAGE_FUSED_ITERATION, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_GRAPH, PRLAB_FAMILY_LAYOUT, {PRLAB_STAGE_FUSED_ITERATION, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_PERSISTENT, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_CLUSTER, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+};
 
 /* Primitives timed by prlab_time_primitive (*median_ms is for all `count`). */
 #define PRLAB_PRIM_EMPTY_LAUNCH 0 /* `count` back-to-back launches of an empty kernel <<<1, 32>>> */

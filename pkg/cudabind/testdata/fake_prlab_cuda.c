@@ -30,8 +30,11 @@ typedef struct {
   int knobs[PRLAB_KNOB_COUNT];
 } fake_ctx;
 
+/* A code the library runs: one of the table of designs (prlab_cuda.h). */
 static int is_design(int impl) {
-  return (impl >= 0 && impl < PRLAB_IMPL_COUNT) || (impl >= PRLAB_IMPL_LAYOUT_FIRST && impl < PRLAB_IMPL_LAYOUT_END);
+  for (int i = 0; i < PRLAB_DESIGN_COUNT; ++i)
+    if (prlab_designs[i].impl == impl) return 1;
+  return 0;
 }
 
 static int say(char *msg, int len, int code, const char *text) {

@@ -1,5 +1,6 @@
-// frontier.cu — the performance-frontier implementations of issue 5 and the
-// primitives that explain their times.
+// layout.cu — the layout designs (built on a layout computed once per
+// uploaded graph: T4 buckets, CSR-Adaptive tiles, the persistent and cluster
+// grids) and the primitives that explain their times.
 //
 //   T4 bucketed   rows split once (at first use) by in-degree into
 //                 thread-per-row (<= 32), warp-per-row (33..1024) and
@@ -52,11 +53,16 @@
 #include <string>
 #include <vector>
 
-#include "frontier.cuh"
+#include "layout.cuh"
 
 namespace cg = cooperative_groups;
 
 namespace prlab {
+
+// This file's own argument checks: the codes of its designs and stages.
+bool layoutImplInRange(int impl);
+bool layoutStageInRange(int stage);
+
 namespace fr {
 
 constexpr int kThreads = 256;          // fused / persistent / T4 block size
@@ -277,7 +283,7 @@ __device__ void finalizeLast(int k, int G, const Ptrs &P, const Inst &in) {
 // shared-memory store. (A plain loop serialises one L2 round trip per
 // blockDim.x edges: cin is a generic pointer that may alias shared memory,
 // so the compiler keeps each load after the previous store; run 1 of the
-// frontier notes measured about 0.27 us per extra round trip.) cin is read
+// layout-design notes (NOTES.md) measured about 0.27 us per extra round trip.) cin is read
 // with ld.global.cg (L2, no L1 allocation): inside a persistent kernel the
 // vector was written by other SMs since the last barrier.
 // kCoherent selects the load: true (persistent kernel) reads cin with
@@ -978,7 +984,7 @@ namespace {
 
 using namespace fr;
 
-struct FrontierState {
+struct LayoutState {
   cudaStream_t st = nullptr;
   cudaEvent_t ev0 = nullptr, ev1 = nullptr;
   int sms = 0, smemOptin = 0, ccMajor = 0;
@@ -1037,14 +1043,14 @@ int ffail(Err &e, int code, const char *fmt, ...) {
   return code;
 }
 
-void freeGraphs(FrontierState &s) {
+void freeGraphs(LayoutState &s) {
   if (s.benchExec) cudaGraphExecDestroy(s.benchExec);
   if (s.runExec) cudaGraphExecDestroy(s.runExec);
   s.benchExec = s.runExec = nullptr;
   s.benchIters = s.runK = -1;
 }
 
-void freeLayout(FrontierState &s) {
+void freeLayout(LayoutState &s) {
   freeGraphs(s);
   void *bufs[] = {s.bucketRows[0], s.bucketRows[1], s.bucketRows[2], s.tiles, s.heavyStart, s.heavy,
                   s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.rPart[0], s.rPart[1],
@@ -1105,13 +1111,13 @@ int occupancy(int *blocks, const void *fn, int threads, size_t smem, const char 
   return PRLAB_OK;
 }
 
-FrontierState *stateOf(Ctx &c) { return static_cast<FrontierState *>(c.frontier); }
+LayoutState *stateOf(Ctx &c) { return static_cast<LayoutState *>(c.layout); }
 
-int getState(Ctx &c, FrontierState **out, Err &e) {
-  if (c.frontier == nullptr) {
-    FrontierState *s = new (std::nothrow) FrontierState();
-    if (s == nullptr) return ffail(e, PRLAB_ERR_INTERNAL, "host allocation of the frontier state failed");
-    c.frontier = s;
+int getState(Ctx &c, LayoutState **out, Err &e) {
+  if (c.layout == nullptr) {
+    LayoutState *s = new (std::nothrow) LayoutState();
+    if (s == nullptr) return ffail(e, PRLAB_ERR_INTERNAL, "host allocation of the layout state failed");
+    c.layout = s;
     PR_CUDA(e, cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     PR_CUDA(e, cudaEventCreate(&s->ev0), "cudaEventCreate");
     PR_CUDA(e, cudaEventCreate(&s->ev1), "cudaEventCreate");
@@ -1127,7 +1133,7 @@ int getState(Ctx &c, FrontierState **out, Err &e) {
 }
 
 // Buckets, tiles, grids and vectors (outside any timed region).
-int build(Ctx &c, FrontierState &s, Err &e) {
+int build(Ctx &c, LayoutState &s, Err &e) {
   if (s.built) return PRLAB_OK;
   const int n = c.n, nnz = c.nnz;
   s.hRowPtr.assign(static_cast<size_t>(n) + 1, 0);
@@ -1225,14 +1231,14 @@ int build(Ctx &c, FrontierState &s, Err &e) {
 
   const size_t N = static_cast<size_t>(n), P = static_cast<size_t>(s.partCap);
   for (int i = 0; i < 2; ++i) {
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.contrib[i]), 4 * N, "d_frontierContrib", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dPart[i]), 4 * P, "d_frontierDanglingPartials", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.rPart[i]), 4 * P, "d_frontierResidualPartials", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sPart[i]), 8 * P, "d_frontierSumPartials", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.contrib[i]), 4 * N, "d_layoutContrib", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dPart[i]), 4 * P, "d_layoutDanglingPartials", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.rPart[i]), 4 * P, "d_layoutResidualPartials", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sPart[i]), 8 * P, "d_layoutSumPartials", e));
   }
-  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_frontierControl", e));
-  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sink), 16, "d_frontierSink", e));
-  PR_CUDA(e, cudaMemset(s.ctl, 0, 4 * kCtlCount), "cudaMemset(d_frontierControl)");
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_layoutControl", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&s.sink), 16, "d_layoutSink", e));
+  PR_CUDA(e, cudaMemset(s.ctl, 0, 4 * kCtlCount), "cudaMemset(d_layoutControl)");
   s.built = true;
   return PRLAB_OK;
 }
@@ -1255,7 +1261,7 @@ size_t clusterSmemBytes(int rmax, int emax, int hmax) {
 // rows + edges; the packed column of every edge names its owner rank and the
 // row's index there. Unavailable (clusterWhy set) when the device is not
 // sm_90, the cluster cannot be scheduled, or a block's share exceeds shared memory.
-int buildCluster(Ctx &c, FrontierState &s, Err &e) {
+int buildCluster(Ctx &c, LayoutState &s, Err &e) {
   if (s.clusterBuilt) return PRLAB_OK;
   s.clusterBuilt = true;
   s.clusterSize = 0;
@@ -1397,17 +1403,17 @@ int buildCluster(Ctx &c, FrontierState &s, Err &e) {
   return PRLAB_OK;
 }
 
-int setup(Ctx &c, FrontierState **out, Err &e) {
+int setup(Ctx &c, LayoutState **out, Err &e) {
   PR_TRY(getState(c, out, e));
   return build(c, **out, e);
 }
 
-DevGraph devGraph(const Ctx &c, const FrontierState &s) {
+DevGraph devGraph(const Ctx &c, const LayoutState &s) {
   return DevGraph{c.rowPtr, c.colIdx, c.invOut, s.tiles, s.heavyStart, s.heavy,
                   s.numTiles, s.tileEdges, s.tileRows, c.n, s.resEdges};
 }
 
-Vec vecs(const Ctx &c, const FrontierState &s) {
+Vec vecs(const Ctx &c, const LayoutState &s) {
   Vec V;
   for (int i = 0; i < 2; ++i) {
     V.x[i] = c.xbuf[i];
@@ -1425,20 +1431,20 @@ Coef coef(const Ctx &c, float d) {
               static_cast<float>(1.0 / static_cast<double>(c.n))};
 }
 
-Inst inst(const Ctx &c, const FrontierState &s, float tol) {
+Inst inst(const Ctx &c, const LayoutState &s, float tol) {
   return Inst{c.residHist, c.sumHist, s.ctl, tol};
 }
 
-// ---- launchers (all on the frontier stream; none synchronizes)
+// ---- launchers (all on the layout stream; none synchronizes)
 
-int launchPrologue(const Ctx &c, const FrontierState &s, int grid, float d, Err &e) {
+int launchPrologue(const Ctx &c, const LayoutState &s, int grid, float d, Err &e) {
   prologueKernel<<<grid, kThreads, 0, s.st>>>(devGraph(c, s), vecs(c, s), coef(c, d));
   PR_LAUNCH(e, "prologueKernel<<<%d, %d>>>", grid, kThreads);
   return PRLAB_OK;
 }
 
 template <bool kInstr>
-int launchIter(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, cudaStream_t st,
+int launchIter(const Ctx &c, const LayoutState &s, int kRel, int p, float d, float tol, cudaStream_t st,
                Err &e) {
   iterKernel<kInstr><<<s.gridFused, kThreads, s.tileSmem, st>>>(devGraph(c, s), vecs(c, s), coef(c, d), kRel,
                                                                  p, inst(c, s, tol));
@@ -1446,7 +1452,7 @@ int launchIter(const Ctx &c, const FrontierState &s, int kRel, int p, float d, f
   return PRLAB_OK;
 }
 
-int launchT4Spmv(const Ctx &c, const FrontierState &s, int bucket, int p, Err &e) {
+int launchT4Spmv(const Ctx &c, const LayoutState &s, int bucket, int p, Err &e) {
   const int cnt = s.bucketCount[bucket];
   if (cnt == 0) return PRLAB_OK;
   const float *cin = s.contrib[p];
@@ -1466,7 +1472,7 @@ int launchT4Spmv(const Ctx &c, const FrontierState &s, int bucket, int p, Err &e
 }
 
 template <bool kInstr>
-int launchT4Combine(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, Err &e) {
+int launchT4Combine(const Ctx &c, const LayoutState &s, int kRel, int p, float d, float tol, Err &e) {
   t4CombineKernel<kInstr><<<s.gridT4, kThreads, 0, s.st>>>(c.y, c.invOut, c.n, vecs(c, s), coef(c, d), kRel, p,
                                                              inst(c, s, tol));
   PR_LAUNCH(e, "t4CombineKernel<<<%d, %d>>>", s.gridT4, kThreads);
@@ -1474,13 +1480,13 @@ int launchT4Combine(const Ctx &c, const FrontierState &s, int kRel, int p, float
 }
 
 template <bool kInstr>
-int launchT4Iteration(const Ctx &c, const FrontierState &s, int kRel, int p, float d, float tol, Err &e) {
+int launchT4Iteration(const Ctx &c, const LayoutState &s, int kRel, int p, float d, float tol, Err &e) {
   for (int b = 0; b < 3; ++b) PR_TRY(launchT4Spmv(c, s, b, p, e));
   return launchT4Combine<kInstr>(c, s, kRel, p, d, tol, e);
 }
 
 template <bool kInstr>
-int launchPersistent(const Ctx &c, const FrontierState &s, int iters, float d, float tol, Err &e) {
+int launchPersistent(const Ctx &c, const LayoutState &s, int iters, float d, float tol, Err &e) {
   DevGraph g = devGraph(c, s);
   Vec V = vecs(c, s);
   Coef co = coef(c, d);
@@ -1496,7 +1502,7 @@ int launchPersistent(const Ctx &c, const FrontierState &s, int iters, float d, f
 }
 
 template <bool kInstr>
-int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, float tol, float *xOut, Err &e) {
+int launchCluster(const Ctx &c, const LayoutState &s, int iters, float d, float tol, float *xOut, Err &e) {
   // The dynamic shared-memory limit is a property of the function: set it for this layout.
   auto kernel = s.clusterRep ? clusterRepKernel<kInstr> : clusterKernel<kInstr>;
   PR_CUDA(e, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1520,7 +1526,7 @@ int launchCluster(const Ctx &c, const FrontierState &s, int iters, float d, floa
   return PRLAB_OK;
 }
 
-int requireCluster(Ctx &c, FrontierState &s, Err &e) {
+int requireCluster(Ctx &c, LayoutState &s, Err &e) {
   PR_TRY(buildCluster(c, s, e));
   if (s.clusterSize == 0)
     return ffail(e, PRLAB_ERR_ARG, "cluster implementation unavailable: %s", s.clusterWhy.c_str());
@@ -1529,7 +1535,7 @@ int requireCluster(Ctx &c, FrontierState &s, Err &e) {
 
 // The timed work of one run (benchmark): prologue + `iters` iterations, no
 // convergence test, no host synchronization.
-int timedWork(Ctx &c, FrontierState &s, int impl, int iters, float d, Err &e) {
+int timedWork(Ctx &c, LayoutState &s, int impl, int iters, float d, Err &e) {
   switch (impl) {
   case PRLAB_IMPL_T4_BUCKETED:
     PR_TRY(launchPrologue(c, s, s.gridT4, d, e));
@@ -1567,25 +1573,25 @@ int timedWork(Ctx &c, FrontierState &s, int impl, int iters, float d, Err &e) {
   case PRLAB_IMPL_CLUSTER:
     return launchCluster<false>(c, s, iters, d, 0.0f, c.xbuf[iters & 1], e);
   }
-  return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
+  return ffail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
                PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
 }
 
-int readCtl(FrontierState &s, int *h, Err &e) {
+int readCtl(LayoutState &s, int *h, Err &e) {
   PR_CUDA(e, cudaMemcpyAsync(h, s.ctl, 4 * kCtlCount, cudaMemcpyDeviceToHost, s.st),
           "cudaMemcpyAsync(control words, device to host)");
   PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (control words)");
   return PRLAB_OK;
 }
 
-int readStopped(FrontierState &s, int *stopped, Err &e) {
+int readStopped(LayoutState &s, int *stopped, Err &e) {
   PR_CUDA(e, cudaMemcpyAsync(stopped, s.ctl + kCtlStopped, 4, cudaMemcpyDeviceToHost, s.st),
           "cudaMemcpyAsync(stop flag, 4 bytes, device to host)");
   PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (stop flag)");
   return PRLAB_OK;
 }
 
-int runGraph(Ctx &c, FrontierState &s, int iters, float d, float tol, Err &e) {
+int runGraph(Ctx &c, LayoutState &s, int iters, float d, float tol, Err &e) {
   int K = std::min(std::max(s.knobGraphK, 2), iters);
   K -= K & 1; // even, so that a replay's parities do not depend on its base
   int base = 0;
@@ -1638,7 +1644,7 @@ int runGraph(Ctx &c, FrontierState &s, int iters, float d, float tol, Err &e) {
   return PRLAB_OK;
 }
 
-template <class F> int timeEvents(FrontierState &s, int warmups, int repeats, std::vector<float> &times, F body,
+template <class F> int timeEvents(LayoutState &s, int warmups, int repeats, std::vector<float> &times, F body,
                                   const char *what, Err &e) {
   times.clear();
   for (int r = 0; r < warmups + repeats; ++r) {
@@ -1661,8 +1667,8 @@ float medianOf(std::vector<float> v) {
 }
 
 int checkRange(int impl, Err &e) {
-  if (!isFrontierImpl(impl))
-    return ffail(e, PRLAB_ERR_ARG, "frontier implementation %d out of range [%d, %d)", impl,
+  if (!layoutImplInRange(impl))
+    return ffail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
                  PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
   return PRLAB_OK;
 }
@@ -1673,7 +1679,7 @@ int checkDampingF(float d, Err &e) {
   return PRLAB_OK;
 }
 
-int primitive(Ctx &c, FrontierState &s, int which, int count, int warmups, int repeats, float *med, Err &e) {
+int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int repeats, float *med, Err &e) {
   if (count < 1 || count > 1000000 || warmups < 0 || repeats < 1 || !med)
     return ffail(e, PRLAB_ERR_ARG, "count %d, warmups %d, repeats %d: need [1, 1e6], >= 0, >= 1", count, warmups,
                  repeats);
@@ -1777,10 +1783,10 @@ int primitive(Ctx &c, FrontierState &s, int which, int count, int warmups, int r
 
 // ==================================================================== entry points used by api.cu
 
-bool isFrontierImpl(int impl) { return impl >= PRLAB_IMPL_LAYOUT_FIRST && impl < PRLAB_IMPL_LAYOUT_END; }
-bool isFrontierStage(int stage) { return stage >= PRLAB_STAGE_LAYOUT_FIRST && stage < PRLAB_STAGE_LAYOUT_END; }
+bool layoutImplInRange(int impl) { return impl >= PRLAB_IMPL_LAYOUT_FIRST && impl < PRLAB_IMPL_LAYOUT_END; }
+bool layoutStageInRange(int stage) { return stage >= PRLAB_STAGE_LAYOUT_FIRST && stage < PRLAB_STAGE_LAYOUT_END; }
 
-int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
+int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
                 int *done, int *converged, Err &e) {
   PR_TRY(checkRange(impl, e));
   PR_TRY(checkDampingF(d, e));
@@ -1789,13 +1795,13 @@ int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ran
                  c.maxIter);
   if (!ranks || !residuals || !sums || !done || !converged)
     return ffail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
-  FrontierState *sp = nullptr;
+  LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
-  FrontierState &s = *sp;
+  LayoutState &s = *sp;
   if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before the run)");
   const float t = tol > 0.0f ? tol : 0.0f;
-  PR_CUDA(e, cudaMemsetAsync(s.ctl, 0, 4 * kCtlCount, s.st), "cudaMemsetAsync(d_frontierControl)");
+  PR_CUDA(e, cudaMemsetAsync(s.ctl, 0, 4 * kCtlCount, s.st), "cudaMemsetAsync(d_layoutControl)");
   PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations), s.st), "cudaMemsetAsync(d_residuals)");
   PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations), s.st), "cudaMemsetAsync(d_sums)");
   float *xOut = c.xbuf[0];
@@ -1836,7 +1842,7 @@ int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ran
   PR_TRY(readCtl(s, h, e));
   const int k = h[kCtlDone];
   if (k < 1 || k > iterations)
-    return ffail(e, PRLAB_ERR_INTERNAL, "frontier implementation %d reported %d iterations done (asked %d)", impl, k,
+    return ffail(e, PRLAB_ERR_INTERNAL, "layout design %d reported %d iterations done (asked %d)", impl, k,
                  iterations);
   *done = k;
   *converged = h[kCtlConverged] != 0;
@@ -1849,16 +1855,16 @@ int frontierRun(Ctx &c, int impl, float d, int iterations, float tol, float *ran
   return PRLAB_OK;
 }
 
-int frontierBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
+int layoutBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                       Err &e) {
   PR_TRY(checkRange(impl, e));
   PR_TRY(checkDampingF(d, e));
   if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
     return ffail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
                  runs);
-  FrontierState *sp = nullptr;
+  LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
-  FrontierState &s = *sp;
+  LayoutState &s = *sp;
   if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before timing)");
   std::vector<float> t;
@@ -1871,16 +1877,16 @@ int frontierBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, in
   return PRLAB_OK;
 }
 
-int frontierTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, float *med, Err &e) {
-  if (!isFrontierStage(stage))
-    return ffail(e, PRLAB_ERR_ARG, "frontier stage %d out of range [%d, %d)", stage, PRLAB_STAGE_LAYOUT_FIRST,
+int layoutTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, float *med, Err &e) {
+  if (!layoutStageInRange(stage))
+    return ffail(e, PRLAB_ERR_ARG, "layout stage %d out of range [%d, %d)", stage, PRLAB_STAGE_LAYOUT_FIRST,
                  PRLAB_STAGE_LAYOUT_END);
   PR_TRY(checkDampingF(d, e));
   if (warmups < 0 || repeats < 1 || !med)
     return ffail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
-  FrontierState *sp = nullptr;
+  LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
-  FrontierState &s = *sp;
+  LayoutState &s = *sp;
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before stage timing)");
   // Inputs of a real iteration: x_0, contrib_0, the partials of the grid
   // that reads them, and y of one SpMV.
@@ -1897,14 +1903,14 @@ int frontierTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, floa
     case PRLAB_STAGE_T4_COMBINE: return launchT4Combine<false>(c, s, 0, 0, d, 0.0f, e);
     default: return launchIter<false>(c, s, 0, 0, d, 0.0f, s.st, e);
     }
-  }, "frontier stage", e));
+  }, "layout stage", e));
   *med = medianOf(t);
   PR_CUDA(e, cudaStreamSynchronize(s.st), "cudaStreamSynchronize (stage timing)");
   return PRLAB_OK;
 }
 
-void frontierFree(Ctx &c) {
-  FrontierState *s = stateOf(c);
+void layoutStateFree(Ctx &c) {
+  LayoutState *s = stateOf(c);
   if (s == nullptr) return;
   if (s->st) cudaStreamSynchronize(s->st);
   freeLayout(*s);
@@ -1912,7 +1918,7 @@ void frontierFree(Ctx &c) {
   if (s->ev1) cudaEventDestroy(s->ev1);
   if (s->st) cudaStreamDestroy(s->st);
   delete s;
-  c.frontier = nullptr;
+  c.layout = nullptr;
 }
 
 } // namespace prlab
@@ -1928,7 +1934,7 @@ template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
     if (handle == nullptr) return prlab::ffail(e, PRLAB_ERR_ARG, "graph handle is NULL");
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
     PR_CUDA(e, cudaSetDevice(c.device), "cudaSetDevice(%d)", c.device);
-    prlab::FrontierState *s = nullptr;
+    prlab::LayoutState *s = nullptr;
     PR_TRY(prlab::getState(c, &s, e));
     return body(c, *s, e);
   } catch (const std::exception &ex) {
@@ -1943,7 +1949,7 @@ template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
 extern "C" {
 
 int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int msg_len) {
-  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     if (!out) return prlab::ffail(e, PRLAB_ERR_ARG, "output pointer is NULL");
     std::memset(out, 0, sizeof(*out));
     PR_TRY(prlab::build(c, s, e));
@@ -1977,7 +1983,7 @@ int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int m
 }
 
 int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
-  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     (void)c;
     if (value < 0) return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
     switch (knob) {
@@ -2014,7 +2020,7 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
 
 int prlab_time_primitive(void *handle, int which, int count, int warmups, int repeats, float *median_ms,
                              char *msg, int msg_len) {
-  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::FrontierState &s, prlab::Err &e) -> int {
+  return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     PR_TRY(prlab::build(c, s, e));
     PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before primitive)");
     return prlab::primitive(c, s, which, count, warmups, repeats, median_ms, e);
