@@ -286,7 +286,7 @@ func TestVerifyFalseAlarms(t *testing.T) {
 func TestVerifyScaleStudy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "scale-small")
 	if _, stderr, err := runCLI(t, "scale", "--out", dir, "--min-scale", "9", "--max-scale", "10", "--grid=false",
-		"--budget", "30s", "--impl", "t1-multicore-f32", "--copy-mib", "8"); err != nil {
+		"--budget", "3m", "--impl", "t1-multicore-f32", "--copy-mib", "8"); err != nil {
 		t.Fatalf("scale: %v\n%s", err, stderr)
 	}
 	out := filepath.Join(t.TempDir(), "v")

@@ -170,6 +170,9 @@ func EvidenceOfRun(run *Run, path string) Evidence {
 		{"oracle_tolerance", fmt.Sprint(p.OracleTolerance)}, {"max_iterations", fmt.Sprint(p.MaxIterations)},
 		{"oracle", p.Oracle}, {"spearman_top_k", fmt.Sprint(p.SpearmanTopK)}, {"spearman_gate", fmt.Sprint(p.SpearmanGate)},
 	}
+	if p.Workers > 0 {
+		ev.Protocol = append(ev.Protocol, KV{"workers", fmt.Sprint(p.Workers)})
+	}
 	for _, c := range run.Cases {
 		ev.Protocol = append(ev.Protocol, KV{"case " + c.Name, fmt.Sprintf("n=%d nnz=%d dangling=%d", c.N, c.NNZ, c.Dangling)})
 	}
@@ -236,6 +239,9 @@ func EvidenceOfScale(s *ScaleStudy, path string) Evidence {
 	}
 	ev.Protocol = []KV{{"damping", fmt.Sprint(p.Damping)}, {"validate_iterations", fmt.Sprint(p.ValidateIterations)},
 		{"seed", fmt.Sprint(p.Seed)}, {"edge_factor", fmt.Sprint(p.EdgeFactor)}, {"rmat_abc", fmt.Sprintf("%g,%g,%g", p.A, p.B, p.C)}}
+	if p.Workers > 0 {
+		ev.Protocol = append(ev.Protocol, KV{"workers", fmt.Sprint(p.Workers)})
+	}
 	for _, r := range s.Rows {
 		ev.Rows = append(ev.Rows, RowFact{Table: TableScale, Case: r.Graph, Implementation: r.Implementation, Kind: r.Kind,
 			Precision: r.Precision, Status: r.Status, Reason: r.Reason, Spearman: r.Spearman, SpearmanGate: pagerank.SpearmanGate,

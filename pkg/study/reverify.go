@@ -12,8 +12,8 @@ import (
 // RerunConfig is the Config that reruns run's protocol through Run (the
 // same pipeline the report came from): its cases, its implementations
 // (only those named in impls, when impls is not empty; the oracle always),
-// its fixed and timed iterations, warm-ups, runs, tolerances and iteration
-// cap. base supplies what the report cannot: the data paths, the GPU, the
+// its fixed and timed iterations, warm-ups, runs, tolerances, iteration
+// cap and T1 worker count. base supplies what the report cannot: the data paths, the GPU, the
 // progress writer, the run name. missing lists the report's implementations
 // this binary does not register (they are left out; the comparison names
 // their rows as not run). An error means the protocol cannot be rerun here
@@ -37,9 +37,14 @@ func RerunConfig(run *report.Run, impls []string, base Config) (cfg Config, miss
 		}
 	}
 	cfg = base
+	// The report's T1 worker count (older reports: the GOMAXPROCS it ran with).
+	cfg.Workers = p.Workers
+	if cfg.Workers == 0 {
+		cfg.Workers = run.Env.GOMAXPROCS
+	}
 	entries := base.Entries
 	if entries == nil {
-		entries = Registry(base.GPU)
+		entries = RegistryWorkers(base.GPU, cfg.Workers)
 	}
 	registered := Names(entries)
 	cfg.Impls = nil
@@ -95,6 +100,10 @@ func ScaleRerunConfig(s *report.ScaleStudy, impls []string, base ScaleConfig) (c
 		}
 	}
 	cfg = base
+	cfg.Workers = p.Workers // the study's T1 worker count (older studies: the GOMAXPROCS it ran with)
+	if cfg.Workers == 0 {
+		cfg.Workers = s.Env.GOMAXPROCS
+	}
 	cfg.defaults()
 	registered := Names(cfg.Entries)
 	cfg.Impls = nil
