@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -487,6 +488,13 @@ func Compare(a, b Evidence, o Options) *Verification {
 	v.convergenceGates(a, b, o)
 	v.orderGates(a, b, o)
 	v.Comparable = envDifferences(a, b)
+	for _, e := range []Evidence{a, b} {
+		if f := strings.Fields(e.Env.LoadAverage); len(f) > 0 {
+			if load, err := strconv.ParseFloat(f[0], 64); err == nil && e.Env.CPUCores > 0 && load > float64(e.Env.CPUCores) {
+				v.Notes = append(v.Notes, fmt.Sprintf("%s ran on a loaded machine (load average %s on %d logical cores): its CPU timings are slower and noisier than the machine can do", e.Name, e.Env.LoadAverage, e.Env.CPUCores))
+			}
+		}
+	}
 	v.timing(a, b, o)
 	v.Pass = len(v.Failures()) == 0
 	v.Paragraph = paragraph(v)
