@@ -232,6 +232,7 @@ func TestVerifyFreshAndTamperedReports(t *testing.T) {
 	// samples spread by tens of percent), the second scaled by 1.2.
 	setRuns := func(scale float64) func(m map[string]any) {
 		return func(m map[string]any) {
+			delete(m["environment"].(map[string]any), "load_average") // as on an idle machine
 			for _, r := range rows(m, "timings") {
 				tm := r["timing"].(map[string]any)
 				var runs []any
@@ -259,10 +260,12 @@ func TestVerifyFreshAndTamperedReports(t *testing.T) {
 // TestVerifyFalseAlarms is the false-alarm control: two runs of the same
 // small report on this machine must report no faster or slower row in at
 // least 9 of 10 repetitions (the Holm-corrected U test at α = 0.05 plus the
-// 5 % minimum effect; report.TimingAlpha, report.TimingMinEffect).
+// 5 % minimum effect; report.TimingAlpha, report.TimingMinEffect). Where
+// the load average exceeds the cores (other jobs on a shared machine) the
+// CPU rows are not comparable, which is no alarm either.
 func TestVerifyFalseAlarms(t *testing.T) {
 	data := verifyData(t, 12)
-	alarms := 0
+	alarms, loaded := 0, 0
 	var lines []string
 	for rep := 0; rep < 10; rep++ {
 		a, b := smallReport(t, data), smallReport(t, data)
@@ -274,8 +277,11 @@ func TestVerifyFalseAlarms(t *testing.T) {
 			alarms++
 			lines = append(lines, stdout)
 		}
+		if strings.Contains(stdout, "loaded machine ") { // load above the cores: CPU rows not comparable
+			loaded++
+		}
 	}
-	t.Logf("%d of 10 repetitions raised a timing alarm", alarms)
+	t.Logf("%d of 10 repetitions raised a timing alarm; %d ran with a load average above the cores (CPU rows not comparable there)", alarms, loaded)
 	if alarms > 1 {
 		t.Errorf("%d of 10 repetitions raised a timing alarm, want at most 1:\n%s", alarms, strings.Join(lines, "\n"))
 	}

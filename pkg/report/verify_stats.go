@@ -32,8 +32,9 @@ import (
 //   - class: "slower" when Holm rejects and the whole confidence interval
 //     of the ratio lies above 1 + TimingMinEffect, "faster" when Holm
 //     rejects and it lies below 1/(1 + TimingMinEffect), else "~"
-//     (unchanged); "not comparable" when the hardware or toolkit differ (the
-//     numbers are still shown). Requiring the interval, not only the point
+//     (unchanged); "not comparable" when the hardware or toolkit differ, or
+//     for CPU rows when either machine's load average exceeded its cores
+//     (the numbers are still shown). Requiring the interval, not only the point
 //     ratio, to clear the minimum effect keeps a noisy machine from raising
 //     alarms: on a loaded 2-core VM a multi-threaded CPU row's runs spread by
 //     tens of percent and drift between two runs of one report, which the
@@ -218,13 +219,16 @@ func (v *Verification) timing(a, b Evidence, o Options) {
 }
 
 // splitEnvDiffs separates the differences that concern CPU rows (CPU model,
-// cores, GOMAXPROCS) from all of them (GPU rows: both).
+// cores, GOMAXPROCS, a loaded machine) from those that concern GPU rows
+// (all but the load: CUDA events time the device, not the host).
 func splitEnvDiffs(d []string) (cpu, gpu []string) {
 	for _, x := range d {
-		if strings.HasPrefix(x, "CPU") || strings.HasPrefix(x, "logical cores") || strings.HasPrefix(x, "GOMAXPROCS") {
+		if strings.HasPrefix(x, "CPU") || strings.HasPrefix(x, "logical cores") || strings.HasPrefix(x, "GOMAXPROCS") || strings.HasPrefix(x, loadedPrefix) {
 			cpu = append(cpu, x)
 		}
-		gpu = append(gpu, x)
+		if !strings.HasPrefix(x, loadedPrefix) {
+			gpu = append(gpu, x)
+		}
 	}
 	return cpu, gpu
 }

@@ -82,6 +82,14 @@ func TestCompareTimingClasses(t *testing.T) {
 	if v := Compare(a, b, Options{MaxSlowdown: 1.25}); !v.Pass {
 		t.Errorf("--max-slowdown 1.25: %v", v.Failures())
 	}
+	// A loaded machine: its CPU rows are not comparable, a GPU row still is.
+	b.Env.LoadAverage = "9.50 8.00 7.00"
+	b.Timings[0].Kind, a.Timings[0].Kind = KindGPU, KindGPU
+	v = Compare(a, b, Options{})
+	if v.Timing[0].Class != ClassSlower || v.Timing[1].Class != ClassNotComparable || !strings.Contains(v.Paragraph, "3 not comparable (loaded machine b: load average 9.50 on 2 logical cores)") {
+		t.Errorf("loaded: classes %q %q: %s", v.Timing[0].Class, v.Timing[1].Class, v.Paragraph)
+	}
+	b.Env.LoadAverage = ""
 	// Another CPU: timing not comparable, still shown, not gated.
 	b.Env.CPUModel = "other"
 	v = Compare(a, b, Options{MaxSlowdown: 1.1})
