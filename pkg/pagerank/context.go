@@ -27,6 +27,24 @@ type ContextBenchmarker interface {
 	BenchmarkContext(ctx context.Context, g *Graph, p Params, warmups, runs int) (*Result, error)
 }
 
+// ContextWarmStarter is implemented by WarmStarters whose RunFrom can be
+// stopped as ContextRunner's RunContext can.
+type ContextWarmStarter interface {
+	RunFromContext(ctx context.Context, g *Graph, p Params, start []float64) (*Result, error)
+}
+
+// RunFromContext runs ws from start, through its RunFromContext when it has
+// one, else through RunFrom (after checking ctx).
+func RunFromContext(ctx context.Context, ws WarmStarter, g *Graph, p Params, start []float64) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted: %w", err)
+	}
+	if c, ok := ws.(ContextWarmStarter); ok {
+		return c.RunFromContext(ctx, g, p, start)
+	}
+	return ws.RunFrom(g, p, start)
+}
+
 // RunContext runs impl on g with p: through its RunContext when it has one,
 // else through Run (after checking ctx; that Run cannot be stopped midway).
 func RunContext(ctx context.Context, impl Implementation, g *Graph, p Params) (*Result, error) {

@@ -40,12 +40,15 @@ func TestRunContextStopsPromptly(t *testing.T) {
 		}
 		t.Logf("%s: %v after the cancel: %v", im.Name(), took, err)
 	}
-	// Cancelled before the start: nothing runs.
+	// Cancelled before the start: nothing runs (cold or warm start).
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, im := range cancellable() {
 		if _, err := im.(pagerank.ContextRunner).RunContext(ctx, g, pagerank.Fixed(5)); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s with a cancelled context: %v", im.Name(), err)
+		}
+		if _, err := im.(pagerank.ContextWarmStarter).RunFromContext(ctx, g, pagerank.Fixed(5), nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s RunFromContext with a cancelled context: %v", im.Name(), err)
 		}
 	}
 }

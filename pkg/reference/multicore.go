@@ -114,6 +114,11 @@ func (m *multicore) RunContext(ctx context.Context, g *pagerank.Graph, p pageran
 	return m.runFrom(ctx, g, p, nil)
 }
 
+// RunFromContext is RunFrom that stops when ctx is done, as RunContext does.
+func (m *multicore) RunFromContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
+	return m.runFrom(ctx, g, p, start)
+}
+
 func (m *multicore) runFrom(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name(), err)

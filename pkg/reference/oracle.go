@@ -86,6 +86,11 @@ func (s *sequential) RunContext(ctx context.Context, g *pagerank.Graph, p pagera
 	return s.runFrom(ctx, g, p, nil)
 }
 
+// RunFromContext is RunFrom that stops when ctx is done, as RunContext does.
+func (s *sequential) RunFromContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
+	return s.runFrom(ctx, g, p, start)
+}
+
 func (s *sequential) runFrom(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)

@@ -284,11 +284,11 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		p := pagerank.Graph500RMAT(s, cfg.Seed)
 		p.Workers = cfg.Workers
 		t0 := time.Now()
-		n, src, dst, err := pagerank.RMATEdges(p)
+		n, src, dst, err := pagerank.RMATEdgesContext(r.ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		g, err := pagerank.NewGraphParallel(fmt.Sprintf("rmat%d", s), n, src, dst, nil, cfg.Workers)
+		g, err := pagerank.NewGraphParallelContext(r.ctx, fmt.Sprintf("rmat%d", s), n, src, dst, nil, cfg.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +302,7 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 	}
 	for _, path := range cfg.Graphs {
 		t0 := time.Now()
-		g, err := pagerank.LoadEdgeList(path, strings.TrimSuffix(baseName(path), ".txt"))
+		g, err := pagerank.LoadEdgeListContext(r.ctx, path, strings.TrimSuffix(baseName(path), ".txt"))
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", path, err)
 		}
@@ -383,12 +383,12 @@ func (r *incrementalRunner) tolerance(prec pagerank.Precision) float64 {
 
 // runFrom runs e from start (nil: cold) safely: errors, panics and
 // non-finite values come back as an error (see run).
-func runFrom(e Entry, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
+func runFrom(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	ws, ok := e.Impl.(pagerank.WarmStarter)
 	if !ok {
 		return nil, fmt.Errorf("%s has no warm start", e.Impl.Name())
 	}
-	res, err := safeCall(func() (*pagerank.Result, error) { return ws.RunFrom(g, p, start) })
+	res, err := safeCall(func() (*pagerank.Result, error) { return pagerank.RunFromContext(ctx, ws, g, p, start) })
 	return stamp(res, err, e, g)
 }
 
@@ -542,14 +542,14 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, g *pagerank.Grap
 	}
 	p := pagerank.Converge(tol, cfg.MaxIterations)
 	start := WarmStart(prev, g.N)
-	wt, warm, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(e, g, p, start) })
+	wt, warm, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, start) })
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return row, nil, err
 		}
 		return fail(report.StatusFailed, "warm start: "+err.Error())
 	}
-	ct, cold, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(e, g, p, nil) })
+	ct, cold, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, nil) })
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return row, nil, err
@@ -603,7 +603,7 @@ func (r *incrementalRunner) coldRanks(g *pagerank.Graph) map[string][]float64 {
 		if r.avail[name] != "" {
 			continue
 		}
-		res, err := runFrom(e, g, pagerank.Converge(r.tolerance(e.Impl.Precision()), r.cfg.MaxIterations), nil)
+		res, err := runFrom(r.ctx, e, g, pagerank.Converge(r.tolerance(e.Impl.Precision()), r.cfg.MaxIterations), nil)
 		if err != nil {
 			r.note("%s failed on the base graph %s: %v", name, g.Name, err)
 			continue
@@ -620,7 +620,7 @@ func (r *incrementalRunner) byYear() error {
 	if err != nil {
 		return fmt.Errorf("by year: %w", err)
 	}
-	el, err := pagerank.ParseEdgeList(f, cfg.EdgeList)
+	el, err := pagerank.ParseEdgeList(pagerank.ContextReader(r.ctx, f), cfg.EdgeList)
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("by year: %w", err)
