@@ -23,6 +23,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/prlab/prlab/pkg/report"
 )
 
 type kernelSpec struct {
@@ -119,11 +121,7 @@ func write(gonb, dir, name, root string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(kdir, "kernel.json")
-	tmp := out + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp, out); err != nil {
+	if err := report.WriteFileAtomic(out, append(data, '\n')); err != nil {
 		return "", err
 	}
 	return out, nil
