@@ -72,10 +72,13 @@ import (
 // plus the returned float64 ranks (8n). Params are validated first; see
 // Oracle for the modes.
 func Multicore(prec pagerank.Precision, workers int) pagerank.Implementation {
-	return &multicore{prec: prec, workers: workers}
+	m := &multicore{prec: prec, workers: workers}
+	m.entryPoints = entryPoints{m.runFrom}
+	return m
 }
 
 type multicore struct {
+	entryPoints
 	prec    pagerank.Precision
 	workers int
 }
@@ -94,31 +97,9 @@ func (m *multicore) Label() string { return "multi-core CPU, " + string(m.prec) 
 
 func (m *multicore) Precision() pagerank.Precision { return m.prec }
 
-// Run computes PageRank of g with p; see Multicore.
-func (m *multicore) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	return m.runFrom(context.Background(), g, p, nil)
-}
-
-// RunFrom is Run from x_0 = start (rounded to the engine's precision)
-// instead of 1/n (nil: 1/n); see pagerank.WarmStarter.
-func (m *multicore) RunFrom(g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
-	return m.runFrom(context.Background(), g, p, start)
-}
-
-// RunContext is Run that stops when ctx is done: context.AfterFunc aborts
-// the engine's barrier, which every worker checks after each row block
-// (about 8192 work units, a few microseconds) and after each barrier, so
-// the run returns within microseconds of work with an error wrapping
-// ctx.Err() and no Result. The iteration itself gains no check.
-func (m *multicore) RunContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	return m.runFrom(ctx, g, p, nil)
-}
-
-// RunFromContext is RunFrom that stops when ctx is done, as RunContext does.
-func (m *multicore) RunFromContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
-	return m.runFrom(ctx, g, p, start)
-}
-
+// runFrom is the run behind Run, RunFrom, RunContext and RunFromContext
+// (entryPoints); see Multicore. A cancel aborts the engine's barrier
+// (runContext), so the iteration itself gains no check.
 func (m *multicore) runFrom(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Name(), err)

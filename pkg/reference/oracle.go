@@ -36,7 +36,7 @@ import (
 // residual is about 6e-13, just under pagerank.OracleTolerance (1e-12); a
 // tighter tolerance is never reached there.
 func Oracle() pagerank.Implementation {
-	return &sequential{name: "t0-oracle", label: "CPU oracle, float64, sequential", redistribute: true}
+	return newSequential("t0-oracle", "CPU oracle, float64, sequential", true)
 }
 
 // NoDangling returns the course exercise's deliberately wrong variant of the
@@ -51,46 +51,28 @@ func Oracle() pagerank.Implementation {
 // points solve (I - d*A)x = k*1 with the same A, so the broken vector is the
 // correct one times a constant below 1 and the rank order does not change.
 func NoDangling() pagerank.Implementation {
-	return &sequential{
-		name:         "t0-nodangling",
-		label:        "CPU, float64, no dangling redistribution (deliberately wrong, course exercise)",
-		redistribute: false,
-	}
+	return newSequential("t0-nodangling", "CPU, float64, no dangling redistribution (deliberately wrong, course exercise)", false)
 }
 
 // sequential is the T0 oracle (redistribute = true) and the exercise variant.
 type sequential struct {
+	entryPoints
 	name, label  string
 	redistribute bool
+}
+
+func newSequential(name, label string, redistribute bool) *sequential {
+	s := &sequential{name: name, label: label, redistribute: redistribute}
+	s.entryPoints = entryPoints{s.runFrom}
+	return s
 }
 
 func (s *sequential) Name() string                  { return s.name }
 func (s *sequential) Label() string                 { return s.label }
 func (s *sequential) Precision() pagerank.Precision { return pagerank.Float64 }
 
-// Run computes PageRank of g with p; see Oracle.
-func (s *sequential) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	return s.runFrom(context.Background(), g, p, nil)
-}
-
-// RunFrom is Run from x_0 = start instead of 1/n (nil: 1/n); see
-// pagerank.WarmStarter.
-func (s *sequential) RunFrom(g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
-	return s.runFrom(context.Background(), g, p, start)
-}
-
-// RunContext is Run that stops when ctx is done: the iteration checks a flag
-// (set by context.AfterFunc) every rowsPerCheck rows, so it returns within
-// about a millisecond of work with an error wrapping ctx.Err() and no Result.
-func (s *sequential) RunContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	return s.runFrom(ctx, g, p, nil)
-}
-
-// RunFromContext is RunFrom that stops when ctx is done, as RunContext does.
-func (s *sequential) RunFromContext(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
-	return s.runFrom(ctx, g, p, start)
-}
-
+// runFrom is the run behind Run, RunFrom, RunContext and RunFromContext
+// (entryPoints); see Oracle.
 func (s *sequential) runFrom(ctx context.Context, g *pagerank.Graph, p pagerank.Params, start []float64) (*pagerank.Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
