@@ -281,7 +281,7 @@ func (o *OutDir) Write(files map[string][]byte) (err error) {
 		return err
 	}
 	for _, e := range old {
-		if _, ours := top[e.Name()]; ours || isStaleTemp(e.Name()) {
+		if _, ours := top[e.Name()]; ours || isStaleTemp(e.Name()) || isNestedWriterFile(e.Name()) {
 			continue
 		}
 		src := filepath.Join(o.abs, e.Name())
@@ -414,6 +414,17 @@ func (o *OutDir) inspect(top map[string]bool) ([]fs.DirEntry, error) {
 			o.path, strings.Join(reportMarkers, ", "))
 	}
 	for _, e := range entries {
+		// A folder inside this one being written right now (prlab verify
+		// writes reports/NAME/verify-DATE/): replacing this directory under
+		// it would lose that write.
+		if strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".prlab-lock") {
+			if pid, busy := lockBusy(filepath.Join(o.abs, e.Name())); busy {
+				inner := strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), ".prlab-lock")
+				return nil, &BusyError{Dir: filepath.Join(o.path, inner), PID: pid}
+			}
+		}
+	}
+	for _, e := range entries {
 		dir, named := top[e.Name()]
 		if !named {
 			continue
@@ -444,6 +455,14 @@ func kindOf(m fs.FileMode) string {
 		return "symbolic link"
 	}
 	return "special file"
+}
+
+// isNestedWriterFile matches what a writer of a folder inside this
+// directory keeps beside that folder while it writes (its lock file and its
+// unfinished new directory): never carried over. A set-aside old folder
+// (".prlab-old-") is carried, so that writer's recovery can still restore it.
+func isNestedWriterFile(name string) bool {
+	return strings.HasPrefix(name, ".") && (strings.HasSuffix(name, ".prlab-lock") || strings.Contains(name, ".prlab-new-"))
 }
 
 // isStaleTemp matches the temporary files of the per-file writer that came

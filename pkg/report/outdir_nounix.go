@@ -18,3 +18,5 @@ func lockExclusive(path string) (*os.File, error) {
 }
 
 func readPID(string) int { return 0 }
+
+func lockBusy(string) (int, bool) { return 0, false }

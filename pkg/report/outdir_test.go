@@ -389,3 +389,42 @@ func TestFailAtEveryStep(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteDirWithANestedWriter: while another process writes a folder
+// inside the directory (prlab verify into R/verify-x), a write of R is
+// refused naming that folder and its pid; a dead nested writer's unfinished
+// directory is not carried over, its set-aside old folder is.
+func TestWriteDirWithANestedWriter(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	mustWrite(t, dir, unitA)
+	inner := filepath.Join(dir, "verify-x")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PRLAB_TEST_HOLD_LOCK="+inner)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("helper: %q", line)
+	}
+	err := WriteDir(dir, map[string][]byte{HTMLFile: []byte("page 2")})
+	want := fmt.Sprintf("%s is being written by prlab pid %d; wait or choose another --out", inner, cmd.Process.Pid)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	stdin.Close()
+	cmd.Wait()
+	os.Mkdir(filepath.Join(dir, ".verify-x.prlab-new-123"), 0o755)
+	os.Mkdir(filepath.Join(dir, ".verify-x.prlab-old-123"), 0o755)
+	mustWrite(t, dir, map[string][]byte{HTMLFile: []byte("page 2")})
+	if _, err := os.Stat(filepath.Join(dir, ".verify-x.prlab-new-123")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the nested writer's unfinished directory was carried over: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".verify-x.prlab-old-123")); err != nil {
+		t.Errorf("the nested writer's set-aside folder was dropped: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, HTMLFile)); string(b) != "page 2" {
+		t.Errorf("index.html = %q", b)
+	}
+}

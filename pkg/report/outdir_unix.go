@@ -49,6 +49,22 @@ func lockExclusive(path string) (*os.File, error) {
 	return nil, fmt.Errorf("%s: the lock file keeps being replaced", path)
 }
 
+// lockBusy reports whether another open file holds the flock on the lock
+// file at path, and the holder's pid. It takes and drops the lock to find
+// out, so a writer starting in that instant may see this process as busy.
+func lockBusy(path string) (pid int, busy bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return readPID(path), errors.Is(err, unix.EWOULDBLOCK)
+	}
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return 0, false
+}
+
 // readPID reads the holder's pid from a lock file ("pid 1234"); 0 if unknown.
 func readPID(path string) int {
 	b, err := os.ReadFile(path)
