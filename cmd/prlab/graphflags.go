@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -70,6 +71,48 @@ func (gf *graphFlags) options() (pagerank.LoadOptions, error) {
 		return pagerank.LoadOptions{}, usageError{fmt.Sprintf("--columns wants two names (source,target), got %d", len(gf.columns))}
 	}
 	return pagerank.LoadOptions{Format: f, Undirected: gf.undirected, Columns: gf.columns}, nil
+}
+
+// files is the --graph files of a command that takes several (prlab scale,
+// prlab incremental), each with its unique name in the study: its base name
+// (graphName), or with the extension where two share one. A missing file, a
+// file given twice, a name of the study's own generated graphs (rmat16,
+// grid256) or two files of one name are usage errors.
+func (gf *graphFlags) files(load pagerank.LoadOptions) ([]study.GraphFile, error) {
+	var files []study.GraphFile
+	for _, p := range gf.paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, usageError{fmt.Sprintf("--graph: %v", err)}
+		}
+		name := graphName(p)
+		if err := checkGraphName(name, "rename the file"); err != nil {
+			return nil, err
+		}
+		if generatedName.MatchString(name) {
+			return nil, usageError{fmt.Sprintf("--graph %s: the name %q is one of the generated graphs'; rename the file", p, name)}
+		}
+		taken := func(name string) string {
+			for _, f := range files {
+				if f.Name == name {
+					return f.Path
+				}
+			}
+			return ""
+		}
+		for _, f := range files {
+			if same(f.Path, p) {
+				return nil, usageError{fmt.Sprintf("--graph %s is given twice", p)}
+			}
+		}
+		if taken(name) != "" { // cites.el and cites.mtx: keep the extension
+			name = strings.TrimSuffix(filepath.Base(p), ".gz")
+		}
+		if other := taken(name); other != "" {
+			return nil, usageError{fmt.Sprintf("--graph %s and %s are both named %q; rename one", other, p, name)}
+		}
+		files = append(files, study.GraphFile{Path: p, Name: name, Load: load})
+	}
+	return files, nil
 }
 
 // graphName is the name a graph file gets by default: its base name without

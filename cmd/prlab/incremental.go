@@ -35,9 +35,8 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	out := fs.String("out", defaultIncrementalOut, "report directory (index.html, incremental.csv, incremental.json); its base name is the run name")
 	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz) (the by-year workload), checked before use, never written")
 	byYear := fs.Bool("by-year", true, "run the AAN citation graph year by year")
-	var rmat, graphs, batches, kinds, impls listFlag
+	var rmat, batches, kinds, impls listFlag
 	fs.Var(&rmat, "rmat", "comma-separated R-MAT scales for random batches (default 20,22; \"none\" for none)")
-	fs.Var(&graphs, "graph", "comma-separated edge-list files for random batches (opened read-only)")
 	fs.Var(&batches, "batches", "comma-separated batch sizes as fractions of the edges (default 0.0001,0.001,0.01,0.1)")
 	fs.Var(&kinds, "kinds", "comma-separated random batch kinds (default "+strings.Join(pagerank.BatchKinds, ",")+")")
 	fs.Var(&impls, "impl", "comma-separated implementations with a warm start (default every CPU one but the oracle; see prlab list); t0-oracle always validates")
@@ -48,7 +47,16 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	minPapers := fs.Int("min-papers", study.DefaultMinPapers, "the by-year workload starts with the first year with at least this many papers")
 	floatTol := fs.Float64("float-tolerance", study.DefaultIncrementalFloatTolerance, "L1 residual tolerance of float32 rows, in (0, 1)")
 	workers := workersFlag(fs)
+	gf := addGraphFlags(fs, true) // graph files for random batches, like prlab scale's
 	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	load, err := gf.options()
+	if err != nil {
+		return err
+	}
+	files, err := gf.files(load)
+	if err != nil {
 		return err
 	}
 	if err := checkWorkers(*workers); err != nil {
@@ -57,7 +65,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	cfg := study.IncrementalConfig{
 		Name:           filepath.Base(filepath.Clean(*out)),
 		GraphName:      "aan",
-		Graphs:         graphs,
+		Graphs:         files,
 		Kinds:          kinds,
 		Seed:           *seed,
 		MinPapers:      *minPapers,
@@ -106,11 +114,6 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 			return usageError{fmt.Sprintf("--batches %q: want fractions of the edges in (0, 1] (0.001 or 0.1%%)", b)}
 		}
 		cfg.Fractions = append(cfg.Fractions, f)
-	}
-	for _, path := range graphs {
-		if st, err := os.Stat(path); err != nil || st.IsDir() {
-			return usageError{fmt.Sprintf("--graph %s: not a readable file", path)}
-		}
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}

@@ -53,7 +53,8 @@ func TestIncrementalUsageErrors(t *testing.T) {
 		{[]string{"--runs", "0"}, "--runs 0 out of range"},
 		{[]string{"--seed", "0"}, "--seed 0"},
 		{[]string{"--by-year=false", "--rmat", "none"}, "nothing to run"},
-		{[]string{"--graph", "/nonexistent/g.txt"}, "--graph /nonexistent/g.txt"},
+		{[]string{"--graph", "/nonexistent/g.txt"}, "/nonexistent/g.txt"},
+		{[]string{"--graph", "x.txt", "--format", "nope"}, "--format"},
 		{[]string{"--by-year=false", "--rmat", "8", "--kinds", "swap"}, `unknown batch kind "swap"`},
 	} {
 		_, _, err := runCLI(t, append([]string{"incremental", "--out", t.TempDir()}, c.args...)...)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/prlab/prlab/pkg/cudabind"
@@ -60,38 +59,9 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var files []study.GraphFile
-	for _, p := range gf.paths {
-		if _, err := os.Stat(p); err != nil {
-			return usageError{fmt.Sprintf("--graph: %v", err)}
-		}
-		name := graphName(p)
-		if err := checkGraphName(name, "rename the file"); err != nil {
-			return err
-		}
-		if generatedName.MatchString(name) {
-			return usageError{fmt.Sprintf("--graph %s: the name %q is one of the generated graphs'; rename the file", p, name)}
-		}
-		taken := func(name string) string {
-			for _, f := range files {
-				if f.Name == name {
-					return f.Path
-				}
-			}
-			return ""
-		}
-		for _, f := range files {
-			if same(f.Path, p) {
-				return usageError{fmt.Sprintf("--graph %s is given twice", p)}
-			}
-		}
-		if taken(name) != "" { // cites.el and cites.mtx: keep the extension
-			name = strings.TrimSuffix(filepath.Base(p), ".gz")
-		}
-		if other := taken(name); other != "" {
-			return usageError{fmt.Sprintf("--graph %s and %s are both named %q; rename one", other, p, name)}
-		}
-		files = append(files, study.GraphFile{Path: p, Name: name, Load: load})
+	files, err := gf.files(load)
+	if err != nil {
+		return err
 	}
 	if *render != "" {
 		return renderScale(*render, stdout)

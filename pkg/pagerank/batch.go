@@ -203,88 +203,43 @@ func mergeCSR(nOld, nNew int, rowPtr, colIdx []int32, del, ins []uint64, workers
 	bounds[parts] = nNew
 
 	newLen := make([]int32, nNew+1) // newLen[u+1]; prefix-summed into the row pointer
-	type blockCount struct {
-		absent, duplicate, touched, removed, added int
-		_                                          [24]byte
-	}
-	counts := make([]blockCount, parts)
+	counts := make([]rowCounts, parts)
 	keyRange := func(keys []uint64, lo, hi int) []uint64 {
 		return keys[lowerBound(keys, uint64(lo)<<32):lowerBound(keys, uint64(hi)<<32)]
 	}
-	// walk merges row u (old entries old, deletions d, insertions a: columns
-	// in the low 32 bits) into out when out is non-nil, and returns the new
-	// length and the counts.
-	walk := func(u int, old []int32, d, a []uint64, out []int32, rem, add []uint64) (length int, c blockCount) {
-		i, j, w := 0, 0, 0
-		// Deletions first: old minus d.
-		// Then the insertions merge with what is kept.
-		ai := 0
-		for i < len(old) || ai < len(a) {
-			var col int32
-			fromOld := false
-			switch {
-			case ai >= len(a) || (i < len(old) && old[i] <= int32(uint32(a[ai]))):
-				col, fromOld = old[i], true
-			default:
-				col = int32(uint32(a[ai]))
-			}
-			if fromOld {
-				i++
-				for j < len(d) && int32(uint32(d[j])) < col { // deletion of an absent entry
-					c.absent++
-					j++
-				}
-				if j < len(d) && int32(uint32(d[j])) == col { // deleted
-					j++
-					if rem != nil {
-						rem[c.removed] = packEdge(col, int32(u))
-					}
-					c.removed++
-					// An insertion of the same entry re-adds it below.
-					continue
-				}
-				if ai < len(a) && int32(uint32(a[ai])) == col { // insertion of a present entry
-					c.duplicate++
-					ai++
-				}
-			} else {
-				ai++
-				if add != nil {
-					add[c.added] = packEdge(col, int32(u))
-				}
-				c.added++
-			}
-			if out != nil {
-				out[w] = col
-			}
-			w++
+	// nextRow splits the keys of the smallest row left in d or a off both:
+	// that row, its deletions and insertions, and what remains.
+	nextRow := func(d, a []uint64) (u int, du, au, dRest, aRest []uint64) {
+		r := uint64(math.MaxUint64)
+		if len(d) > 0 {
+			r = d[0] >> 32
 		}
-		c.absent += len(d) - j
-		if c.removed > 0 || c.added > 0 {
-			c.touched = 1
+		if len(a) > 0 {
+			r = min(r, a[0]>>32)
 		}
-		return w, c
+		nd, na := 0, 0
+		for nd < len(d) && d[nd]>>32 == r {
+			nd++
+		}
+		for na < len(a) && a[na]>>32 == r {
+			na++
+		}
+		return int(r), d[:nd], a[:na], d[nd:], a[na:]
 	}
 	parallelBlocks(workers, parts, func(p int) {
 		lo, hi := bounds[p], bounds[p+1]
 		d, a := keyRange(del, lo, hi), keyRange(ins, lo, hi)
-		var bc blockCount
-		for u := lo; u < hi; u++ {
-			old := colIdx[oldEnd(u):oldEnd(u+1)]
-			k := uint64(u+1) << 32
-			nd, na := lowerBound(d, k), lowerBound(a, k)
-			if nd == 0 && na == 0 {
-				newLen[u+1] = int32(len(old))
-				continue
-			}
-			l, c := walk(u, old, d[:nd], a[:na], nil, nil, nil)
-			d, a = d[nd:], a[na:]
+		for u := lo; u < min(hi, nOld); u++ {
+			newLen[u+1] = rowPtr[u+1] - rowPtr[u]
+		}
+		var bc rowCounts
+		for len(d) > 0 || len(a) > 0 {
+			var u int
+			var du, au []uint64
+			u, du, au, d, a = nextRow(d, a)
+			l, c := mergeRow(u, colIdx[oldEnd(u):oldEnd(u+1)], du, au, nil, nil, nil)
 			newLen[u+1] = int32(l)
-			bc.absent += c.absent
-			bc.duplicate += c.duplicate
-			bc.touched += c.touched
-			bc.removed += c.removed
-			bc.added += c.added
+			bc.add(c)
 		}
 		counts[p] = bc
 	})
@@ -314,23 +269,139 @@ func mergeCSR(nOld, nNew int, rowPtr, colIdx []int32, del, ins []uint64, workers
 		if collect {
 			rem, add = m.removed[remOff[p]:remOff[p+1]], m.added[addOff[p]:addOff[p+1]]
 		}
-		for u := lo; u < hi; u++ {
-			old := colIdx[oldEnd(u):oldEnd(u+1)]
-			out := m.colIdx[newLen[u]:newLen[u+1]]
-			k := uint64(u+1) << 32
-			nd, na := lowerBound(d, k), lowerBound(a, k)
-			if nd == 0 && na == 0 {
-				copy(out, old)
-				continue
-			}
-			_, c := walk(u, old, d[:nd], a[:na], out, rem, add)
-			d, a = d[nd:], a[na:]
+		u0 := lo // rows [u0, u) are untouched: one copy, same length in both CSRs
+		for len(d) > 0 || len(a) > 0 {
+			var u int
+			var du, au []uint64
+			u, du, au, d, a = nextRow(d, a)
+			copy(m.colIdx[newLen[u0]:newLen[u]], colIdx[oldEnd(u0):oldEnd(u)])
+			_, c := mergeRow(u, colIdx[oldEnd(u):oldEnd(u+1)], du, au, m.colIdx[newLen[u]:newLen[u+1]], rem, add)
 			if collect {
 				rem, add = rem[c.removed:], add[c.added:]
 			}
+			u0 = u + 1
 		}
+		copy(m.colIdx[newLen[u0]:newLen[hi]], colIdx[oldEnd(u0):oldEnd(hi)])
 	})
 	return m
+}
+
+// rowCounts are mergeRow's counts for one row or a block of rows, padded to
+// a cache line of its own.
+type rowCounts struct {
+	absent, duplicate, touched, removed, added int
+	_                                          [24]byte
+}
+
+func (c *rowCounts) add(o rowCounts) {
+	c.absent += o.absent
+	c.duplicate += o.duplicate
+	c.touched += o.touched
+	c.removed += o.removed
+	c.added += o.added
+}
+
+// mergeRow merges row u (sorted entries old, sorted deletion keys d and
+// insertion keys a of this row, the column in the low 32 bits) into out
+// when out is non-nil, and returns the new length and the counts. With rem
+// and add non-nil, the entries removed and added are written there as
+// col<<32 | u keys (the transpose's).
+func mergeRow(u int, old []int32, d, a []uint64, out []int32, rem, add []uint64) (length int, c rowCounts) {
+	i, j, ai, w := 0, 0, 0, 0
+	if len(d) == 0 { // insertions only: a plain merge of two sorted lists
+		for i < len(old) && ai < len(a) {
+			o, x := old[i], int32(uint32(a[ai]))
+			switch {
+			case o < x:
+				if out != nil {
+					out[w] = o
+				}
+				i++
+			case o == x: // insertion of a present entry
+				if out != nil {
+					out[w] = o
+				}
+				i++
+				ai++
+				c.duplicate++
+			default:
+				if out != nil {
+					out[w] = x
+				}
+				if add != nil {
+					add[c.added] = packEdge(x, int32(u))
+				}
+				c.added++
+				ai++
+			}
+			w++
+		}
+		if out != nil {
+			copy(out[w:], old[i:])
+		}
+		w += len(old) - i
+		for ; ai < len(a); ai++ {
+			x := int32(uint32(a[ai]))
+			if out != nil {
+				out[w] = x
+			}
+			if add != nil {
+				add[c.added] = packEdge(x, int32(u))
+			}
+			c.added++
+			w++
+		}
+		if c.added > 0 {
+			c.touched = 1
+		}
+		return w, c
+	}
+	// Deletions first (old minus d), then the insertions merge with what is kept.
+	for i < len(old) || ai < len(a) {
+		var col int32
+		fromOld := false
+		switch {
+		case ai >= len(a) || (i < len(old) && old[i] <= int32(uint32(a[ai]))):
+			col, fromOld = old[i], true
+		default:
+			col = int32(uint32(a[ai]))
+		}
+		if fromOld {
+			i++
+			for j < len(d) && int32(uint32(d[j])) < col { // deletion of an absent entry
+				c.absent++
+				j++
+			}
+			if j < len(d) && int32(uint32(d[j])) == col { // deleted
+				j++
+				if rem != nil {
+					rem[c.removed] = packEdge(col, int32(u))
+				}
+				c.removed++
+				// An insertion of the same entry re-adds it below.
+				continue
+			}
+			if ai < len(a) && int32(uint32(a[ai])) == col { // insertion of a present entry
+				c.duplicate++
+				ai++
+			}
+		} else {
+			ai++
+			if add != nil {
+				add[c.added] = packEdge(col, int32(u))
+			}
+			c.added++
+		}
+		if out != nil {
+			out[w] = col
+		}
+		w++
+	}
+	c.absent += len(d) - j
+	if c.removed > 0 || c.added > 0 {
+		c.touched = 1
+	}
+	return w, c
 }
 
 // lowerBound is the first index i with keys[i] >= k (len(keys) if none).

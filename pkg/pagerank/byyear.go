@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -143,11 +144,17 @@ func (y *YearlyGraph) YearsBetween(after, last int) []int {
 // goroutines (NewGraphParallel; equal to NewGraph). Its name is
 // "<name>-<year>".
 func (y *YearlyGraph) Snapshot(year, workers int) (*Graph, error) {
+	return y.SnapshotContext(context.Background(), year, workers)
+}
+
+// SnapshotContext is Snapshot that stops soon after ctx is done
+// (NewGraphParallelContext).
+func (y *YearlyGraph) SnapshotContext(ctx context.Context, year, workers int) (*Graph, error) {
 	n, m := y.NodesUpTo(year), y.EdgesUpTo(year)
 	if n == 0 {
 		return nil, fmt.Errorf("yearly graph %q: no paper published in or before %d", y.Name, year)
 	}
-	return NewGraphParallel(fmt.Sprintf("%s-%d", y.Name, year), n, y.Src[:m], y.Dst[:m], y.IDs[:n:n], workers)
+	return NewGraphParallelContext(ctx, fmt.Sprintf("%s-%d", y.Name, year), n, y.Src[:m], y.Dst[:m], y.IDs[:n:n], workers)
 }
 
 // Batch is the update from the snapshot of `from` to that of `to` (from <

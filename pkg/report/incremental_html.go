@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -96,11 +97,27 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// incrementalSpeedupChart draws every passing row's speed-up against its
-// batch size as a percentage of the edges (log x, log y), one series per
-// workload, batch kind and implementation, with the break-even line y = 1.
-// Nil when no row has a speed-up.
 func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {
+	if c := IncrementalSpeedupChart(s); c != nil {
+		return c.HTML()
+	}
+	return "", nil
+}
+
+func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
+	if c := IncrementalIterationsChart(s); c != nil {
+		return c.HTML()
+	}
+	return "", nil
+}
+
+// IncrementalSpeedupLine is the speed-up vs batch size chart of the page
+// and the notebook: every passing row's speed-up against its batch size as
+// a percentage of the edges before the batch (log x, log y), one series per
+// workload, batch kind and implementation (the yearly batches as points:
+// years are not ordered by size), with the break-even line y = 1. Nil when
+// no row has a speed-up.
+func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
 	var keys []string
 	points := map[string][]opts.LineData{}
 	minX, maxX := math.Inf(1), math.Inf(-1)
@@ -120,7 +137,7 @@ func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {
 		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
 	}
 	if len(keys) == 0 {
-		return "", nil
+		return nil
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(
@@ -136,6 +153,9 @@ func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {
 	)
 	for _, k := range keys {
 		pts := points[k]
+		slices.SortStableFunc(pts, func(a, b opts.LineData) int {
+			return cmp.Compare(a.Value.([]any)[0].(float64), b.Value.([]any)[0].(float64))
+		})
 		style := opts.LineStyle{Width: 2}
 		lineOpts := opts.LineChart{ShowSymbol: opts.Bool(true)}
 		if len(pts) > 0 && pts[0].Name != "" && isYearSeries(k, s) {
@@ -146,7 +166,7 @@ func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {
 	line.AddSeries("break-even (1x)", []opts.LineData{{Value: []any{minX, 1}}, {Value: []any{maxX, 1}}},
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithLineStyleOpts(opts.LineStyle{Type: "dotted", Color: "#888888", Width: 1}))
-	return (&Chart{ID: ChartIncrementalSpeedup, Height: "500px", Chart: line}).HTML()
+	return line
 }
 
 func isYearSeries(key string, s *IncrementalStudy) bool {
@@ -154,9 +174,10 @@ func isYearSeries(key string, s *IncrementalStudy) bool {
 	return w != "" && len(key) > len(w) && key[:len(w)] == w
 }
 
-// incrementalIterationsChart draws warm and cold iterations per year of the
-// by-year workload, one pair of series per implementation. Nil without years.
-func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
+// IncrementalIterationsLine is the page's and the notebook's chart of warm
+// and cold iterations per year of the by-year workload, one pair of series
+// per implementation. Nil without years.
+func IncrementalIterationsLine(s *IncrementalStudy) *charts.Line {
 	var years []int
 	seen := map[int]bool{}
 	var impls []string
@@ -176,7 +197,7 @@ func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
 		warm[r.Implementation][r.Year], cold[r.Implementation][r.Year] = r.WarmIterations, r.ColdIterations
 	}
 	if len(years) == 0 {
-		return "", nil
+		return nil
 	}
 	x := make([]string, len(years))
 	for i, y := range years {
@@ -209,5 +230,5 @@ func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
 				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash}))
 		}
 	}
-	return (&Chart{ID: ChartIncrementalIterations, Height: "420px", Chart: line}).HTML()
+	return line
 }

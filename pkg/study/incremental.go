@@ -59,6 +59,8 @@ func (h *HostSession) RunFrom(p pagerank.Params, start []float64) (*pagerank.Res
 // Close releases nothing (the graph is garbage collected).
 func (h *HostSession) Close() error { return nil }
 
+var _ pagerank.Session = (*HostSession)(nil)
+
 // IncrementalConfig is one incremental study. Zero fields take the defaults.
 type IncrementalConfig struct {
 	Name      string
@@ -66,8 +68,8 @@ type IncrementalConfig struct {
 	Papers    string // its metadata with the years (papers.tsv)
 	GraphName string // "aan"
 	Datasets  []string
-	Graphs    []string // more edge-list files for random batches
-	RMAT      []int    // R-MAT scales for random batches (Graph500 parameters, Seed)
+	Graphs    []GraphFile // graph files for random batches (any format pkg/pagerank reads)
+	RMAT      []int       // R-MAT scales for random batches (Graph500 parameters, Seed)
 	Fractions []float64
 	Kinds     []string
 	Seed      uint64
@@ -284,11 +286,11 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		p := pagerank.Graph500RMAT(s, cfg.Seed)
 		p.Workers = cfg.Workers
 		t0 := time.Now()
-		n, src, dst, err := pagerank.RMATEdgesContext(r.ctx, p)
+		n, src, dst, err := pagerank.RMATEdgesContext(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		g, err := pagerank.NewGraphParallelContext(r.ctx, fmt.Sprintf("rmat%d", s), n, src, dst, nil, cfg.Workers)
+		g, err := pagerank.NewGraphParallelContext(ctx, fmt.Sprintf("rmat%d", s), n, src, dst, nil, cfg.Workers)
 		if err != nil {
 			return nil, err
 		}
@@ -300,13 +302,13 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		}
 		checkpoint()
 	}
-	for _, path := range cfg.Graphs {
+	for _, f := range cfg.Graphs {
 		t0 := time.Now()
-		g, err := pagerank.LoadEdgeListContext(r.ctx, path, strings.TrimSuffix(baseName(path), ".txt"))
+		g, _, err := pagerank.LoadGraphContext(ctx, f.Path, f.Name, loadOptions(f.Load, cfg.Workers))
 		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", path, err)
+			return nil, fmt.Errorf("load %s: %w", f.Path, err)
 		}
-		w := report.Workload{Name: g.Name, Kind: report.WorkloadRandom, Graph: g.Name, N: g.N, NNZ: g.NNZ, BuildMs: ms(time.Since(t0)), Source: path}
+		w := report.Workload{Name: g.Name, Kind: report.WorkloadRandom, Graph: g.Name, N: g.N, NNZ: g.NNZ, BuildMs: ms(time.Since(t0)), Source: f.Path}
 		if slices.ContainsFunc(r.out.Workloads, func(x report.Workload) bool { return x.Name == w.Name }) {
 			w.Name += fmt.Sprintf("-%d", len(r.out.Workloads))
 		}
@@ -316,14 +318,17 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		checkpoint()
 	}
 	r.finish(true)
+	if start, end := r.out.Env.LoadAverage, report.LoadAverage(); start != "" && end != "" {
+		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores (above the core count, other processes competed for the CPU and every CPU time here is longer than this host can do)",
+			start, end, runtime.NumCPU())
+	}
 	return r.out, nil
 }
 
-func baseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
+// loadOptions is o with the study's worker count.
+func loadOptions(o pagerank.LoadOptions, workers int) pagerank.LoadOptions {
+	o.Workers = workers
+	return o
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -492,7 +497,7 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
-		row, warm, err := r.tierRow(e, b, after, in.prev[e.Impl.Name()], oracle, oerr)
+		row, warm, err := r.tierRow(e, b, in.before, after, in.batch, in.prev[e.Impl.Name()], oracle, oerr)
 		if err != nil {
 			return nil, err
 		}
@@ -520,15 +525,113 @@ func gateCheck(against string, v pagerank.Validation) report.GateCheck {
 	return c
 }
 
-// tierRow measures one implementation on one batch. An implementation
-// failing is recorded in its row; only a cancelled ctx is an error.
-func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, g *pagerank.Graph, prev []float64, oracle *pagerank.Result, oerr error) (report.IncrementalRow, []float64, error) {
+// recompute is what one implementation's measurement of one batch gives:
+// update and upload times (ms), warm and cold timings and their last results.
+type recompute struct {
+	updateMs, loadMs float64
+	warmT, coldT     pagerank.Timing
+	warm, cold       *pagerank.Result
+}
+
+// hostRecompute measures a host tier (pagerank.WarmStarter): the update is
+// the batch's host update (already timed), nothing is uploaded, and warm and
+// cold starts run on the updated graph.
+func (r *incrementalRunner) hostRecompute(e Entry, b report.BatchRow, g *pagerank.Graph, p pagerank.Params, start []float64) (*recompute, error) {
+	cfg := r.cfg
+	rc := &recompute{updateMs: b.Update.MedianMs}
+	var err error
+	rc.warmT, rc.warm, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, start) })
+	if err != nil {
+		return nil, fmt.Errorf("warm start: %w", err)
+	}
+	rc.coldT, rc.cold, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, nil) })
+	if err != nil {
+		return nil, fmt.Errorf("cold start: %w", err)
+	}
+	return rc, nil
+}
+
+// residentRecompute measures a resident tier (pagerank.Resident, e.g. a
+// GPU holding the graph in device memory): each timed update opens a session
+// on the graph before the batch (untimed) and times Session.Apply; the warm
+// start runs on the last updated session; the cold path times Open of the
+// rebuilt graph (the upload) and the cold start on it. The session's batch
+// counts must equal the host's.
+func (r *incrementalRunner) residentRecompute(e Entry, res pagerank.Resident, b report.BatchRow, before, after *pagerank.Graph, batch *pagerank.Batch, p pagerank.Params, start []float64) (rc *recompute, err error) {
+	cfg := r.cfg
+	rc = &recompute{}
+	var held []pagerank.Session
+	defer func() {
+		for _, s := range held {
+			if cerr := s.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("close: %w", cerr)
+			}
+		}
+	}()
+	open := func(g *pagerank.Graph) (pagerank.Session, error) {
+		s, err := safeCall(func() (pagerank.Session, error) { return res.Open(g) })
+		if err == nil {
+			held = append(held, s)
+		}
+		return s, err
+	}
+	var updated pagerank.Session
+	var samples []float64
+	for i := 0; i < cfg.Warmups+cfg.Runs; i++ {
+		if err := r.ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted: %w", err)
+		}
+		s, err := open(before)
+		if err != nil {
+			return nil, fmt.Errorf("open the graph before the batch: %w", err)
+		}
+		t0 := time.Now()
+		st, err := safeCall(func() (pagerank.BatchStats, error) { return s.Apply(batch) })
+		elapsed := time.Since(t0)
+		if err != nil {
+			return nil, fmt.Errorf("update: %w", err)
+		}
+		if st != b.BatchStats {
+			return nil, fmt.Errorf("update: the session counted %+v, the host %+v", st, b.BatchStats)
+		}
+		if i >= cfg.Warmups {
+			samples = append(samples, ms(elapsed))
+		}
+		updated = s
+	}
+	rc.updateMs = pagerank.NewTiming(0, cfg.Warmups, samples, "wall").MedianMs
+	rc.warmT, rc.warm, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) {
+		res, err := safeCall(func() (*pagerank.Result, error) { return updated.RunFrom(p, start) })
+		return stamp(res, err, e, after)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warm start: %w", err)
+	}
+	loadT, fresh, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (pagerank.Session, error) { return open(after) })
+	if err != nil {
+		return nil, fmt.Errorf("upload of the rebuilt graph: %w", err)
+	}
+	rc.loadMs = loadT.MedianMs
+	rc.coldT, rc.cold, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) {
+		res, err := safeCall(func() (*pagerank.Result, error) { return fresh.RunFrom(p, nil) })
+		return stamp(res, err, e, after)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cold start: %w", err)
+	}
+	return rc, nil
+}
+
+// tierRow measures one implementation on one batch (before -> after by
+// batch) and grades it. An implementation failing is recorded in its row;
+// only a cancelled ctx is an error.
+func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pagerank.Graph, batch *pagerank.Batch, prev []float64, oracle *pagerank.Result, oerr error) (report.IncrementalRow, []float64, error) {
 	cfg := r.cfg
 	name := e.Impl.Name()
 	tol := r.tolerance(e.Impl.Precision())
 	row := report.IncrementalRow{Workload: b.Workload, Batch: b.Batch, BatchKind: b.Kind, Fraction: b.Fraction, Year: b.Year,
 		N: g.N, NNZ: g.NNZ, Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(), Tolerance: tol,
-		UpdateMs: report.F(b.Update.MedianMs), BuildMs: report.F(b.Rebuild.MedianMs), LoadMs: 0,
+		UpdateMs: report.NaN, BuildMs: report.F(b.Rebuild.MedianMs), LoadMs: report.NaN,
 		IncrementalMs: report.NaN, RecomputeMs: report.NaN, Speedup: report.NaN, IterationRatio: report.NaN}
 	fail := func(status, why string) (report.IncrementalRow, []float64, error) {
 		row.Status, row.Reason = status, why
@@ -542,26 +645,27 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, g *pagerank.Grap
 	}
 	p := pagerank.Converge(tol, cfg.MaxIterations)
 	start := WarmStart(prev, g.N)
-	wt, warm, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, start) })
+	var rc *recompute
+	var err error
+	if res, ok := e.Impl.(pagerank.Resident); ok {
+		rc, err = r.residentRecompute(e, res, b, before, g, batch, p, start)
+	} else {
+		rc, err = r.hostRecompute(e, b, g, p, start)
+	}
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return row, nil, err
 		}
-		return fail(report.StatusFailed, "warm start: "+err.Error())
+		return fail(report.StatusFailed, err.Error())
 	}
-	ct, cold, err := timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) { return runFrom(r.ctx, e, g, p, nil) })
-	if err != nil {
-		if r.ctx.Err() != nil {
-			return row, nil, err
-		}
-		return fail(report.StatusFailed, "cold start: "+err.Error())
-	}
-	wt.Iterations, ct.Iterations = warm.Iterations, cold.Iterations
-	row.Warm, row.Cold = wt, ct
+	warm, cold := rc.warm, rc.cold
+	rc.warmT.Iterations, rc.coldT.Iterations = warm.Iterations, cold.Iterations
+	row.Warm, row.Cold = rc.warmT, rc.coldT
+	row.UpdateMs, row.LoadMs = report.F(rc.updateMs), report.F(rc.loadMs)
 	row.WarmIterations, row.ColdIterations = warm.Iterations, cold.Iterations
 	row.WarmConverged, row.ColdConverged = warm.Converged, cold.Converged
-	row.IncrementalMs = report.F(b.Update.MedianMs + wt.MedianMs)
-	row.RecomputeMs = report.F(b.Rebuild.MedianMs + float64(row.LoadMs) + ct.MedianMs)
+	row.IncrementalMs = report.F(rc.updateMs + rc.warmT.MedianMs)
+	row.RecomputeMs = report.F(b.Rebuild.MedianMs + rc.loadMs + rc.coldT.MedianMs)
 	row.Speedup = row.RecomputeMs / row.IncrementalMs
 	row.IterationRatio = report.F(float64(warm.Iterations) / float64(max(cold.Iterations, 1)))
 	row.Agreement = gateCheck("cold start", pagerank.Validate(g, warm, cold))
@@ -603,7 +707,7 @@ func (r *incrementalRunner) coldRanks(g *pagerank.Graph) map[string][]float64 {
 		if r.avail[name] != "" {
 			continue
 		}
-		res, err := runFrom(r.ctx, e, g, pagerank.Converge(r.tolerance(e.Impl.Precision()), r.cfg.MaxIterations), nil)
+		res, err := coldRun(r.ctx, e, g, pagerank.Converge(r.tolerance(e.Impl.Precision()), r.cfg.MaxIterations))
 		if err != nil {
 			r.note("%s failed on the base graph %s: %v", name, g.Name, err)
 			continue
@@ -611,6 +715,22 @@ func (r *incrementalRunner) coldRanks(g *pagerank.Graph) map[string][]float64 {
 		prev[name] = res.Ranks
 	}
 	return prev
+}
+
+// coldRun runs e cold on g: through RunFrom, or for a resident tier
+// through a session opened and closed for it.
+func coldRun(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	res, ok := e.Impl.(pagerank.Resident)
+	if !ok {
+		return runFrom(ctx, e, g, p, nil)
+	}
+	s, err := safeCall(func() (pagerank.Session, error) { return res.Open(g) })
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	out, err := safeCall(func() (*pagerank.Result, error) { return s.RunFrom(p, nil) })
+	return stamp(out, err, e, g)
 }
 
 // byYear runs the by-year workload.
@@ -662,7 +782,7 @@ func (r *incrementalRunner) byYear() error {
 		row := report.BatchRow{Batch: batch.Name, Kind: report.BatchYear, Year: yr,
 			Fraction: report.F(float64(len(batch.Inserts)) / float64(max(g.NNZ, 1)))}
 		m, err := r.measureBatch(snapshotInput{workload: w.Name, row: row, before: g, batch: batch, prev: prev,
-			rebuild: func() (*pagerank.Graph, error) { return yg.Snapshot(yr, cfg.Workers) }})
+			rebuild: func() (*pagerank.Graph, error) { return yg.SnapshotContext(r.ctx, yr, cfg.Workers) }})
 		if err != nil {
 			return err
 		}
@@ -715,17 +835,16 @@ func (r *incrementalRunner) random(w report.Workload, g *pagerank.Graph) error {
 				return err
 			}
 			row := report.BatchRow{Batch: batch.Name, Kind: kind, Fraction: report.F(f)}
-			var after *pagerank.Graph
+			// The rebuild's input, prepared untimed: the edge list after the batch.
+			after, _, err := pagerank.ApplyBatch(g, batch, cfg.Workers)
+			if err != nil {
+				return err
+			}
+			src, dst := after.Edges()
+			n, ids := after.N, after.IDs
+			after = nil
 			rebuild := func() (*pagerank.Graph, error) {
-				if after == nil {
-					a, _, err := pagerank.ApplyBatch(g, batch, cfg.Workers)
-					if err != nil {
-						return nil, err
-					}
-					after = a
-				}
-				src, dst := after.Edges()
-				return pagerank.NewGraphParallel(g.Name, after.N, src, dst, after.IDs, cfg.Workers)
+				return pagerank.NewGraphParallelContext(r.ctx, g.Name, n, src, dst, ids, cfg.Workers)
 			}
 			if _, err := r.measureBatch(snapshotInput{workload: w.Name, row: row, before: g, batch: batch, prev: prev, rebuild: rebuild}); err != nil {
 				return err

@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/reference"
@@ -204,3 +206,74 @@ func TestWarmStart(t *testing.T) {
 		}
 	}
 }
+
+// residentFake is a pagerank.Resident tier made of the host session: the
+// path a GPU tier with a device-resident graph takes through the study.
+type residentFake struct {
+	pagerank.Implementation
+	opens    *int
+	miscount bool
+}
+
+func (f residentFake) Open(g *pagerank.Graph) (pagerank.Session, error) {
+	*f.opens++
+	return &miscounting{HostSession{Impl: f.Implementation.(pagerank.WarmStarter), Graph: g, Workers: 1}, f.miscount}, nil
+}
+
+type miscounting struct {
+	HostSession
+	wrong bool
+}
+
+func (m *miscounting) Apply(b *pagerank.Batch) (pagerank.BatchStats, error) {
+	st, err := m.HostSession.Apply(b)
+	if m.wrong {
+		st.Inserted++
+	}
+	return st, err
+}
+
+func TestIncrementalResidentTier(t *testing.T) {
+	for _, wrong := range []bool{false, true} {
+		opens := 0
+		fake := residentFake{reference.Multicore(pagerank.Float64, 1), &opens, wrong}
+		s, err := RunIncremental(context.Background(), IncrementalConfig{RMAT: []int{10}, Fractions: []float64{0.01},
+			Kinds: []string{pagerank.BatchInsert, pagerank.BatchDelete}, Runs: 2, Warmups: -1,
+			Entries: []Entry{{reference.Oracle(), report.KindCPU}, {fake, report.KindCPU}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Rows) != 2 || (!wrong && opens != 1+2*(2+2)) {
+			t.Fatalf("%d rows, %d sessions opened; want 2 rows and 9 (base graph, then per batch 2 updates and 2 uploads)", len(s.Rows), opens)
+		}
+		for _, r := range s.Rows {
+			switch {
+			case wrong && (r.Status != report.StatusFailed || !strings.Contains(r.Reason, "the session counted")):
+				t.Errorf("miscounting session: %s (%s)", r.Status, r.Reason)
+			case !wrong && (r.Status != report.StatusPass || !r.LoadMs.Valid() || !r.UpdateMs.Valid() || !r.Speedup.Valid()):
+				t.Errorf("resident row %s: %s (%s), load %v ms, update %v ms", r.Batch, r.Status, r.Reason, r.LoadMs, r.UpdateMs)
+			}
+		}
+	}
+}
+
+// TestIncrementalCancelledMidway cancels the study while it iterates: it
+// returns soon with an error wrapping context.Canceled.
+func TestIncrementalCancelledMidway(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	cfg := IncrementalConfig{RMAT: []int{12}, Runs: 50, Warmups: -1, Progress: progressFunc(func(string) { once.Do(cancel) })}
+	start := time.Now()
+	_, err := RunIncremental(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %v after the cancel", d)
+	}
+}
+
+// progressFunc is an io.Writer calling f with each write.
+type progressFunc func(string)
+
+func (f progressFunc) Write(b []byte) (int, error) { f(string(b)); return len(b), nil }
