@@ -353,20 +353,16 @@ func checkWritable(dir string) error {
 
 func cmdRender(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", stderr)
-	out := fs.String("out", "", "HTML file to write (default index.html beside results.json)")
+	out := fs.String("out", "", "HTML file to write (default index.html beside results.json, verify.html beside verify.json)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: prlab render [--out FILE] results.json")
+		fmt.Fprintln(stderr, "usage: prlab render [--out FILE] results.json|verify.json")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
 	in := fs.Arg(0)
-	run, err := report.ReadJSON(in)
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
-	}
-	page, err := report.RenderHTML(run)
+	page, name, err := renderPage(in)
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
@@ -374,8 +370,8 @@ func cmdRender(args []string, stdout, stderr io.Writer) error {
 	if dst == "" {
 		// Beside results.json: the report directory, written as a unit
 		// (its other files, READMEs and verify folders are kept).
-		dst = filepath.Join(filepath.Dir(in), report.HTMLFile)
-		err = report.WriteDir(filepath.Dir(in), map[string][]byte{report.HTMLFile: page})
+		dst = filepath.Join(filepath.Dir(in), name)
+		err = report.WriteDir(filepath.Dir(in), map[string][]byte{name: page})
 	} else {
 		err = report.WriteFileAtomic(dst, page)
 	}

@@ -289,3 +289,23 @@ func parseInterspersed(fs *flag.FlagSet, args []string, positional int) ([]strin
 	}
 	return pos, nil
 }
+
+// renderPage renders the page of a results.json (index.html) or a
+// verify.json (verify.html) without recomputing anything; name is the
+// page's file name.
+func renderPage(in string) (page []byte, name string, err error) {
+	if filepath.Base(in) == report.VerifyJSONFile {
+		v, err := report.ReadVerification(in)
+		if err != nil {
+			return nil, "", err
+		}
+		page, err = report.RenderVerifyHTML(v)
+		return page, report.VerifyHTMLFile, err
+	}
+	run, err := report.ReadJSON(in)
+	if err != nil {
+		return nil, "", err
+	}
+	page, err = report.RenderHTML(run)
+	return page, report.HTMLFile, err
+}

@@ -137,6 +137,14 @@ func TestVerifyFreshAndTamperedReports(t *testing.T) {
 	if orders < 4 {
 		t.Errorf("%d per-row top-order gates, want one per float64 row (oracle and exercise on 4 cases, oracle convergence)", orders)
 	}
+	// prlab render redraws verify.html from verify.json alone.
+	page, _ := os.ReadFile(filepath.Join(out, report.VerifyHTMLFile))
+	os.Remove(filepath.Join(out, report.VerifyHTMLFile))
+	if _, _, err := runCLI(t, "render", filepath.Join(out, report.VerifyJSONFile)); err != nil {
+		t.Errorf("render verify.json: %v", err)
+	} else if again, _ := os.ReadFile(filepath.Join(out, report.VerifyHTMLFile)); string(again) != string(page) {
+		t.Errorf("render verify.json: %d bytes, the verification wrote %d", len(again), len(page))
+	}
 	for _, f := range []string{report.VerifyHTMLFile, report.VerifyCSVFile} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)

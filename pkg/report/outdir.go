@@ -68,7 +68,7 @@ func step(name string) error {
 
 // reportMarkers are top-level names whose presence makes a directory a
 // prlab output that a write may replace.
-var reportMarkers = []string{HTMLFile, JSONFile, ScaleJSONFile}
+var reportMarkers = []string{HTMLFile, JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile}
 
 // OutDir is an output directory locked for writing by this process.
 type OutDir struct {

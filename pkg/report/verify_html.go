@@ -14,8 +14,9 @@ import (
 //go:embed verify.html.tmpl
 var verifyTemplate string
 
-// machine names the hardware of e in words: the GPU when one ran, else the CPU.
-func machine(e Evidence) string {
+// Machine names the hardware of e in words: the GPU with its driver and
+// CUDA runtime when one ran, else the CPU and its cores.
+func Machine(e Evidence) string {
 	if e.GPU != nil && e.GPU.Name != "" {
 		return fmt.Sprintf("%s with driver %s and CUDA %s", e.GPU.Name, orNone(e.GPU.Driver), orNone(e.GPU.Runtime))
 	}
@@ -36,9 +37,9 @@ func paragraph(v *Verification) string {
 	a, b := v.Report, v.Rerun
 	var s strings.Builder
 	if v.Mode == "verify" {
-		fmt.Fprintf(&s, "Re-verified %s on %s on %s.", a.Name, machine(b), day(b.Env.Date))
+		fmt.Fprintf(&s, "Re-verified %s on %s on %s.", a.Name, Machine(b), day(b.Env.Date))
 	} else {
-		fmt.Fprintf(&s, "Compared %s (%s, %s) with %s (%s, %s).", b.Name, machine(b), day(b.Env.Date), a.Name, machine(a), day(a.Env.Date))
+		fmt.Fprintf(&s, "Compared %s (%s, %s) with %s (%s, %s).", b.Name, Machine(b), day(b.Env.Date), a.Name, Machine(a), day(a.Env.Date))
 	}
 	if !v.SameData {
 		fmt.Fprintf(&s, " Not the same data, nothing compared: %s.", strings.TrimPrefix(v.DataError, ErrNotSameData.Error()+": "))
@@ -180,74 +181,24 @@ func ReadVerification(path string) (*Verification, error) {
 
 type verifyView struct {
 	*Verification
-	Failed     []GateResult
-	Passed     int
-	GateCounts []gateCount
-	Title      string
+	Failed                                        []GateResult
+	Passed                                        int
+	Title                                         string
+	ParagraphHTML, GatesHTML, TimingHTML, EnvHTML template.HTML
 }
 
-type gateCount struct {
-	Gate         string
-	Pass, Failed int
-}
-
-// RenderVerifyHTML renders verify.html: the paragraph, the failed gates,
-// a count of the gates that held, the timing table and both environments.
+// RenderVerifyHTML renders verify.html: the paragraph, the gates (counts and
+// every failure), the timing table and both environments, the same
+// fragments notebook 06 shows (verify_fragments.go).
 func RenderVerifyHTML(v *Verification) ([]byte, error) {
-	vv := verifyView{Verification: v, Failed: v.Failures()}
-	for _, g := range v.Gates {
-		i := -1
-		for j := range vv.GateCounts {
-			if vv.GateCounts[j].Gate == g.Gate {
-				i = j
-			}
-		}
-		if i < 0 {
-			vv.GateCounts = append(vv.GateCounts, gateCount{Gate: g.Gate})
-			i = len(vv.GateCounts) - 1
-		}
-		if g.Pass {
-			vv.GateCounts[i].Pass++
-			vv.Passed++
-		} else {
-			vv.GateCounts[i].Failed++
-		}
-	}
+	vv := verifyView{Verification: v, Failed: v.Failures(), Passed: len(v.Gates) - len(v.Failures()),
+		ParagraphHTML: template.HTML(VerifyParagraphHTML(v)), GatesHTML: template.HTML(VerifyGatesHTML(v)),
+		TimingHTML: template.HTML(VerifyTimingHTML(v)), EnvHTML: template.HTML(VerifyEnvironmentsHTML(v))}
 	vv.Title = "re-verification of " + v.Report.Name
 	if v.Mode != "verify" {
 		vv.Title = "comparison of " + v.Report.Name + " and " + v.Rerun.Name
 	}
-	t, err := template.New("verify").Funcs(funcs).Funcs(template.FuncMap{
-		"ratio": func(x F) string {
-			if !x.Valid() {
-				return "—"
-			}
-			return fmt.Sprintf("%.3f", float64(x))
-		},
-		"pval": func(x F) string {
-			if !x.Valid() {
-				return "—"
-			}
-			return fmt.Sprintf("%.2g", float64(x))
-		},
-		"ms": func(x F) string {
-			if !x.Valid() {
-				return "—"
-			}
-			return fmt.Sprintf("%.4g", float64(x))
-		},
-		"classcss": func(c string) string {
-			switch c {
-			case ClassSlower:
-				return "fail"
-			case ClassFaster:
-				return "pass"
-			}
-			return "skipped"
-		},
-		"day":     day,
-		"machine": machine,
-	}).Parse(verifyTemplate)
+	t, err := template.New("verify").Funcs(funcs).Funcs(template.FuncMap{"day": day, "machine": Machine}).Parse(verifyTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("verify template: %w", err)
 	}
