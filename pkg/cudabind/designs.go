@@ -440,9 +440,9 @@ const StageRepeats = 20
 // inside): `warmups` untimed runs, then `runs` timed ones. Result.Timing
 // holds each run's ms (clock "cuda-events"); Ranks are those after the last
 // run (in g's order); Residuals and Sums are empty. Result.Stages holds
-// each stage of one iteration timed alone (median of StageRepeats), with
-// bytes, GB/s and the fraction of the 128 MiB DRAM copy row measured in this
-// process (XDRAM). The layout designs' rows: one per non-empty T4 bucket
+// each stage of one iteration timed alone (median of StageRepeats) with its
+// bytes and formula (GB/s and x DRAM are computed by pkg/study from bytes
+// and time, against the copy rows of MeasureStages). The layout designs' rows: one per non-empty T4 bucket
 // (its rows and edges in the name) and the combine, or the fused iteration;
 // then "whole run / iterations" (the median run over the iterations, with
 // the iteration's bytes); then the primitives that explain the design's
@@ -471,19 +471,15 @@ func (d *gpuDesign) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p p
 		if err != nil {
 			return err
 		}
-		dram, err := s.copyRow(CopyDRAMName, CopyDRAMBytes, pagerank.TimingWarmups, StageRepeats)
-		if err != nil {
-			return err
-		}
 		res.Ranks = widen(ranks)
 		t := pagerank.NewTiming(res.Iterations, warmups, widen(ms), "cuda-events")
 		res.Timing = &t
-		res.Stages, err = d.stageRows(s, dmp, dram.GBps)
+		res.Stages, err = d.stageRows(s, dmp)
 		if err != nil || d.family != familyLayout {
 			return err
 		}
-		res.Stages = append(res.Stages, bytesRow(fmt.Sprintf("whole run / %d iterations", p.Iterations), t.MedianMs/float64(p.Iterations),
-			res.BytesPerIteration, d.formula()+" ("+d.counted+")", dram.GBps))
+		res.Stages = append(res.Stages, pagerank.Stage{Name: fmt.Sprintf("whole run / %d iterations", p.Iterations), Kind: pagerank.StageWholeRun,
+			Ms: t.MedianMs / float64(p.Iterations), Bytes: res.BytesPerIteration, Formula: d.formula() + " (" + d.counted + ")"})
 		for _, pr := range d.prims {
 			row, err := s.primitiveRow(pr)
 			if err != nil {
@@ -514,6 +510,7 @@ func (d *gpuDesign) finish(res *pagerank.Result, g *pagerank.Graph, perm []int32
 	}
 	res.Stages = append(res.Stages, pagerank.Stage{
 		Name:    fmt.Sprintf("one-time host relabel by %s (not in the timed iterations)", info.Order),
+		Kind:    pagerank.StageRelabel,
 		Ms:      info.TotalMs,
 		Formula: info.String() + "; 0 bytes of device memory",
 	})
@@ -521,7 +518,7 @@ func (d *gpuDesign) finish(res *pagerank.Result, g *pagerank.Graph, perm []int32
 }
 
 // stageRows times each of the design's stages alone on the session's graph.
-func (d *design) stageRows(s *Session, dmp float32, dramGBps float64) ([]pagerank.Stage, error) {
+func (d *design) stageRows(s *Session, dmp float32) ([]pagerank.Stage, error) {
 	var info Layout
 	if d.family == familyLayout {
 		var err error
@@ -539,7 +536,7 @@ func (d *design) stageRows(s *Session, dmp float32, dramGBps float64) ([]pageran
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, bytesRow(name, med, bytes, formula, dramGBps))
+		rows = append(rows, pagerank.Stage{Name: name, Ms: med, Bytes: bytes, Formula: formula})
 	}
 	return rows, nil
 }
@@ -560,16 +557,4 @@ func (d *design) stageDef(st int, info Layout, g *pagerank.Graph) (name string, 
 	}
 	def := stageDefs[st]
 	return def.Name, def.Bytes.Bytes(g.N, g.NNZ), def.Bytes.String() + " (" + def.Counted + ")", true
-}
-
-// bytesRow is a stage row with effective bandwidth and x DRAM.
-func bytesRow(name string, ms float64, bytes int64, formula string, dramGBps float64) pagerank.Stage {
-	st := pagerank.Stage{Name: name, Ms: ms, Bytes: bytes, Formula: formula}
-	if ms > 0 {
-		st.GBps = float64(bytes) / (ms * 1e6)
-	}
-	if dramGBps > 0 {
-		st.XDRAM = st.GBps / dramGBps
-	}
-	return st
 }

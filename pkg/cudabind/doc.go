@@ -36,7 +36,7 @@
 //	res, err := impl.Run(g, pagerank.Fixed(100)) // correctness: ranks, residual and sum per iteration
 //	res, err := impl.Run(g, pagerank.Converge(1e-6, 10000))
 //	res, err := impl.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(50), 3, 10)
-//	                                             // Timing (CUDA events) + Stages (ms, bytes, GB/s, x DRAM)
+//	                                             // Timing (CUDA events) + Stages (ms, bytes, formula)
 //	tab, err := cudabind.MeasureStages(g, cudabind.StageOptions{})
 //	                                             // the course's stage table: copy rows + every stage
 //	_ = cudabind.Release()                       // free the uploaded graph
@@ -89,7 +89,9 @@
 //
 // Copy rows: a device-to-device cudaMemcpy moving B bytes reads B/2 and
 // writes B/2 (B = 128 MiB for the DRAM row, and one hand-written
-// iteration's bytes). Stage rows: each stage alone between two CUDA events,
-// median of StageRepeats after 3 warm-ups, GB/s = bytes / ms / 1e6,
-// XDRAM = GB/s over the DRAM copy row's GB/s.
+// iteration's bytes; kinds pagerank.StageCopyDRAM, StageCopyIteration).
+// Stage rows: each stage alone between two CUDA events, median of
+// StageRepeats after 3 warm-ups. The package returns bytes and times only:
+// GB/s = bytes / ms / 1e6 and x DRAM = GB/s over the DRAM copy row's GB/s
+// are computed once, in pkg/study (rates.go).
 package cudabind

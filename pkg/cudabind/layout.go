@@ -180,7 +180,7 @@ func (s *Session) primitiveRow(which int) (pagerank.Stage, error) {
 	if err != nil {
 		return pagerank.Stage{}, err
 	}
-	return pagerank.Stage{Name: primNames[which], Ms: med / PrimitiveCount, Formula: primHow[which] + "; 0 bytes"}, nil
+	return pagerank.Stage{Name: primNames[which], Kind: pagerank.StagePrimitive, Ms: med / PrimitiveCount, Formula: primHow[which] + "; 0 bytes"}, nil
 }
 
 // MeasurePrimitives times, on g's layout, the operations that set

@@ -100,20 +100,17 @@ func Release() error {
 }
 
 // copyRow measures (once per process and size) the device-to-device copy
-// row moving `bytes` bytes (bytes/2 read + bytes/2 written). mu held.
-func (s *Session) copyRow(name string, bytes int64, warmups, repeats int) (pagerank.Stage, error) {
+// row of kind `kind` moving `bytes` bytes (bytes/2 read + bytes/2 written). mu held.
+func (s *Session) copyRow(name string, kind pagerank.StageKind, bytes int64, warmups, repeats int) (pagerank.Stage, error) {
 	if row, ok := copyRowCache[bytes]; ok {
-		row.Name = name
+		row.Name, row.Kind = name, kind
 		return row, nil
 	}
 	ms, err := s.lib.timeCopy(s.h, bytes, warmups, repeats)
 	if err != nil {
 		return pagerank.Stage{}, err
 	}
-	row := pagerank.Stage{Name: name, Ms: ms, Bytes: bytes, Formula: fmt.Sprintf("cudaMemcpy device to device of %d bytes: %d read + %d written", bytes/2, bytes/2, bytes/2)}
-	if ms > 0 {
-		row.GBps = float64(bytes) / (ms * 1e6)
-	}
+	row := pagerank.Stage{Name: name, Kind: kind, Ms: ms, Bytes: bytes, Formula: fmt.Sprintf("cudaMemcpy device to device of %d bytes: %d read + %d written", bytes/2, bytes/2, bytes/2)}
 	copyRowCache[bytes] = row
 	return row, nil
 }
@@ -139,9 +136,11 @@ type StageTable struct {
 	Graph  string `json:"graph"`
 	N      int    `json:"n"`
 	NNZ    int    `json:"nnz"`
-	// CopyDRAM moves 128 MiB (64 MiB read + 64 MiB written); its GB/s is
-	// the denominator of every XDRAM. CopyIteration moves the hand-written
-	// iteration's 33n + 8nnz + 4 bytes (cache-resident when that fits in L2).
+	// CopyDRAM moves 128 MiB (64 MiB read + 64 MiB written), kind
+	// pagerank.StageCopyDRAM: its rate is the denominator of every x DRAM.
+	// CopyIteration moves the hand-written iteration's 33n + 8nnz + 4 bytes
+	// (cache-resident when that fits in L2). Rows carry ms and bytes; rates
+	// are computed by pkg/study.
 	CopyDRAM      pagerank.Stage   `json:"copy_dram"`
 	CopyIteration pagerank.Stage   `json:"copy_iteration"`
 	Stages        []pagerank.Stage `json:"stages"`
@@ -155,8 +154,8 @@ func (t *StageTable) Rows() []pagerank.Stage {
 // MeasureStages builds the stage table of g: copy rows measured in this
 // process, then each stage of StageCatalog() timed alone with CUDA events
 // (inputs prepared by one full iteration; median of opt.Repeats after
-// opt.Warmups). Every stage row carries ms, bytes (formula in n, nnz), GB/s
-// and XDRAM = GB/s over the DRAM copy row's GB/s.
+// opt.Warmups). Every row carries ms and bytes (formula in n, nnz); GB/s
+// and x DRAM are computed from them by pkg/study.
 // Errors: ErrUnavailable (wrapped) without a GPU; *Error from the library.
 func MeasureStages(g *pagerank.Graph, opt StageOptions) (*StageTable, error) {
 	if opt.Damping == 0 {
@@ -178,23 +177,19 @@ func MeasureStages(g *pagerank.Graph, opt StageOptions) (*StageTable, error) {
 			return err
 		}
 		t = &StageTable{Device: dev, Graph: g.Name, N: g.N, NNZ: g.NNZ}
-		if t.CopyDRAM, err = s.copyRow(CopyDRAMName, CopyDRAMBytes, opt.Warmups, opt.Repeats); err != nil {
+		if t.CopyDRAM, err = s.copyRow(CopyDRAMName, pagerank.StageCopyDRAM, CopyDRAMBytes, opt.Warmups, opt.Repeats); err != nil {
 			return err
 		}
-		t.CopyDRAM.XDRAM = 1
 		iterBytes := iterationFormula(designs[implThreadPerRow].stages).Bytes(g.N, g.NNZ)
-		if t.CopyIteration, err = s.copyRow(CopyIterationName, iterBytes, opt.Warmups, opt.Repeats); err != nil {
+		if t.CopyIteration, err = s.copyRow(CopyIterationName, pagerank.StageCopyIteration, iterBytes, opt.Warmups, opt.Repeats); err != nil {
 			return err
-		}
-		if t.CopyDRAM.GBps > 0 {
-			t.CopyIteration.XDRAM = t.CopyIteration.GBps / t.CopyDRAM.GBps
 		}
 		for _, def := range StageCatalog() {
 			med, err := s.lib.timeStage(s.h, def.ID, float32(opt.Damping), opt.Warmups, opt.Repeats)
 			if err != nil {
 				return err
 			}
-			t.Stages = append(t.Stages, bytesRow(def.Name, med, def.Bytes.Bytes(g.N, g.NNZ), def.Bytes.String()+" ("+def.Counted+")", t.CopyDRAM.GBps))
+			t.Stages = append(t.Stages, pagerank.Stage{Name: def.Name, Ms: med, Bytes: def.Bytes.Bytes(g.N, g.NNZ), Formula: def.Bytes.String() + " (" + def.Counted + ")"})
 		}
 		return nil
 	})

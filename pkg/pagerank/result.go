@@ -21,17 +21,41 @@ const (
 // copy row). Ms is the median time of one execution of the stage in
 // milliseconds; Bytes is the number of bytes the stage moves through device
 // (or main) memory once, counted from its loads and stores, not guessed.
-// GBps = Bytes / (Ms * 1e6). XDRAM is GBps over the GB/s of the 128 MiB
-// device-to-device copy row measured in the same process (the course's
-// "x DRAM" column); 0 when no copy row exists (CPU).
+// Implementations report Name, Kind, Ms, Bytes and Formula; the rates are
+// computed once, by pkg/study (study.SetRates): GBps = Bytes / (Ms * 1e6),
+// and XDRAM is GBps over the GB/s of the copy row of kind StageCopyDRAM
+// (the 128 MiB device-to-device copy) measured in the same process (the
+// course's "x DRAM" column); 0 when no such row exists (CPU).
 type Stage struct {
-	Name    string  `json:"name"`
-	Ms      float64 `json:"ms"`
-	Bytes   int64   `json:"bytes"`
-	GBps    float64 `json:"gbps"`
-	XDRAM   float64 `json:"x_dram"`
-	Formula string  `json:"formula,omitempty"` // how Bytes was counted, e.g. "4n + 4n + 4n"
+	Name    string    `json:"name"`
+	Kind    StageKind `json:"kind,omitempty"`
+	Ms      float64   `json:"ms"`
+	Bytes   int64     `json:"bytes"`
+	GBps    float64   `json:"gbps"`
+	XDRAM   float64   `json:"x_dram"`
+	Formula string    `json:"formula,omitempty"` // how Bytes was counted, e.g. "4n + 4n + 4n"
 }
+
+// StageKind says what a Stage row measures ("" for a stage of the iteration:
+// a kernel or a library call).
+type StageKind string
+
+const (
+	// StageCopyDRAM is the device-to-device copy of 128 MiB: the DRAM
+	// bandwidth every x DRAM divides by.
+	StageCopyDRAM StageKind = "copy-dram"
+	// StageCopyIteration is the copy of one iteration's bytes (cache-resident
+	// when they fit in L2).
+	StageCopyIteration StageKind = "copy-iteration"
+	// StageCopyHost is a host memcpy row (the CPU byte floors' rate).
+	StageCopyHost StageKind = "copy-host"
+	// StageWholeRun is a timed run's median divided by its iterations.
+	StageWholeRun StageKind = "whole-run"
+	// StagePrimitive is a launch or barrier cost, per operation, 0 bytes.
+	StagePrimitive StageKind = "primitive"
+	// StageRelabel is one-time host preprocessing, outside the timed iterations.
+	StageRelabel StageKind = "relabel"
+)
 
 // Timing summarises repeated timed runs of a fixed number of iterations
 // (the course's protocol: 50 iterations, no convergence test, 3 warm-ups,

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // Ceilings are the measured costs that bound one GPU iteration, all from
@@ -38,10 +40,8 @@ func MeasuredCeilings(run *Run) Ceilings {
 		c.L2Bytes = run.GPU.L2Bytes
 	}
 	c.DRAMGBps = DRAMCopyRow(run)
-	for _, s := range run.CopyRows {
-		if strings.Contains(s.Name, "one iteration") {
-			c.IterCopyGBps, c.IterCopyBytes = s.GBps, s.Bytes
-		}
+	if s, ok := copyRowOfKind(run, pagerank.StageCopyIteration, 1); ok {
+		c.IterCopyGBps, c.IterCopyBytes = s.GBps, s.Bytes
 	}
 	var launch, node, grid, cluster []float64
 	for _, t := range run.Timings {

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // Tier names, lowest to highest.
@@ -182,16 +184,29 @@ func ComputeTiers(run *Run, in TierInput) []TierRow {
 	return rows
 }
 
-// DRAMCopyRow returns the GB/s of the run's 128 MiB device-to-device copy row
-// (the row whose name mentions "128 MiB", else the first copy row), or 0.
+// DRAMCopyRow returns the GB/s of the run's DRAM copy row (kind
+// pagerank.StageCopyDRAM: 128 MiB device to device), or 0. Reports written
+// before rows had a kind list that row first.
 func DRAMCopyRow(run *Run) float64 {
-	for _, s := range run.CopyRows {
-		if strings.Contains(s.Name, "128 MiB") {
-			return s.GBps
-		}
-	}
-	if len(run.CopyRows) > 0 {
-		return run.CopyRows[0].GBps
+	if s, ok := copyRowOfKind(run, pagerank.StageCopyDRAM, 0); ok {
+		return s.GBps
 	}
 	return 0
+}
+
+// copyRowOfKind returns the copy row of the given kind; in a report written
+// before rows had a kind (none has one), the row at position old (the order
+// pkg/cudabind has always written: the DRAM row, then one iteration's bytes).
+func copyRowOfKind(run *Run, kind pagerank.StageKind, old int) (pagerank.Stage, bool) {
+	kinds := false
+	for _, s := range run.CopyRows {
+		if s.Kind == kind {
+			return s, true
+		}
+		kinds = kinds || s.Kind != ""
+	}
+	if !kinds && old < len(run.CopyRows) {
+		return run.CopyRows[old], true
+	}
+	return pagerank.Stage{}, false
 }

@@ -38,7 +38,7 @@ func (CUDA) Context() (*report.GPUContext, error) {
 
 // StageTable is cudabind.MeasureStages: the 128 MiB and one-iteration copy
 // rows, then every stage timed alone on g (median of cudabind.StageRepeats
-// after 3 warm-ups, CUDA events).
+// after 3 warm-ups, CUDA events); ms and bytes, no rates.
 func (CUDA) StageTable(g *pagerank.Graph) (copyRows, stages []pagerank.Stage, err error) {
 	t, err := cudabind.MeasureStages(g, cudabind.StageOptions{})
 	if err != nil {

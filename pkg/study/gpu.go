@@ -20,9 +20,10 @@ type GPU interface {
 	// Context describes the device every GPU number is measured on.
 	Context() (*report.GPUContext, error)
 	// StageTable measures, in this process, the device-to-device copy rows
-	// (first the 128 MiB DRAM row every "x DRAM" fraction divides by, then
-	// one iteration's bytes) and every stage timed alone on g (the course's
-	// stage table). Stage.Ms, Bytes and GBps are set.
+	// (the 128 MiB DRAM row of kind pagerank.StageCopyDRAM that every
+	// "x DRAM" divides by, and one iteration's bytes, StageCopyIteration) and
+	// every stage timed alone on g (the course's stage table). Stage.Ms,
+	// Bytes and Kind are set; the study computes the rates (rates.go).
 	StageTable(g *pagerank.Graph) (copyRows, stages []pagerank.Stage, err error)
 	// Baseline is the implementation the bronze tier compares against (the
 	// course's thread-per-row version).

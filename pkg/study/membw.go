@@ -60,13 +60,12 @@ func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
 	}
 	row := pagerank.Stage{
 		Name:    fmt.Sprintf("CPU memcpy, %s, %s", sizeText(size), goroutines),
+		Kind:    pagerank.StageCopyHost,
 		Ms:      med,
 		Bytes:   2 * size,
 		Formula: fmt.Sprintf("Go copy() of %d bytes split over %s: %d read + %d written; median of %d after %d warm-up(s)", size, goroutines, size, size, repeats, warmups),
 	}
-	if med > 0 {
-		row.GBps = float64(row.Bytes) / (med * 1e6)
-	}
+	row.GBps = GBps(row.Bytes, med)
 	return row
 }
 

@@ -717,7 +717,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		row.LaunchesPerIteration, row.HostSyncsPerIteration = res.LaunchesPerIteration, res.HostSyncsPerIteration
 		row.Stages = res.Stages
 		if med := row.Timing.MedianMs; res.BytesPerIteration > 0 && med > 0 {
-			row.GBps = report.F(float64(res.BytesPerIteration) * float64(row.Timing.Iterations) / (med * 1e6))
+			row.GBps = report.F(GBps(res.BytesPerIteration*int64(row.Timing.Iterations), med))
 		}
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
@@ -740,23 +740,18 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			fmt.Fprintf(r.cfg.Progress, "  stage table: %d copy rows, %d stages\n", len(t.copies), len(t.stages))
 		}
 	}
-	dram := report.DRAMCopyRow(r.out)
-	if dram > 0 {
-		for _, rows := range [][]pagerank.Stage{r.out.CopyRows, r.out.Stages} {
-			for i := range rows {
-				rows[i].XDRAM = rows[i].GBps / dram
-			}
-		}
-		for _, i := range timed {
-			t := &r.out.Timings[i]
-			if t.GBps.Valid() {
-				t.XDRAM = report.F(float64(t.GBps) / dram)
-			}
-			for j := range t.Stages {
-				if s := &t.Stages[j]; s.XDRAM == 0 && s.GBps > 0 {
-					s.XDRAM = s.GBps / dram
-				}
-			}
+	// Every rate of this case, once, from bytes and time (rates.go).
+	var dram float64
+	if c, ok := DRAMCopy(r.out.CopyRows); ok {
+		dram = GBps(c.Bytes, c.Ms)
+	}
+	SetRates(r.out.CopyRows, dram)
+	SetRates(r.out.Stages, dram)
+	for _, i := range timed {
+		t := &r.out.Timings[i]
+		SetRates(t.Stages, dram)
+		if dram > 0 && t.GBps.Valid() {
+			t.XDRAM = report.F(float64(t.GBps) / dram)
 		}
 	}
 	return nil

@@ -385,11 +385,11 @@ func (r *scaleRunner) bandwidth(workers int) {
 		r.note("GPU copy rows failed (GPU byte floors not computed): %v", err)
 		return
 	}
-	row := copies[0]
-	for _, c := range copies {
-		if strings.Contains(c.Name, "128 MiB") {
-			row = c
-		}
+	SetRates(copies, 0)
+	row, ok := DRAMCopy(copies)
+	if !ok {
+		r.note("GPU copy rows have no DRAM row (kind %s): GPU byte floors not computed", pagerank.StageCopyDRAM)
+		return
 	}
 	row.Name = "GPU " + row.Name
 	r.gpuCopy = &row

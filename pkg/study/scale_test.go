@@ -47,7 +47,7 @@ func (scaleGPU) Context() (*report.GPUContext, error) {
 	return &report.GPUContext{Name: "Fake GPU", ComputeCapability: "9.0", SMs: 1, L2Bytes: 1 << 20}, nil
 }
 func (scaleGPU) StageTable(*pagerank.Graph) (copies, stages []pagerank.Stage, err error) {
-	return []pagerank.Stage{{Name: "copy, 128 MiB (DRAM)", Ms: 0.671088, Bytes: 268435456, GBps: 400}}, nil, nil
+	return []pagerank.Stage{{Name: "copy, 128 MiB (DRAM)", Kind: pagerank.StageCopyDRAM, Ms: 268435456 / 400e6, Bytes: 268435456}}, nil, nil // 400 GB/s
 }
 func (scaleGPU) Baseline() string                                       { return "gpu-fake" }
 func (scaleGPU) WriteBudget(*pagerank.Graph) (map[string]string, error) { return nil, nil }
@@ -159,7 +159,7 @@ func TestScaleStudySmall(t *testing.T) {
 	if len(s.Rows) != 6*4 {
 		t.Fatalf("%d rows, want 6 graphs x 4 implementations", len(s.Rows))
 	}
-	if len(s.Bandwidth) != 3 || s.Bandwidth[0].Bytes != 2<<20 || s.Bandwidth[2].GBps != 400 || !strings.Contains(s.Bandwidth[2].Name, "GPU copy, 128 MiB") {
+	if len(s.Bandwidth) != 3 || s.Bandwidth[0].Bytes != 2<<20 || !near(s.Bandwidth[2].GBps, 400) || !strings.Contains(s.Bandwidth[2].Name, "GPU copy, 128 MiB") {
 		t.Fatalf("bandwidth rows %+v", s.Bandwidth)
 	}
 	cpu1, cpuN := s.Bandwidth[0].GBps, s.Bandwidth[1].GBps

@@ -192,8 +192,8 @@ func (f fakeGPUImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, ru
 	}
 	tm := pagerank.NewTiming(p.Iterations, warmups, ms, "cuda-events")
 	res.Timing = &tm
-	res.BytesPerIteration = 1000000 // 50e6 bytes / 0.5 ms = 100 GB/s
-	res.Stages = []pagerank.Stage{{Name: "spmv", Ms: 0.005, Bytes: 500000, GBps: 100}}
+	res.BytesPerIteration = 1000000                                         // 50e6 bytes / 0.5 ms = 100 GB/s
+	res.Stages = []pagerank.Stage{{Name: "spmv", Ms: 0.005, Bytes: 500000}} // 100 GB/s
 	res.LaunchesPerIteration, res.HostSyncsPerIteration = 5, 0
 	return res, nil
 }
@@ -210,10 +210,11 @@ func (f fakeGPU) Context() (*report.GPUContext, error) {
 }
 func (f fakeGPU) StageTable(g *pagerank.Graph) (copies, stages []pagerank.Stage, err error) {
 	return []pagerank.Stage{
-			{Name: "copy, 128 MiB (DRAM)", Ms: 0.0671, Bytes: 268435456, GBps: 400},
-			{Name: "copy, one iteration's bytes", Ms: 0.001, Bytes: 1000000, GBps: 800},
+			// Times and bytes only, as pkg/cudabind reports them: 400 and 800 GB/s.
+			{Name: "copy, 128 MiB (DRAM)", Kind: pagerank.StageCopyDRAM, Ms: 268435456 / 400e6, Bytes: 268435456},
+			{Name: "copy, one iteration's bytes", Kind: pagerank.StageCopyIteration, Ms: 1000000 / 800e6, Bytes: 1000000},
 		}, []pagerank.Stage{
-			{Name: "spmv, thread per row", Ms: 0.01, Bytes: int64(4*(g.N+1) + 8*g.NNZ), GBps: 200},
+			{Name: "spmv, thread per row", Ms: float64(4*(g.N+1)+8*g.NNZ) / 200e6, Bytes: int64(4*(g.N+1) + 8*g.NNZ)}, // 200 GB/s
 		}, nil
 }
 func (f fakeGPU) Baseline() string { return "gpu-fake-tpr" }
@@ -231,10 +232,12 @@ func TestGPUPlumbingWithFakeGPU(t *testing.T) {
 	if run.GPU == nil || run.GPU.Name != "Fake H200" || run.GPUSkipped != "" {
 		t.Fatalf("GPU context %+v, skipped %q", run.GPU, run.GPUSkipped)
 	}
-	if len(run.CopyRows) != 2 || run.CopyRows[0].XDRAM != 1 || run.CopyRows[1].XDRAM != 2 || run.CopyRows[1].Bytes != 1000000 {
+	// The rates come from bytes and time, computed once by the study (rates.go).
+	if len(run.CopyRows) != 2 || run.CopyRows[0].XDRAM != 1 || math.Abs(run.CopyRows[1].XDRAM-2) > 1e-12 || run.CopyRows[1].Bytes != 1000000 ||
+		math.Abs(run.CopyRows[0].GBps-400) > 1e-9 {
 		t.Errorf("copy rows %+v, want x DRAM 1 and 2 and one iteration's 1000000 bytes", run.CopyRows)
 	}
-	if len(run.Stages) != 1 || run.Stages[0].XDRAM != 0.5 {
+	if len(run.Stages) != 1 || math.Abs(run.Stages[0].XDRAM-0.5) > 1e-12 || math.Abs(run.Stages[0].GBps-200) > 1e-9 {
 		t.Errorf("stage table %+v, want one stage at 200/400 = 0.5 x DRAM", run.Stages)
 	}
 	for _, tm := range run.Timings {
@@ -244,7 +247,7 @@ func TestGPUPlumbingWithFakeGPU(t *testing.T) {
 		if tm.Timing.Clock != "cuda-events" || math.Abs(float64(tm.GBps)-100) > 1e-9 || math.Abs(float64(tm.XDRAM)-0.25) > 1e-12 {
 			t.Errorf("%s timing: clock %s, %v GB/s, %v x DRAM; want cuda-events, 100, 0.25", tm.Implementation, tm.Timing.Clock, tm.GBps, tm.XDRAM)
 		}
-		if len(tm.Stages) != 1 || tm.Stages[0].XDRAM != 0.25 {
+		if len(tm.Stages) != 1 || math.Abs(tm.Stages[0].XDRAM-0.25) > 1e-12 || math.Abs(tm.Stages[0].GBps-100) > 1e-9 {
 			t.Errorf("%s stages %+v, want x DRAM filled as 100/400", tm.Implementation, tm.Stages)
 		}
 	}
