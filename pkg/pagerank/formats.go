@@ -174,6 +174,12 @@ func LoadGraphContext(ctx context.Context, path, name string, opt LoadOptions) (
 	if err != nil {
 		return nil, info, err
 	}
+	if len(el.Src) >= 1<<20 {
+		// The parse's block arrays are garbage now: collect them before the
+		// build allocates the CSRs, so the peak resident set is the edge
+		// list and the CSRs, not also the blocks (about 8 bytes per edge).
+		runtime.GC()
+	}
 	g, err := el.BuildContext(ctx, name, opt.Workers)
 	if err != nil {
 		return nil, info, fmt.Errorf("%s: %w", path, err)
@@ -316,6 +322,18 @@ func (t *idTable) intern(id string) (int32, error) {
 // U+200B, bidi marks U+200E/U+200F, a byte-order mark): such ids look like
 // others on screen but would be distinct nodes.
 func cleanID(id string, spaces bool) (string, error) {
+	ascii := true
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c >= 0x80 {
+			ascii = false
+			break
+		} else if c < 0x20 || c == 0x7f || (c == ' ' && !spaces) {
+			return "", fmt.Errorf("node id %q contains %U (whitespace, a control or an invisible format character)", clip(id), rune(c))
+		}
+	}
+	if ascii { // ASCII is NFC and has no format characters
+		return id, nil
+	}
 	if !utf8.ValidString(id) {
 		return "", errors.New("node id is not valid UTF-8")
 	}
@@ -381,7 +399,7 @@ func parseUint(b []byte) (int64, bool) {
 // parseBlock parses the lines of data by spec.
 func parseBlock(data []byte, spec intSpec) blockEdges {
 	res := blockEdges{maxID: -1}
-	est := len(data) / 12
+	est := bytes.Count(data, []byte("\n")) + 1 // at most one edge per line: no growth garbage
 	res.src, res.dst = make([]int32, 0, est), make([]int32, 0, est)
 	limit := int64(maxNodes) // ids are < maxNodes after subtracting base
 	if spec.n > 0 {
@@ -558,9 +576,11 @@ func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers 
 	}
 	src, dst = make([]int32, 0, total), make([]int32, 0, total)
 	for i := 0; i < seq; i++ {
-		src = append(src, results[i].src...)
-		dst = append(dst, results[i].dst...)
+		b := results[i]
+		src = append(src, b.src...)
+		dst = append(dst, b.dst...)
 		delete(results, i) // let the block's arrays go
+		b.src, b.dst = nil, nil
 	}
 	return src, dst, maxID, extra, nil
 }

@@ -115,9 +115,6 @@ func ParseEdgeList(r io.Reader, name string) (*EdgeList, error) {
 			if r, bad := badIDRune(id); bad {
 				return nil, &ParseError{name, line, fmt.Sprintf("node id %q contains %U (whitespace or a control character; separate the two ids with one of \" , \", \",\", tabs or spaces, not a mix)", clip(id), r)}
 			}
-			if _, err := cleanID(id, false); err != nil {
-				return nil, &ParseError{name, line, err.Error()}
-			}
 		}
 		if len(el.Src) >= maxEdges {
 			return nil, &ParseError{name, line, fmt.Sprintf("more than %d edges (int32 index limit)", maxEdges)}

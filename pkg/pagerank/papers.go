@@ -126,10 +126,13 @@ func (t *tsvReader) Read() ([]string, error) {
 	return nil, io.EOF
 }
 
-func (t *tsvReader) ReadAll() ([][]string, error) {
+func (t *tsvReader) ReadAll() ([][]string, error) { return readAll(t.Read) }
+
+// readAll collects the records of read until io.EOF.
+func readAll(read func() ([]string, error)) ([][]string, error) {
 	var out [][]string
 	for {
-		rec, err := t.Read()
+		rec, err := read()
 		if err == io.EOF {
 			return out, nil
 		}
@@ -170,19 +173,7 @@ func (c *csvLines) Read() ([]string, error) {
 	return rec, nil
 }
 
-func (c *csvLines) ReadAll() ([][]string, error) {
-	var out [][]string
-	for {
-		rec, err := c.Read()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-}
+func (c *csvLines) ReadAll() ([][]string, error) { return readAll(c.Read) }
 
 // ParsePapers reads a tab-separated metadata table (see ParseMetadata).
 func ParsePapers(r io.Reader, name string) (*Papers, error) { return ParseMetadata(r, name, '\t') }
