@@ -166,6 +166,32 @@ def export_html(nb, path, template):
     return removed
 
 
+def relative_paths(nb, root):
+    """Write the checkout's absolute path as "." in every output (GoNB's
+    %goworkfix line names the directory it joined; nothing else should name
+    a machine path): outputs stay the same on every machine. Returns how many
+    outputs changed."""
+    changed = 0
+
+    def fix(v):
+        if isinstance(v, str):
+            return v.replace(root + "/", "").replace(root, ".")
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        return v
+
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            before = repr(out)
+            if "text" in out:
+                out["text"] = fix(out["text"])
+            for key, val in list(out.get("data", {}).items()):
+                out["data"][key] = fix(val)
+            if repr(out) != before:
+                changed += 1
+    return changed
+
+
 def write_notebook(nb, path, nbformat):
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         nbformat.write(nb, f)
@@ -226,6 +252,7 @@ def run_one(args):
         for p in problems:
             log("  " + p)
         return 1
+    relative_paths(nb, os.path.dirname(nbdir))
     NotebookNotary().sign(nb)
     write_notebook(nb, out_nb, nbformat)
     removed = export_html(nb, out_html, args.template)

@@ -359,8 +359,8 @@ func StagesSource(s *StudyRun) (Source, error) {
 	}
 	if len(runs) > 0 {
 		r := runs[0]
-		return Source{r.Run, fmt.Sprintf("**Source: the committed report `%s`** (this machine has no GPU: %s). It was measured on %s (compute capability %s), driver %s, runtime %s, on %s at commit %s; its environment is below.",
-			r.Path, report.ShortReason(s.GPUSkipped), r.GPU.Name, r.GPU.ComputeCapability, r.GPU.Driver, r.GPU.Runtime, r.Env.Date, r.Env.Commit)}, nil
+		return Source{r.Run, fmt.Sprintf("**Source: the committed report `%s`** (this machine has no GPU; notebook 01 says why), measured on %s (compute capability %s), driver %s, runtime %s, on %s at commit %s.",
+			r.Path, r.GPU.Name, r.GPU.ComputeCapability, r.GPU.Driver, r.GPU.Runtime, r.Env.Date, r.Env.Commit)}, nil
 	}
 	return Source{s.Run, fmt.Sprintf("**Source: this machine's CPU-only run. There are no GPU numbers here.** This machine has no GPU (%s), and no GPU report is committed under `reports/` yet. "+
 		"The stage table and the x DRAM chart need CUDA-event stage timings and the device-to-device copy rows, so they stay empty below; "+

@@ -456,8 +456,9 @@ func ScaleRowsTable(s *ScaleStudy) string {
 		}
 		t.Add(statusClass(r.Status), r.Graph, fmt.Sprint(r.NNZ), r.Implementation, r.Status, runs, fnum("%.4f", float64(r.MsPerIter)),
 			fnum("%.3f", float64(r.GTEPS)), fnum("%.3f", float64(r.NsPerEdge)), fnum("%.3f", float64(r.FloorFraction)),
-			fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(r.Reason, 140))
+			fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(scaleReason(r), 140))
 	}
+	t.Note = spearmanNote
 	return fmt.Sprintf(`<details><summary style="font:13px sans-serif;cursor:pointer">All %d rows of %s (click to open)</summary>%s</details>`,
 		len(s.Rows), escape(s.Name), t.HTML())
 }
