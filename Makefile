@@ -27,22 +27,27 @@ $(CUDA_LIB): $(CUDA_SRCS) $(CUDA_HDRS)
 	$(NVCC) $(NVCCFLAGS) $(CUDA_SRCS) -lcusparse -o $@
 
 # ---- notebooks (notebooks/*.ipynb under GoNB; issue 4) ----
-# make notebook-deps    apt + go steps the notebooks need (root; Debian 12)
+# make notebook-deps    apt + go steps the notebooks need (root; Debian 12; Node.js + npm for make jlab if missing)
 # make kernel           build bin/gonb + bin/goimports (versions pinned in go.mod), write the "gonb" kernel spec
 # make notebooks        execute every notebook headlessly -> reports/notebooks/NAME.{ipynb,html}; fails on any cell error
 # make notebooks-commit the same, and write the outputs back into notebooks/ (what gets committed)
 # make notebooks-test   Run All in the classic Notebook server in headless Chromium; asserts a chart drew pixels
 # make notebook-server  start the classic Notebook server on 127.0.0.1:8888 for a person
+# make jlab             build the JupyterLab 3.6.8 front end (tools/jlab, npm ci from its lock file) into build/jlab
+# make notebooks-lab-test  every notebook in that JupyterLab (Debian's jupyterlab_server) + headless Chromium:
+#                       untrusted as saved, Run All from the menu, trusted after saving; errors, tables, charts
 NB_PYTHON ?= /usr/bin/python3
 NB_JOBS ?= 2
 NB_OUT ?= reports/notebooks
 NB_PARAMS ?=
 NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9]*.ipynb))
-NB_APT := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-nbformat chromium
-.PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server
+NB_APT := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-nbformat chromium \
+	python3-jupyter-server python3-jupyterlab-server
+.PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server jlab notebooks-lab-test
 notebook-deps:
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NB_APT)
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
 	$(GO) mod download
 kernel:
 	$(GO) build -o bin/ github.com/janpfeifer/gonb golang.org/x/tools/cmd/goimports
@@ -56,6 +61,15 @@ notebooks-commit: kernel
 	$(NB_PYTHON) tools/nbrun.py --inplace --jobs $(NB_JOBS) --out $(NB_OUT) $(NOTEBOOKS)
 notebooks-test: kernel testsum
 	PRLAB_NOTEBOOK_TEST=1 PRLAB_NB_OUT=$(NB_OUT) $(TESTSUM) -v -- -count=1 -timeout 20m -run 'TestNotebookInBrowser|TestExportedNotebookHTML|TestChartUnderRequireJS' ./pkg/nb/
+JLAB_BUILD ?= build/jlab
+JLAB_SRC := tools/jlab/package.json tools/jlab/package-lock.json tools/jlab/index.js tools/jlab/webpack.config.js
+jlab: $(JLAB_BUILD)/bundle.js
+$(JLAB_BUILD)/bundle.js: $(JLAB_SRC)
+	cd tools/jlab && npm ci --no-audit --no-fund --loglevel=warn
+	cd tools/jlab && PRLAB_JLAB_OUT=$(abspath $(JLAB_BUILD)) npm run build --silent
+	@touch $@
+notebooks-lab-test: kernel jlab testsum
+	PRLAB_LAB_TEST=1 PRLAB_JLAB_BUILD=$(abspath $(JLAB_BUILD)) $(TESTSUM) -v -- -count=1 -timeout 40m -run 'TestNotebooksInJupyterLab' ./pkg/nb/
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 

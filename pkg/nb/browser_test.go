@@ -31,7 +31,7 @@ const EnvBrowserTest = "PRLAB_NOTEBOOK_TEST"
 // canvas of the notebook's chart has drawn pixels.
 //
 // The notebook is a copy (notebooks/zz-browser-test-*.ipynb, removed at the
-// end), so the server's autosave never touches a committed notebook.
+// end; copyNotebook), so the server's autosave never touches a committed notebook.
 // PRLAB_NOTEBOOK_TEST_NB picks the notebook (default 04-dangling-exercise);
 // PRLAB_NOTEBOOK_SCREENSHOT=path.png saves a screenshot of the page.
 func TestNotebookInBrowser(t *testing.T) {
@@ -46,21 +46,7 @@ func TestNotebookInBrowser(t *testing.T) {
 	if name == "" {
 		name = "04-dangling-exercise"
 	}
-	src := filepath.Join(root, "notebooks", name+".ipynb")
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyName := fmt.Sprintf("zz-browser-test-%d.ipynb", os.Getpid())
-	copyPath := filepath.Join(root, "notebooks", copyName)
-	if err := os.WriteFile(copyPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		os.Remove(copyPath)
-		// The server's checkpoint of the copy (File > Save writes one).
-		os.Remove(filepath.Join(root, "notebooks", ".ipynb_checkpoints", strings.TrimSuffix(copyName, ".ipynb")+"-checkpoint.ipynb"))
-	})
+	copyName := copyNotebook(t, root, name, "zz-browser-test")
 
 	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
 	python := "/usr/bin/python3"
@@ -78,30 +64,7 @@ func TestNotebookInBrowser(t *testing.T) {
 		"--NotebookApp.notebook_dir="+root, "--allow-root")
 	srv.Env = append(os.Environ(), "JUPYTER_RUNTIME_DIR="+filepath.Join(jdir, "runtime"), "PYTHONNOUSERSITE=1")
 	srv.Dir = root
-	logf, err := os.Create(filepath.Join(jdir, "server.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Stdout, srv.Stderr = logf, logf
-	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the kernel is its grandchild; stop the whole group
-	if err := srv.Start(); err != nil {
-		t.Fatalf("start jupyter notebook (%s -m notebook): %v", python, err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = srv.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("notebook server log (tail):\n%s", tail(string(b), 6000))
-		}
-	})
+	startServer(t, srv, filepath.Join(jdir, "server.log"), "jupyter notebook")
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
 
@@ -170,6 +133,62 @@ func TestNotebookInBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("charts: %d, drawn pixels per chart: %v", len(counts), counts)
+}
+
+// copyNotebook copies notebooks/NAME.ipynb to notebooks/PREFIX-PID-NAME.ipynb
+// (a server's autosave must never touch a committed notebook) and removes
+// the copy and its checkpoint at the end of the test; it returns the copy's
+// file name.
+func copyNotebook(t *testing.T, root, name, prefix string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "notebooks", name+".ipynb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyName := fmt.Sprintf("%s-%d-%s.ipynb", prefix, os.Getpid(), name)
+	copyPath := filepath.Join(root, "notebooks", copyName)
+	if err := os.WriteFile(copyPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		os.Remove(copyPath)
+		// The server's checkpoint of the copy (File > Save writes one).
+		os.Remove(filepath.Join(root, "notebooks", ".ipynb_checkpoints", strings.TrimSuffix(copyName, ".ipynb")+"-checkpoint.ipynb"))
+	})
+	return copyName
+}
+
+// startServer starts a Jupyter server command (logging to logPath) in its
+// own process group, and stops the whole group at the end of the test (the
+// kernels are its grandchildren): SIGTERM, SIGKILL after 10 s. If the test
+// failed, the log's tail goes to the test log.
+func startServer(t *testing.T, srv *exec.Cmd, logPath, what string) {
+	t.Helper()
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stdout, srv.Stderr = logf, logf
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start %s (%s): %v", what, strings.Join(srv.Args, " "), err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("%s log (tail):\n%s", what, tail(string(b), 6000))
+		}
+	})
 }
 
 // newBrowser starts Debian's chromium headless with the flags this machine

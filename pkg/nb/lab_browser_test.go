@@ -1,0 +1,405 @@
+package nb
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// EnvLabTest gates TestNotebooksInJupyterLab: it needs Debian's
+// python3-jupyterlab-server and chromium, the front end built by `make jlab`
+// (build/jlab) and the GoNB binaries of `make kernel`. `make
+// notebooks-lab-test` sets it.
+const EnvLabTest = "PRLAB_LAB_TEST"
+
+// TestNotebooksInJupyterLab opens every notebook in a real JupyterLab front
+// end (3.6.8, tools/jlab, served by Debian 12's jupyterlab_server on
+// jupyter_server; loopback only, a random port and token) in headless
+// Chromium and, for each one:
+//
+//  1. as saved in git (not signed with this server's key, so untrusted):
+//     the setup cell says that ECharts did not run, and no chart draws;
+//  2. clears the outputs and chooses Run > Run All Cells in the menu bar,
+//     waits until the GoNB kernel numbered every code cell and is idle, and
+//     asserts: no error or stderr output in any cell, no JavaScript
+//     exception on the page, the setup cell says ECharts loaded, every
+//     table the outputs hold is rendered with rows, and every chart's canvas
+//     drew its series (pixel count);
+//  3. saves (JupyterLab signs what it ran), opens it again without running
+//     anything: trusted now, the saved outputs' scripts run, the setup cell
+//     says ECharts loaded and every chart draws again.
+//
+// Each notebook runs on a copy (copyNotebook); the kernel spec, the signing
+// key and JupyterLab's settings live in a temporary Jupyter data dir, so
+// nothing outside the test's folders changes. PRLAB_LAB_TEST_NB picks
+// notebooks (comma-separated names, default all of notebooks/[0-9]*.ipynb);
+// PRLAB_NOTEBOOK_SCREENSHOT_DIR saves one screenshot per notebook and step.
+func TestNotebooksInJupyterLab(t *testing.T) {
+	if os.Getenv(EnvLabTest) == "" {
+		t.Skipf("set %s=1 (make notebooks-lab-test) to run the notebooks in JupyterLab + headless Chromium", EnvLabTest)
+	}
+	root, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	if s := os.Getenv("PRLAB_LAB_TEST_NB"); s != "" {
+		names = strings.Split(s, ",")
+	} else {
+		paths, _ := filepath.Glob(filepath.Join(root, "notebooks", "[0-9]*.ipynb"))
+		for _, p := range paths {
+			names = append(names, strings.TrimSuffix(filepath.Base(p), ".ipynb"))
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no notebooks/[0-9]*.ipynb")
+	}
+	build := filepath.Join(root, "build", "jlab")
+	if b := os.Getenv("PRLAB_JLAB_BUILD"); b != "" {
+		build = b
+	}
+	if _, err := os.Stat(filepath.Join(build, "bundle.js")); err != nil {
+		t.Fatalf("no JupyterLab front end in %s: run make jlab first", build)
+	}
+	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
+	python := "/usr/bin/python3"
+	if p := os.Getenv("PRLAB_PYTHON"); p != "" {
+		python = p
+	}
+
+	// A private Jupyter data dir: the "gonb" kernel spec for this checkout
+	// (tools/nbkernel, as make kernel writes it) and the notary's key.
+	jdir := t.TempDir()
+	data := filepath.Join(jdir, "data")
+	gonb := filepath.Join(root, "bin", "gonb")
+	spec := exec.Command("go", "run", "./tools/nbkernel", "-gonb", gonb, "-root", root, "-dir", filepath.Join(data, "kernels"))
+	spec.Dir = root
+	if out, err := spec.CombinedOutput(); err != nil {
+		t.Fatalf("write the gonb kernel spec (run make kernel first): %v\n%s", err, out)
+	}
+
+	port := freePort(t)
+	token := randomHex(t, 24)
+	// timeout bounds the server's life even if this test process is killed.
+	srv := exec.Command("timeout", "-k", "10", "45m", python, filepath.Join(root, "tools", "jlab", "main.py"),
+		"--ServerApp.ip=127.0.0.1", fmt.Sprintf("--ServerApp.port=%d", port), "--ServerApp.port_retries=0",
+		"--ServerApp.token="+token, "--ServerApp.password=", "--ServerApp.open_browser=False",
+		"--ServerApp.root_dir="+root, "--allow-root")
+	srv.Env = append(os.Environ(),
+		"JUPYTER_DATA_DIR="+data, "JUPYTER_RUNTIME_DIR="+filepath.Join(jdir, "runtime"),
+		"PRLAB_JLAB_BUILD="+build, "PRLAB_JLAB_STATE="+filepath.Join(jdir, "lab"), "PYTHONNOUSERSITE=1")
+	srv.Dir = root
+	startServer(t, srv, filepath.Join(jdir, "server.log"), "jupyterlab server")
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
+
+	ctx := newBrowser(t, chromium, filepath.Join(jdir, "chromium"))
+	// Headless, the window never has the focus; JupyterLab's current widget
+	// (which the notebook menus act on) follows the focus. Emulate it.
+	if _, err := chromedp.Call(ctx, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	// JavaScript exceptions nobody caught, from JupyterLab or an output's script.
+	var mu sync.Mutex
+	var exceptions, consoleErrors []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*runtime.EventConsoleAPICalled); ok && e.Type == runtime.ConsoleAPICalledTypeError {
+			var parts []string
+			for _, a := range e.Args {
+				if a.Description != "" {
+					parts = append(parts, a.Description)
+				} else {
+					parts = append(parts, string(a.Value))
+				}
+			}
+			mu.Lock()
+			consoleErrors = append(consoleErrors, tail(strings.Join(parts, " "), 300))
+			mu.Unlock()
+		}
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil && d.Exception.Description != "" {
+				msg = d.Exception.Description
+			}
+			mu.Lock()
+			exceptions = append(exceptions, fmt.Sprintf("%s (%s:%d)", tail(msg, 300), d.URL, d.LineNumber))
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Logf("browser console errors (JupyterLab's and the outputs'): %q", consoleErrors)
+		}
+	})
+	takeExceptions := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		e := exceptions
+		exceptions = nil
+		return e
+	}
+	shots := os.Getenv("PRLAB_NOTEBOOK_SCREENSHOT_DIR")
+	screenshot := func(t *testing.T, name string) {
+		if shots == "" {
+			return
+		}
+		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			p := filepath.Join(shots, name+".png")
+			_ = os.WriteFile(p, png, 0o644)
+			t.Logf("screenshot: %s", p)
+		}
+	}
+
+	for i, name := range names {
+		t.Run(name, func(t *testing.T) {
+			copyName := copyNotebook(t, root, name, "zz-lab-test")
+			open := func(step string) labNotebook {
+				// A fresh workspace per opening: JupyterLab restores no other tab.
+				url := fmt.Sprintf("%s/lab/workspaces/prlab-%d-%s/tree/notebooks/%s?token=%s", base, i, step, copyName, token)
+				if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+					t.Fatalf("open %s: %v", strings.Split(url, "?")[0], err)
+				}
+				if !poll(ctx, labReadyJS, 120*time.Second) {
+					st := labState(t, ctx)
+					t.Fatalf("%s: the notebook did not open with an idle GoNB kernel in 120 s (state %+v)", step, st)
+				}
+				return labState(t, ctx)
+			}
+			defer func() {
+				// Stop the notebook's kernel before the next notebook.
+				_, _ = chromedp.Run(ctx, chromedp.Evaluate[bool](`window.jupyterapp.serviceManager.sessions.shutdownAll().then(function () { return true; })`, chromedp.EvalAwaitPromise))
+			}()
+
+			// 1. As committed: untrusted, saved scripts do not run.
+			st := open("saved")
+			if st.Trusted {
+				t.Errorf("saved notebook opened as trusted; it is not signed with this server's key")
+			}
+			if !strings.Contains(st.Setup, libraryNotRun) {
+				t.Errorf("untrusted, before running: setup cell says %q, want the message that ECharts did not run (%q)", st.Setup, libraryNotRun)
+			}
+			if n := len(chartPixelsNow(t, ctx)); n != 0 {
+				t.Errorf("untrusted, before running: %d chart canvases exist; the saved scripts must not run", n)
+			}
+			screenshot(t, name+"-1-untrusted")
+			takeExceptions() // JupyterLab's own start-up is not what this test judges
+
+			// 2. Clear, Run All through the menu bar, check every output.
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs').then(function () { return true; })`, chromedp.EvalAwaitPromise)); err != nil {
+				t.Fatal(err)
+			}
+			runMenu, err := chromedp.Run(ctx, chromedp.Evaluate[int](labRunMenuJS))
+			if err != nil || runMenu < 1 {
+				t.Fatalf("no Run menu in the menu bar (%d, %v)", runMenu, err)
+			}
+			start := time.Now()
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#jp-MainMenu .lm-MenuBar-item:nth-child(%d)`, runMenu)))); err != nil {
+				t.Fatalf("open the Run menu: %v", err)
+			}
+			item, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function () { var e = document.querySelector('.lm-Menu-item[data-command="runmenu:run-all"]'); return e ? e.className : 'none: ' + Array.from(document.querySelectorAll('.lm-Menu .lm-Menu-item')).map(function (m) { return m.getAttribute('data-command') + '=' + m.textContent; }).join('; ') + ' bar: ' + document.querySelector('#jp-MainMenu').outerHTML.slice(0, 600); })()`))
+			if err != nil || strings.HasPrefix(item, "none") || strings.Contains(item, "lm-mod-disabled") {
+				t.Fatalf("Run > Run All Cells is missing or disabled (%q, %v); JupyterLab's current widget: %+v", item, err, labState(t, ctx))
+			}
+			// Lumino's menus act on the item under the mouse: move there, then click.
+			xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(function () { var r = document.querySelector('.lm-Menu-item[data-command="runmenu:run-all"]').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`))
+			if err != nil || len(xy) != 2 {
+				t.Fatalf("Run All Cells menu item position: %v %v", xy, err)
+			}
+			if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]), chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+				t.Fatalf("Run > Run All Cells: %v", err)
+			}
+			if !poll(ctx, labStartedJS, 60*time.Second) {
+				t.Fatalf("Run > Run All Cells started nothing in 60 s (state %+v)", labState(t, ctx))
+			}
+			if !poll(ctx, labDoneJS, 10*time.Minute) {
+				t.Fatalf("Run All did not finish in 10 min (state %+v)", labState(t, ctx))
+			}
+			ran := labState(t, ctx)
+			t.Logf("Run All: %d code cells in %d s", ran.Code, int(time.Since(start).Seconds()))
+			if len(ran.Errors) > 0 {
+				t.Errorf("cells show errors: %q", ran.Errors)
+			}
+			if !strings.HasPrefix(ran.Setup, "ECharts ") || !strings.Contains(ran.Setup, "loaded inline") {
+				t.Errorf("after Run All: setup cell says %q, want \"ECharts <version> loaded inline (offline).\"", ran.Setup)
+			}
+			checkTables(t, ran)
+			checkCharts(t, ctx, "after Run All", ran.Charts)
+			screenshot(t, name+"-2-ran")
+			if e := takeExceptions(); len(e) > 0 {
+				t.Errorf("JavaScript exceptions during Run All: %q", e)
+			}
+
+			// 3. Save (signed: JupyterLab ran every output), open again: trusted.
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.jupyterapp.commands.execute('docmanager:save').then(function () { return true; })`, chromedp.EvalAwaitPromise)); err != nil {
+				t.Fatal(err)
+			}
+			if !poll(ctx, `(function () { `+labNotebookJS+`return !prlabNotebook().context.model.dirty; })()`, 30*time.Second) {
+				t.Fatal("save did not finish in 30 s")
+			}
+			again := open("trusted")
+			if !again.Trusted {
+				t.Errorf("reopened after saving in JupyterLab: not trusted")
+			}
+			if !strings.Contains(again.Setup, "loaded inline") {
+				t.Errorf("trusted, before running: setup cell says %q, want ECharts loaded", again.Setup)
+			}
+			checkCharts(t, ctx, "trusted, before running", again.Charts)
+			screenshot(t, name+"-3-trusted")
+			if e := takeExceptions(); len(e) > 0 {
+				t.Errorf("JavaScript exceptions on the trusted notebook: %q", e)
+			}
+		})
+	}
+}
+
+// libraryNotRun is the start of LibraryHTML's message while its script has not run.
+const libraryNotRun = "ECharts (inline, offline) did not run here"
+
+// labRunMenuJS is the place (1-based) of the menu bar's "Run" menu, 0 if none.
+const labRunMenuJS = `Array.from(document.querySelectorAll('#jp-MainMenu .lm-MenuBar-item')).findIndex(function (e) { return e.textContent.trim() === 'Run'; }) + 1`
+
+// labNotebookJS defines prlabNotebook(): the notebook panel in JupyterLab's
+// main area (the test opens one at a time), or null.
+const labNotebookJS = `function prlabNotebook() {
+  var app = window.jupyterapp; if (!app || !app.shell) { return null; }
+  var it = app.shell.widgets('main'), w;
+  while ((w = it.next()) !== undefined) { if (w.content && w.sessionContext && w.context) { return w; } }
+  return null;
+}
+`
+
+// labReadyJS: the notebook is open and its kernel is idle.
+const labReadyJS = `(function () {
+  ` + labNotebookJS + `var w = prlabNotebook();
+  if (!w || !w.context.isReady) { return false; }
+  var s = w.sessionContext.session, k = s && s.kernel;
+  return !!k && k.status === 'idle' && k.connectionStatus === 'connected';
+})()`
+
+// labStartedJS: the kernel is busy or a code cell has a number.
+const labStartedJS = `(function () {
+  ` + labNotebookJS + `var w = prlabNotebook(), k = w && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!k && (k.status === 'busy' || w.content.widgets.some(function (c) { return c.model.type === 'code' && c.model.executionCount !== null; }));
+})()`
+
+// labDoneJS: every code cell has an execution count and the kernel is idle.
+const labDoneJS = `(function () {
+  ` + labNotebookJS + `var w = prlabNotebook(), k = w.sessionContext.session && w.sessionContext.session.kernel;
+  var cells = w.content.widgets.filter(function (c) { return c.model.type === 'code'; });
+  return !!k && k.status === 'idle' && cells.every(function (c) { return c.model.executionCount !== null; });
+})()`
+
+// labStateJS reads the open notebook: kernel, trust, the setup cell's
+// ECharts line, error outputs, and the tables and charts the outputs hold
+// (counted in the output data) and show (counted in the page).
+const labStateJS = `(function () {
+  ` + labNotebookJS + `var w = prlabNotebook();
+  if (!w) { return JSON.stringify({widget: window.jupyterapp ? 'no notebook in ' + document.title : 'no JupyterLab'}); }
+  var k = w.sessionContext.session && w.sessionContext.session.kernel;
+  var cells = w.content.widgets.filter(function (c) { return c.model.type === 'code'; });
+  var st = {widget: w.id, path: w.context.path, kernel: k ? k.name + '/' + k.status : '', code: cells.length,
+    counted: cells.filter(function (c) { return c.model.executionCount !== null; }).length,
+    trusted: cells.every(function (c) { return c.model.trusted; }), errors: [], charts: 0, tables: 0, shownTables: [], setup: ''};
+  cells.forEach(function (c, i) {
+    c.model.outputs.toJSON().forEach(function (o) {
+      if (o.output_type === 'error') { st.errors.push('cell ' + i + ': ' + o.ename + ': ' + o.evalue); }
+      if (o.output_type === 'stream' && o.name === 'stderr') { st.errors.push('cell ' + i + ' stderr: ' + String(o.text).slice(0, 400)); }
+      var html = o.data && o.data['text/html'];
+      if (html) {
+        html = Array.isArray(html) ? html.join('') : String(html);
+        st.charts += html.split('class="` + ChartClass + `"').length - 1;
+        st.tables += html.split('class="prlab-table"').length - 1;
+      }
+    });
+  });
+  document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').forEach(function (e) {
+    st.errors.push('shown as stderr: ' + e.innerText.slice(0, 400));
+  });
+  w.content.node.querySelectorAll('table.prlab-table').forEach(function (tb) {
+    st.shownTables.push({rows: tb.querySelectorAll('tbody tr').length, height: tb.offsetHeight});
+  });
+  // LibraryHTML's status line (JupyterLab's sanitizer drops its id when untrusted).
+  var lib = Array.from(w.content.node.querySelectorAll('.jp-OutputArea-output div')).find(function (d) { return /^ECharts /.test(d.textContent); });
+  st.setup = lib ? lib.textContent : '';
+  return JSON.stringify(st);
+})()`
+
+// labNotebook is what labStateJS reads.
+type labNotebook struct {
+	Widget, Path, Kernel, Setup string
+	Code, Counted               int
+	Trusted                     bool
+	Errors                      []string
+	Charts, Tables              int
+	ShownTables                 []struct{ Rows, Height int }
+}
+
+func labState(t *testing.T, ctx context.Context) labNotebook {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](labStateJS))
+	if err != nil {
+		t.Fatalf("read the notebook's state: %v", err)
+	}
+	var st labNotebook
+	if err := json.Unmarshal([]byte(s), &st); err != nil {
+		t.Fatalf("notebook state %s: %v", s, err)
+	}
+	return st
+}
+
+// checkTables: every table in the outputs' data is in the page, with rows.
+func checkTables(t *testing.T, st labNotebook) {
+	t.Helper()
+	if len(st.ShownTables) != st.Tables {
+		t.Errorf("outputs hold %d tables, the page shows %d", st.Tables, len(st.ShownTables))
+	}
+	for i, tb := range st.ShownTables {
+		if tb.Rows == 0 || tb.Height < 20 {
+			t.Errorf("table %d rendered with %d rows, %d px high", i, tb.Rows, tb.Height)
+		}
+	}
+}
+
+// checkCharts: every chart in the outputs' data drew (chartPixels).
+func checkCharts(t *testing.T, ctx context.Context, when string, want int) {
+	t.Helper()
+	counts := chartPixels(t, ctx, want, 30*time.Second)
+	drawn := 0
+	for _, n := range counts {
+		if n > 1000 {
+			drawn++
+		}
+	}
+	if drawn != want || len(counts) != want {
+		t.Errorf("%s: %d of %d charts drew their series (drawn pixels per canvas %v)", when, drawn, want, counts)
+	} else if want > 0 {
+		t.Logf("%s: %d charts drawn (pixels %v)", when, want, counts)
+	}
+}
+
+// chartPixelsNow is one reading of pixelsJS: one count per chart canvas.
+func chartPixelsNow(t *testing.T, ctx context.Context) []int {
+	t.Helper()
+	counts, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](pixelsJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return counts
+}
