@@ -19,16 +19,18 @@ const out = path.resolve(
 const createHash = crypto.createHash;
 crypto.createHash = alg => createHash(alg === 'md4' ? 'sha256' : alg);
 
+// The themes' configs, quiet like the bundle's (errors and warnings only).
 const assets = Build.ensureAssets({
   packageNames: pkg.jupyterlab.extensions,
   output: out
-});
+}).map(c => Object.assign(c, { stats: 'errors-warnings' }));
 
 module.exports = [
   {
     entry: './index.js',
     output: { path: out, filename: 'bundle.js', hashFunction: 'sha256' },
     bail: true,
+    stats: 'errors-warnings',
     // development: no minifier pass (the slow part on a 2-core machine);
     // the bundle is only served on 127.0.0.1 to the test's browser.
     mode: 'development',
