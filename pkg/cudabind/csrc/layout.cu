@@ -631,7 +631,25 @@ struct ClusterArgs {
   int rmax, emax, hmax;     // shared-memory layout (the same in every block)
 };
 
-template <bool kInstr>
+// Two layouts of the contributions, one kernel (kRep):
+//
+// Distributed (kRep = false): each block keeps the contributions of its own
+// rows (two copies, ping-pong) and the gather reads them from the owner
+// block through distributed shared memory (packed column: owner rank <<
+// kOwnerShift | row local to the owner). Dynamic shared memory: sPartS[2] |
+// dPartS[2] rPartS[2] | contribS [2][rmax] | xS [2][rmax] | invS [rmax] |
+// rpS [rmax+1] | colS, valS [emax] | heavyS [hmax].
+//
+// Replicated (kRep = true): every block keeps the WHOLE contribution vector
+// (two copies, ping-pong) in its shared memory, so the gather is a local
+// shared-memory read; after its combine each block pushes the contributions
+// of its own rows into every block's next copy (coalesced stores through
+// distributed shared memory: a warp writes 32 consecutive floats to each
+// rank), and one cluster.sync() per iteration publishes them. x of the own
+// rows stays in shared memory (one copy: each row belongs to one thread).
+// Dynamic shared memory: sPartS[2] | dPartS[2] rPartS[2] | rep [2][n] |
+// xS, invS [rmax] | rpS [rmax+1] | colS, valS [emax] | heavyS [hmax].
+template <bool kInstr, bool kRep>
 __global__ void __launch_bounds__(kClusterThreads, 1)
     clusterKernel(ClusterArgs a, Coef c, int iters, float *xOut, Inst in) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -643,33 +661,41 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
   double *sPartS = smem;                                   // [2]
   float *dPartS = reinterpret_cast<float *>(smem + 2);     // [2]
   float *rPartS = dPartS + 2;                              // [2]
-  float *contribS = rPartS + 2;                            // [2][rmax]
-  float *xS = contribS + 2 * a.rmax;                       // [2][rmax]
-  float *invS = xS + 2 * a.rmax;                           // [rmax]
+  float *vecS = rPartS + 2;                                // contribS [2][rmax], or rep [2][n]
+  float *xS = vecS + 2 * (kRep ? a.n : a.rmax);            // [2][rmax], or [rmax]
+  float *invS = xS + (kRep ? 1 : 2) * a.rmax;              // [rmax]
   int *rpS = reinterpret_cast<int *>(invS + a.rmax);       // [rmax+1]
-  unsigned *colS = reinterpret_cast<unsigned *>(rpS + a.rmax + 1); // [emax]
+  unsigned *colS = reinterpret_cast<unsigned *>(rpS + a.rmax + 1); // [emax]: packed, or global columns (int)
+  int *colIdxS = reinterpret_cast<int *>(colS);            // the replicated layout's view of colS
   float *valS = reinterpret_cast<float *>(colS + a.emax);  // [emax]
   int *heavyS = reinterpret_cast<int *>(valS + a.emax);    // [hmax]
   __shared__ float fs[32];
   __shared__ double ds[32];
   __shared__ Shared sh;
-  __shared__ float *remote[kMaxCluster]; // contribS of each rank, in the cluster's window
+  __shared__ float *remote[kMaxCluster]; // vecS of each rank, in the cluster's window
 
   const int r0 = a.rb[rank], rows = a.rb[rank + 1] - r0;
   const int e0 = __ldg(a.rowPtr + r0), edges = __ldg(a.rowPtr + r0 + rows) - e0;
   const int h0 = a.hb[rank], nh = a.hb[rank + 1] - h0;
-  if (tid < C) remote[tid] = cl.map_shared_rank(contribS, tid);
+  if (tid < C) remote[tid] = cl.map_shared_rank(vecS, tid);
+  if (kRep)
+    for (int v = tid; v < a.n; v += bd) vecS[v] = c.x0 * __ldg(a.invOut + v);
   float dang = 0.0f;
   for (int i = tid; i < rows; i += bd) {
     const float iv = __ldg(a.invOut + r0 + i);
     invS[i] = iv;
     rpS[i] = __ldg(a.rowPtr + r0 + i) - e0;
     xS[i] = c.x0;
-    contribS[i] = c.x0 * iv;
+    if (!kRep) vecS[i] = c.x0 * iv;
     if (iv == 0.0f) dang += c.x0;
   }
   if (tid == 0) rpS[rows] = edges;
-  for (int e = tid; e < edges; e += bd) colS[e] = __ldg(a.packed + e0 + e);
+  for (int e = tid; e < edges; e += bd) {
+    if (kRep)
+      colIdxS[e] = __ldg(a.colIdx + e0 + e);
+    else
+      colS[e] = __ldg(a.packed + e0 + e);
+  }
   for (int h = tid; h < nh; h += bd) heavyS[h] = __ldg(a.heavy + h0 + h) - r0;
   dang = blockSum(dang, fs);
   if (tid == 0) dPartS[0] = dang;
@@ -704,17 +730,22 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
         sh.stop = stop;
       }
     }
-    const int po = p * a.rmax, pn = (1 - p) * a.rmax;
+    // Offsets of the current (po) and next (pn) copy: of contribS and xS
+    // (distributed), of rep (replicated).
+    const int po = p * (kRep ? a.n : a.rmax), pn = (1 - p) * (kRep ? a.n : a.rmax);
     if (kInstr) {
       __syncthreads();
       if (sh.stop) break;
     }
-    for (int base = tid; base < edges; base += kBatch * bd) { // kBatch DSMEM loads in flight
+    const float *cur = vecS + po; // replicated: the current copy of the whole vector
+    for (int base = tid; base < edges; base += kBatch * bd) { // kBatch shared-memory loads in flight
       float v[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int e = base + u * bd;
-        if (e < edges) {
+        if (kRep) {
+          v[u] = e < edges ? cur[colIdxS[e]] : 0.0f;
+        } else if (e < edges) {
           const unsigned pk = colS[e];
           v[u] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
         } else {
@@ -738,177 +769,24 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     auto finish = [&](int i, float s) {
       const float xn = c.tele + c.d * (s + D * c.invN);
       const float iv = invS[i];
-      xS[pn + i] = xn;
-      contribS[pn + i] = xn * iv;
-      if (iv == 0.0f) dg += xn;
-      if (kInstr) {
-        res += fabsf(xn - xS[po + i]);
-        sum += static_cast<double>(xn);
-      }
-    };
-    for (int i = tid; i < rows; i += bd) {
-      const int b = rpS[i], en = rpS[i + 1];
-      if (en - b <= kLight) {
-        float s = 0.0f;
-        for (int j = b; j < en; ++j) s += valS[j];
-        finish(i, s);
-      }
-    }
-    for (int h = warp; h < nh; h += warps) {
-      const int i = heavyS[h];
-      const int b = rpS[i], en = rpS[i + 1];
-      float s = 0.0f;
-      for (int j = b + lane; j < en; j += 32) s += valS[j];
-      s = warpAllSum(s);
-      if (lane == 0) finish(i, s);
-    }
-    dg = blockSum(dg, fs);
-    if (tid == 0) dPartS[1 - p] = dg;
-    if (kInstr) {
-      res = blockSum(res, fs);
-      sum = blockSum(sum, ds);
-      if (tid == 0) {
-        rPartS[1 - p] = res;
-        sPartS[1 - p] = sum;
-      }
-    }
-    cl.sync(); // publishes contrib', x' and the partials to the whole cluster
-    p ^= 1;
-  }
-  if (kInstr && k == iters && tid < 32) {
-    const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
-    const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
-    if (rank == 0 && lane == 0) {
-      in.residHist[k - 1] = r;
-      in.sumHist[k - 1] = s;
-      in.ctl[kCtlDone] = k;
-      if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
-    }
-  }
-  for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[p * a.rmax + i];
-  cl.sync(); // no block leaves while another may still read its shared memory
-#else
-  (void)a; (void)c; (void)iters; (void)xOut; (void)in;
-#endif
-}
-
-// Replicated variant: every block keeps the WHOLE contribution vector (two
-// copies, ping-pong) in its shared memory, so the gather is a local
-// shared-memory read; after its combine each block pushes the contributions
-// of its own rows into every block's next copy (coalesced stores through
-// distributed shared memory: a warp writes 32 consecutive floats to each
-// rank), and one cluster.sync() per iteration publishes them. x of the own
-// rows stays in shared memory (one copy: each row belongs to one thread).
-// Dynamic shared memory: sPartS[2] | dPartS[2] rPartS[2] | rep[2][n] |
-// xS, invS [rmax] | rpS [rmax+1] | colS, valS [emax] | heavyS [hmax].
-template <bool kInstr>
-__global__ void __launch_bounds__(kClusterThreads, 1)
-    clusterRepKernel(ClusterArgs a, Coef c, int iters, float *xOut, Inst in) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cg::cluster_group cl = cg::this_cluster();
-  const int rank = static_cast<int>(cl.block_rank());
-  const int C = static_cast<int>(cl.num_blocks());
-  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
-  extern __shared__ double smem[];
-  double *sPartS = smem;
-  float *dPartS = reinterpret_cast<float *>(smem + 2);
-  float *rPartS = dPartS + 2;
-  float *rep = rPartS + 2;                                 // [2][n]
-  float *xS = rep + 2 * a.n;                               // [rmax]
-  float *invS = xS + a.rmax;                               // [rmax]
-  int *rpS = reinterpret_cast<int *>(invS + a.rmax);       // [rmax+1]
-  int *colS = rpS + a.rmax + 1;                            // [emax]
-  float *valS = reinterpret_cast<float *>(colS + a.emax);  // [emax]
-  int *heavyS = reinterpret_cast<int *>(valS + a.emax);    // [hmax]
-  __shared__ float fs[32];
-  __shared__ double ds[32];
-  __shared__ Shared sh;
-  __shared__ float *remote[kMaxCluster]; // rep of each rank, in the cluster's window
-
-  const int r0 = a.rb[rank], rows = a.rb[rank + 1] - r0;
-  const int e0 = __ldg(a.rowPtr + r0), edges = __ldg(a.rowPtr + r0 + rows) - e0;
-  const int h0 = a.hb[rank], nh = a.hb[rank + 1] - h0;
-  if (tid < C) remote[tid] = cl.map_shared_rank(rep, tid);
-  for (int v = tid; v < a.n; v += bd) rep[v] = c.x0 * __ldg(a.invOut + v);
-  float dang = 0.0f;
-  for (int i = tid; i < rows; i += bd) {
-    const float iv = __ldg(a.invOut + r0 + i);
-    invS[i] = iv;
-    rpS[i] = __ldg(a.rowPtr + r0 + i) - e0;
-    xS[i] = c.x0;
-    if (iv == 0.0f) dang += c.x0;
-  }
-  if (tid == 0) rpS[rows] = edges;
-  for (int e = tid; e < edges; e += bd) colS[e] = __ldg(a.colIdx + e0 + e);
-  for (int h = tid; h < nh; h += bd) heavyS[h] = __ldg(a.heavy + h0 + h) - r0;
-  dang = blockSum(dang, fs);
-  if (tid == 0) dPartS[0] = dang;
-  cl.sync();
-
-  int p = 0, k = 0;
-  for (; k < iters; ++k) {
-    float dRemote = 0.0f;
-    if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dPartS + p, lane);
-    if (kInstr && tid < 32) {
-      const float D = warpAllSum(dRemote);
-      int stop = 0;
-      if (k > 0) {
-        const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
-        const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
-        stop = in.tol > 0.0f && r < in.tol;
-        if (rank == 0 && lane == 0) {
-          in.residHist[k - 1] = r;
-          in.sumHist[k - 1] = s;
-          if (stop) {
-            in.ctl[kCtlDone] = k;
-            in.ctl[kCtlConverged] = 1;
-            in.ctl[kCtlStopped] = 1;
-          }
+      if (kRep) {
+        if (kInstr) {
+          res += fabsf(xn - xS[i]);
+          sum += static_cast<double>(xn);
+        }
+        xS[i] = xn;
+        const float cv = xn * iv;
+        for (int q = 0; q < C; ++q) remote[q][pn + r0 + i] = cv;
+        if (iv == 0.0f) dg += xn;
+      } else {
+        xS[pn + i] = xn;
+        vecS[pn + i] = xn * iv;
+        if (iv == 0.0f) dg += xn;
+        if (kInstr) {
+          res += fabsf(xn - xS[po + i]);
+          sum += static_cast<double>(xn);
         }
       }
-      if (lane == 0) {
-        sh.D = D;
-        sh.stop = stop;
-      }
-    }
-    if (kInstr) {
-      __syncthreads();
-      if (sh.stop) break;
-    }
-    const float *cur = rep + p * a.n;
-    const int pn = (1 - p) * a.n;
-    for (int base = tid; base < edges; base += kBatch * bd) {
-      float v[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int e = base + u * bd;
-        v[u] = e < edges ? cur[colS[e]] : 0.0f;
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int e = base + u * bd;
-        if (e < edges) valS[e] = v[u];
-      }
-    }
-    if (!kInstr && tid < 32) {
-      const float D = warpAllSum(dRemote);
-      if (lane == 0) sh.D = D;
-    }
-    __syncthreads();
-    const float D = sh.D;
-    float dg = 0.0f, res = 0.0f;
-    double sum = 0.0;
-    auto finish = [&](int i, float s) {
-      const float xn = c.tele + c.d * (s + D * c.invN);
-      const float iv = invS[i];
-      if (kInstr) {
-        res += fabsf(xn - xS[i]);
-        sum += static_cast<double>(xn);
-      }
-      xS[i] = xn;
-      const float cv = xn * iv;
-      for (int q = 0; q < C; ++q) remote[q][pn + r0 + i] = cv;
-      if (iv == 0.0f) dg += xn;
     };
     for (int i = tid; i < rows; i += bd) {
       const int b = rpS[i], en = rpS[i + 1];
@@ -936,7 +814,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
         sPartS[1 - p] = sum;
       }
     }
-    cl.sync(); // publishes every block's pushed contributions and partials
+    cl.sync(); // publishes the next contributions (own or pushed), x' and the partials to the whole cluster
     p ^= 1;
   }
   if (kInstr && k == iters && tid < 32) {
@@ -949,7 +827,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
     }
   }
-  for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[i];
+  for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[(kRep ? 0 : p * a.rmax) + i];
   cl.sync(); // no block leaves while another may still read its shared memory
 #else
   (void)a; (void)c; (void)iters; (void)xOut; (void)in;
@@ -1272,7 +1150,7 @@ int buildCluster(Ctx &c, LayoutState &s, Err &e) {
   int kernelSm = 0;
   {
     cudaFuncAttributes fa;
-    PR_CUDA(e, cudaFuncGetAttributes(&fa, clusterKernel<false>), "cudaFuncGetAttributes(clusterKernel)");
+    PR_CUDA(e, cudaFuncGetAttributes(&fa, clusterKernel<false, false>), "cudaFuncGetAttributes(clusterKernel)");
     kernelSm = fa.binaryVersion;
   }
   if (kernelSm < 90) {
@@ -1331,10 +1209,10 @@ int buildCluster(Ctx &c, LayoutState &s, Err &e) {
       continue;
     }
     // Can the device schedule such a cluster?
-    const void *fns[] = {rep ? reinterpret_cast<const void *>(clusterRepKernel<false>)
-                             : reinterpret_cast<const void *>(clusterKernel<false>),
-                         rep ? reinterpret_cast<const void *>(clusterRepKernel<true>)
-                             : reinterpret_cast<const void *>(clusterKernel<true>)};
+    const void *fns[] = {rep ? reinterpret_cast<const void *>(clusterKernel<false, true>)
+                             : reinterpret_cast<const void *>(clusterKernel<false, false>),
+                         rep ? reinterpret_cast<const void *>(clusterKernel<true, true>)
+                             : reinterpret_cast<const void *>(clusterKernel<true, false>)};
     bool ok = true;
     for (const void *fn : fns) {
       cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
@@ -1504,7 +1382,7 @@ int launchPersistent(const Ctx &c, const LayoutState &s, int iters, float d, flo
 template <bool kInstr>
 int launchCluster(const Ctx &c, const LayoutState &s, int iters, float d, float tol, float *xOut, Err &e) {
   // The dynamic shared-memory limit is a property of the function: set it for this layout.
-  auto kernel = s.clusterRep ? clusterRepKernel<kInstr> : clusterKernel<kInstr>;
+  auto kernel = s.clusterRep ? clusterKernel<kInstr, true> : clusterKernel<kInstr, false>;
   PR_CUDA(e, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(s.clusterSmem)),
           "cudaFuncSetAttribute(clusterKernel, %zu bytes of dynamic shared memory)", s.clusterSmem);
