@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -18,10 +19,20 @@ import (
 // GB/s = 2 x size / (ms x 1e6). With a size well above the last-level cache
 // (the default 512 MiB) this is DRAM bandwidth.
 func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
+	row, _ := MemcpyBandwidthContext(context.Background(), size, workers, warmups, repeats)
+	return row
+}
+
+// MemcpyBandwidthContext is MemcpyBandwidth that stops between copies (each
+// about 0.1 s for 512 MiB) once ctx is done, returning ctx's error.
+func MemcpyBandwidthContext(ctx context.Context, size int64, workers, warmups, repeats int) (pagerank.Stage, error) {
 	workers, repeats = max(1, workers), max(1, repeats)
 	src := make([]byte, size)
 	dst := make([]byte, size)
-	parallelCopy := func(fill bool) {
+	// The fill and the warm-ups fault a GiB of pages in (seconds on a loaded
+	// machine): they look at ctx every 64 MiB. The timed copies are whole.
+	const piece = 64 << 20
+	parallelCopy := func(fill, untimed bool) {
 		var wg sync.WaitGroup
 		for w := range workers {
 			lo, hi := size*int64(w)/int64(workers), size*int64(w+1)/int64(workers)
@@ -30,7 +41,17 @@ func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
 				defer wg.Done()
 				if fill {
 					for i := lo; i < hi; i += 4096 {
+						if (i-lo)%piece == 0 && ctx.Err() != nil {
+							return
+						}
 						src[i] = byte(i >> 12)
+					}
+					return
+				}
+				if untimed {
+					for p := lo; p < hi && ctx.Err() == nil; p += piece {
+						e := min(p+piece, hi)
+						copy(dst[p:e], src[p:e])
 					}
 					return
 				}
@@ -39,14 +60,20 @@ func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
 		}
 		wg.Wait()
 	}
-	parallelCopy(true)
+	parallelCopy(true, true)
 	for range warmups {
-		parallelCopy(false)
+		if err := ctx.Err(); err != nil {
+			return pagerank.Stage{}, fmt.Errorf("memcpy bandwidth: interrupted: %w", err)
+		}
+		parallelCopy(false, true)
 	}
 	ms := make([]float64, repeats)
 	for i := range ms {
+		if err := ctx.Err(); err != nil {
+			return pagerank.Stage{}, fmt.Errorf("memcpy bandwidth: interrupted: %w", err)
+		}
 		start := time.Now()
-		parallelCopy(false)
+		parallelCopy(false, false)
 		ms[i] = float64(time.Since(start).Nanoseconds()) / 1e6
 	}
 	sort.Float64s(ms)
@@ -66,7 +93,7 @@ func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
 		Formula: fmt.Sprintf("Go copy() of %d bytes split over %s: %d read + %d written; median of %d after %d warm-up(s)", size, goroutines, size, size, repeats, warmups),
 	}
 	row.GBps = GBps(row.Bytes, med)
-	return row
+	return row, nil
 }
 
 func sizeText(b int64) string {

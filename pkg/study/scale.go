@@ -261,7 +261,9 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		return r.out, nil
 	}
 
-	r.bandwidth(t1)
+	if err := r.bandwidth(t1); err != nil {
+		return nil, err
+	}
 	for i, g := range gs {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
@@ -364,37 +366,42 @@ func (r *scaleRunner) gpuContext() string {
 	return ""
 }
 
-// bandwidth measures the copy rows the byte floors divide by.
-func (r *scaleRunner) bandwidth(workers int) {
+// bandwidth measures the copy rows the byte floors divide by; the error is
+// an interrupt (ctx), nothing else.
+func (r *scaleRunner) bandwidth(workers int) error {
 	for _, multi := range []bool{false, true} {
 		w := 1
 		if multi {
 			w = workers
 		}
-		row := MemcpyBandwidth(r.cfg.CopyBytes, w, 1, 5)
+		row, err := MemcpyBandwidthContext(r.ctx, r.cfg.CopyBytes, w, 1, 5)
+		if err != nil {
+			return err
+		}
 		r.cpuCopy[multi] = row
 		r.out.Bandwidth = append(r.out.Bandwidth, row)
 		r.progress("", "bandwidth", "%s: %.1f GB/s", row.Name, row.GBps)
 	}
 	if r.out.GPU == nil {
-		return
+		return nil
 	}
 	tiny := pagerank.SyntheticCases()[0]
 	copies, _, err := safeCall2(func() ([]pagerank.Stage, []pagerank.Stage, error) { return r.cfg.GPU.StageTable(tiny) })
 	if err != nil || len(copies) == 0 {
 		r.note("GPU copy rows failed (GPU byte floors not computed): %v", err)
-		return
+		return nil
 	}
 	SetRates(copies, 0)
 	row, ok := DRAMCopy(copies)
 	if !ok {
 		r.note("GPU copy rows have no DRAM row (kind %s): GPU byte floors not computed", pagerank.StageCopyDRAM)
-		return
+		return nil
 	}
 	row.Name = "GPU " + row.Name
 	r.gpuCopy = &row
 	r.out.Bandwidth = append(r.out.Bandwidth, row)
 	r.progress("", "bandwidth", "%s: %.1f GB/s", row.Name, row.GBps)
+	return nil
 }
 
 func safeCall2[A, B any](f func() (A, B, error)) (a A, b B, err error) {

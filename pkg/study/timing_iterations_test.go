@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -54,4 +55,18 @@ func TestTimingDividesByIterationsRun(t *testing.T) {
 		return
 	}
 	t.Fatal("no timing row")
+}
+
+// TestMemcpyBandwidthStopsWhenCancelled: the scale study's first step (two
+// memcpy rows of 512 MiB, seconds) returns at once for a cancelled context.
+func TestMemcpyBandwidthStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if _, err := MemcpyBandwidthContext(ctx, 64<<20, 2, 1, 5); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("took %v", took)
+	}
 }
