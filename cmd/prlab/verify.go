@@ -105,6 +105,8 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		b, notes, err = rerunResults(ctx, a, *data, cf.impls, dst, now, stderr)
 	case report.FormatScale:
 		b, notes, err = rerunScale(ctx, a, cf.impls, dst, now, stderr)
+	case report.FormatIncremental:
+		b, notes, err = rerunIncremental(ctx, a, *data, cf.impls, dst, stderr)
 	default:
 		err = fmt.Errorf("%s: cannot rerun a %q report", a.Path, a.Format)
 	}
@@ -221,9 +223,15 @@ func finishComparison(v *report.Verification, out string, stdout io.Writer) erro
 	if len(v.Timing) > 0 {
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "CASE\tIMPLEMENTATION\tREPORT ms\tRERUN ms\tRATIO\t95% CI\tp(Holm)\tCLASS")
+		f := func(format string, x report.F) string {
+			if !x.Valid() {
+				return "—"
+			}
+			return fmt.Sprintf(format, float64(x))
+		}
 		for _, t := range v.Timing {
-			fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%.3f\t%.3f–%.3f\t%.2g\t%s\n", t.Case, t.Implementation, float64(t.ReportMedianMs),
-				float64(t.RerunMedianMs), float64(t.Ratio), float64(t.Lo), float64(t.Hi), float64(t.PHolm), t.Class)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s–%s\t%s\t%s\n", t.Case, t.Implementation, f("%.4g", t.ReportMedianMs),
+				f("%.4g", t.RerunMedianMs), f("%.3f", t.Ratio), f("%.3f", t.Lo), f("%.3f", t.Hi), f("%.2g", t.PHolm), t.Class)
 		}
 		tw.Flush()
 	}
@@ -264,6 +272,44 @@ func rerunScale(ctx context.Context, a report.Evidence, impls []string, dst *rep
 		return report.Evidence{}, nil, fmt.Errorf("verify: rerun: %w (nothing was written)", err)
 	}
 	return report.EvidenceOfScale(res, ""), notes, nil
+}
+
+// rerunIncremental reruns an incremental.json study's protocol through
+// study.RunIncremental (study.IncrementalRerunConfig), after checking that
+// the by-year workload would read the study's data.
+func rerunIncremental(ctx context.Context, a report.Evidence, data string, impls []string, dst *report.OutDir, stderr io.Writer) (report.Evidence, []string, error) {
+	s, err := report.ReadIncrementalJSON(a.Path)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
+	}
+	base := study.IncrementalConfig{Name: filepath.Base(dst.Path()), GraphName: "aan", GPU: gpu(), Progress: stderr}
+	cfg, byYear, missing, err := study.IncrementalRerunConfig(s, impls, base)
+	if err != nil {
+		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
+	}
+	if byYear {
+		entries, here, err := localData(data)
+		if err != nil {
+			return report.Evidence{}, nil, err
+		}
+		if _, err := report.SameData(a, here); err != nil {
+			return report.Evidence{}, nil, exitError{2, fmt.Sprintf("verify: %v (nothing was run or compared)", err)}
+		}
+		cfg.EdgeList, cfg.Papers = dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName)
+		for _, e := range entries {
+			cfg.Datasets = append(cfg.Datasets, e.Path)
+		}
+	}
+	var notes []string
+	if len(missing) > 0 {
+		notes = append(notes, fmt.Sprintf("not registered in this build, so not rerun: %s", strings.Join(missing, ", ")))
+	}
+	fmt.Fprintf(stderr, "verify: rerunning %s: %d workloads, %d implementations, %d runs\n", a.Path, len(s.Workloads), len(cfg.Impls), cfg.Runs)
+	res, err := study.RunIncremental(ctx, cfg)
+	if err != nil {
+		return report.Evidence{}, nil, fmt.Errorf("verify: rerun: %w (nothing was written)", err)
+	}
+	return report.EvidenceOfIncremental(res, ""), notes, nil
 }
 
 // parseInterspersed parses flags placed before, between or after the

@@ -38,6 +38,8 @@ const (
 const (
 	FormatResults = "results" // results.json of `prlab report`
 	FormatScale   = "scale"   // scale.json of `prlab scale`
+	// FormatIncremental is incremental.json of `prlab incremental`.
+	FormatIncremental = "incremental"
 )
 
 // Tables of the rows a gate names.
@@ -47,6 +49,7 @@ const (
 	TableTiming      = "timing"      // the timed row's status
 	TableTop         = "top"         // the report's top table (the converged oracle)
 	TableScale       = "scale"       // scale study: graph × implementation
+	TableIncremental = "incremental" // incremental study: (workload, batch) × implementation
 )
 
 // Float32IterationSlack is how far a float32 row's convergence count may
@@ -255,6 +258,62 @@ func EvidenceOfScale(s *ScaleStudy, path string) Evidence {
 	return ev
 }
 
+// EvidenceOfIncremental reduces an incremental.json IncrementalStudy to its
+// Evidence: every (workload, batch, implementation) row with its warm start
+// gates, the warm and cold iteration counts, the oracle's top per year, and
+// the per-run samples of the warm and cold runs and of each batch's graph
+// update and rebuild.
+func EvidenceOfIncremental(s *IncrementalStudy, path string) Evidence {
+	ev := Evidence{Format: FormatIncremental, Name: s.Name, Path: path, Env: s.Env, GPU: s.GPU}
+	for _, d := range s.Env.Datasets {
+		ev.Data = append(ev.Data, DataFact{Key: dataKey(d.File), Identity: d.Content(), File: d.File, Primary: true})
+	}
+	for _, w := range s.Workloads {
+		ev.Data = append(ev.Data, DataFact{Key: "workload " + w.Name, Identity: fmt.Sprintf("%s %s: n=%d nnz=%d", w.Kind, w.Graph, w.N, w.NNZ)})
+	}
+	p := s.Protocol
+	ev.Protocol = []KV{{"damping", fmt.Sprint(p.Damping)}, {"float_tolerance", fmt.Sprint(p.FloatTolerance)},
+		{"oracle_tolerance", fmt.Sprint(p.OracleTolerance)}, {"max_iterations", fmt.Sprint(p.MaxIterations)},
+		{"warmups", fmt.Sprint(p.Warmups)}, {"runs", fmt.Sprint(p.Runs)}, {"workers", fmt.Sprint(p.Workers)},
+		{"seed", fmt.Sprint(p.Seed)}, {"fractions", fmt.Sprint(p.Fractions)}, {"kinds", fmt.Sprint(p.Kinds)},
+		{"min_papers", fmt.Sprint(p.MinPapers)}, {"last_year", fmt.Sprint(p.LastYear)}}
+	timed := func(cse, impl, kind string, t pagerank.Timing) {
+		if len(t.RunsMs) > 0 {
+			ev.Timings = append(ev.Timings, TimingFact{Case: cse, Implementation: impl, Kind: kind, Iterations: t.Iterations,
+				Warmups: t.Warmups, Clock: t.Clock, RunsMs: t.RunsMs})
+		}
+	}
+	for _, b := range s.Batches {
+		cse := b.Workload + " " + b.Batch
+		timed(cse, "graph update", KindCPU, b.Update)
+		timed(cse, "graph rebuild", KindCPU, b.Rebuild)
+	}
+	for _, r := range s.Rows {
+		cse := r.Workload + " " + r.Batch
+		ev.Rows = append(ev.Rows, RowFact{Table: TableIncremental, Case: cse, Implementation: r.Implementation, Kind: r.Kind,
+			Precision: r.Precision, Status: r.Status, Reason: r.Reason, Spearman: r.WarmCheck.Spearman, SpearmanGate: pagerank.SpearmanGate,
+			SumMinus1: r.WarmCheck.SumMinus1, SumAllowed: r.WarmCheck.SumAllowed})
+		for _, x := range []struct {
+			start string
+			it    int
+			conv  bool
+			t     pagerank.Timing
+		}{{"warm", r.WarmIterations, r.WarmConverged, r.Warm}, {"cold", r.ColdIterations, r.ColdConverged, r.Cold}} {
+			ev.Convergence = append(ev.Convergence, ConvergenceFact{Case: cse + " (" + x.start + ")", Implementation: r.Implementation,
+				Precision: r.Precision, Status: r.Status, Iterations: x.it, Converged: x.conv})
+			timed(cse+" ("+x.start+")", r.Implementation, r.Kind, x.t)
+		}
+	}
+	for _, y := range s.Years {
+		ids := make([]string, len(y.Top))
+		for i, t := range y.Top {
+			ids[i] = t.ID
+		}
+		ev.Orders = append(ev.Orders, OrderFact{Table: TableTop, Case: fmt.Sprintf("year %d", y.Year), Implementation: "t0-oracle", Precision: pagerank.Float64, IDs: ids})
+	}
+	return ev
+}
+
 // dataKey matches an input file across reports: its base name without a
 // ".gz" suffix (data/aan/acl.txt and data/aan/acl.txt.gz are the same input
 // when their decompressed content's SHA-256 agrees).
@@ -263,15 +322,15 @@ func dataKey(path string) string {
 }
 
 // ReadEvidence reads the report in dir (or the file named by dir): its
-// results.json, else its scale.json, else its verify.json (a verification
-// directory stands for its rerun, so two reruns compare). Adding a format
-// (the incremental study's JSON) is one case here and one EvidenceOf function.
+// results.json, scale.json or incremental.json, else its verify.json (a
+// verification directory stands for its rerun, so two reruns compare).
+// Adding a format is one case here and one EvidenceOf function.
 func ReadEvidence(dir string) (Evidence, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return readEvidenceFile(dir)
 	}
 	var tried []string
-	for _, f := range []string{JSONFile, ScaleJSONFile, VerifyJSONFile} {
+	for _, f := range []string{JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile} {
 		p := filepath.Join(dir, f)
 		if _, err := os.Stat(p); err == nil {
 			return readEvidenceFile(p)
@@ -305,6 +364,12 @@ func readEvidenceFile(p string) (ev Evidence, err error) {
 			return Evidence{}, err
 		}
 		return EvidenceOfRun(run, p), nil
+	case IncrementalJSONFile:
+		s, err := ReadIncrementalJSON(p)
+		if err != nil {
+			return Evidence{}, err
+		}
+		return EvidenceOfIncremental(s, p), nil
 	case VerifyJSONFile:
 		v, err := ReadVerification(p)
 		if err != nil {
@@ -314,7 +379,7 @@ func readEvidenceFile(p string) (ev Evidence, err error) {
 		ev.Path = p
 		return ev, nil
 	}
-	return Evidence{}, fmt.Errorf("%s: not a report file (want %s, %s or %s)", p, JSONFile, ScaleJSONFile, VerifyJSONFile)
+	return Evidence{}, fmt.Errorf("%s: not a report file (want %s, %s, %s or %s)", p, JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile)
 }
 
 // ErrNotSameData is returned (wrapped) by SameData when two reports were

@@ -167,7 +167,7 @@ func TestCompareCommittedReports(t *testing.T) {
 	if v := Compare(a, b, Options{}); !v.Pass || len(v.Comparable) != 0 || len(v.Timing) != 14 {
 		t.Errorf("run 1 vs run 2: %v, env differences %v, %d timed rows", v.Failures(), v.Comparable, len(v.Timing))
 	}
-	if _, err := ReadEvidence(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no report found (looked for results.json, scale.json, verify.json)") {
+	if _, err := ReadEvidence(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no report found (looked for results.json, scale.json, incremental.json, verify.json)") {
 		t.Errorf("empty dir: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -164,4 +165,80 @@ func replay(gs []*plannedGraph, s *report.ScaleStudy) {
 			pr.Fixed = &Rung{Iterations: it, Warmups: t.Warmups, Runs: len(t.RunsMs)}
 		}
 	}
+}
+
+// IncrementalRerunConfig is the IncrementalConfig that reruns the
+// incremental study s (prlab verify of an incremental.json): its workloads
+// (the by-year one when s has it, its R-MAT scales, its graph files, read
+// from the paths s recorded, formats sniffed), batch fractions and kinds,
+// seed, years, warm-ups, runs, tolerances, iteration cap and worker count,
+// and its implementations (only those in impls when impls is not empty).
+// base supplies the by-year data paths, the GPU and the progress writer.
+// byYear reports whether s has a by-year workload (the caller must then
+// give base.EdgeList and base.Papers).
+func IncrementalRerunConfig(s *report.IncrementalStudy, impls []string, base IncrementalConfig) (cfg IncrementalConfig, byYear bool, missing []string, err error) {
+	p := s.Protocol
+	if p.Damping != 0 && p.Damping != pagerank.DefaultDamping {
+		return cfg, false, nil, fmt.Errorf("the study used damping factor %v; this build runs only %v", p.Damping, pagerank.DefaultDamping)
+	}
+	cfg = base
+	for _, w := range s.Workloads {
+		var scale int
+		switch {
+		case w.Kind == report.WorkloadByYear:
+			byYear = true
+		case strings.HasPrefix(w.Source, "Graph500 R-MAT") && fmtScan(w.Name, "rmat%d", &scale):
+			cfg.RMAT = append(cfg.RMAT, scale)
+		default:
+			cfg.Graphs = append(cfg.Graphs, GraphFile{Path: w.Source, Name: w.Name})
+		}
+	}
+	if !byYear {
+		cfg.EdgeList, cfg.Papers, cfg.Datasets = "", "", nil
+	}
+	var names []string
+	for _, r := range s.Rows {
+		if !slices.Contains(names, r.Implementation) {
+			names = append(names, r.Implementation)
+		}
+	}
+	for _, n := range impls {
+		if !slices.Contains(names, n) {
+			return cfg, false, nil, fmt.Errorf("--impl %s: the study has no implementation %q (it has %v)", n, n, names)
+		}
+	}
+	cfg.Workers = p.Workers
+	if cfg.Workers == 0 {
+		cfg.Workers = s.Env.GOMAXPROCS
+	}
+	if cfg.Entries == nil {
+		cfg.Entries = RegistryWorkers(cfg.GPU, cfg.Workers)
+	}
+	registered := Names(cfg.Entries)
+	cfg.Impls = nil
+	for _, n := range names {
+		if len(impls) > 0 && !slices.Contains(impls, n) {
+			continue
+		}
+		if !slices.Contains(registered, n) {
+			missing = append(missing, n)
+			continue
+		}
+		cfg.Impls = append(cfg.Impls, n)
+	}
+	cfg.Fractions, cfg.Kinds, cfg.Seed = p.Fractions, p.Kinds, p.Seed
+	cfg.MinPapers, cfg.LastYear, cfg.Runs = p.MinPapers, p.LastYear, p.Runs
+	cfg.Warmups = p.Warmups
+	if cfg.Warmups == 0 {
+		cfg.Warmups = -1 // none (0 would take the default)
+	}
+	cfg.FloatTolerance, cfg.OracleTolerance, cfg.MaxIterations = p.FloatTolerance, p.OracleTolerance, p.MaxIterations
+	return cfg, byYear, missing, nil
+}
+
+// fmtScan is fmt.Sscanf of one value that must consume all of s.
+func fmtScan(s, format string, v *int) bool {
+	var rest string
+	n, _ := fmt.Sscanf(s+" end", format+" %s", v, &rest)
+	return n == 2 && rest == "end"
 }
