@@ -574,27 +574,28 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
+	return createSynced(dst, perm, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
 		return err
-	}
-	_, err = io.Copy(out, in)
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	})
 }
 
 // writeSynced creates path (which must not exist) with data, mode 0644, fsynced.
 func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return createSynced(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// createSynced creates path (which must not exist) with mode perm, lets
+// fill write it, then fsyncs and closes it; the first error wins.
+func createSynced(path string, perm fs.FileMode, fill func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	err = fill(f)
 	if err == nil {
 		err = f.Sync()
 	}

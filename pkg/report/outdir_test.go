@@ -94,6 +94,23 @@ func leftovers(dir string) []string {
 	return out
 }
 
+// holdLock starts a helper process that holds LockOut(dir) until release.
+func holdLock(t *testing.T, dir string) (pid int, release func()) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PRLAB_TEST_HOLD_LOCK="+dir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
+		cmd.Process.Kill()
+		t.Fatalf("helper: %q", line)
+	}
+	return cmd.Process.Pid, func() { stdin.Close(); cmd.Wait() }
+}
+
 func mustWrite(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
 	if err := WriteDir(dir, files); err != nil {
@@ -200,19 +217,9 @@ func TestWriteDirRefusesForeignDirectories(t *testing.T) {
 // fails at once naming its pid, and works again once it is released.
 func TestLockOutNamesTheOtherWriter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "latest")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PRLAB_TEST_HOLD_LOCK="+dir)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if line != "locked\n" {
-		t.Fatalf("helper: %q", line)
-	}
+	pid, release := holdLock(t, dir)
 	_, err := LockOut(dir)
-	want := fmt.Sprintf("%s is being written by prlab pid %d; wait or choose another --out", dir, cmd.Process.Pid)
+	want := fmt.Sprintf("%s is being written by prlab pid %d; wait or choose another --out", dir, pid)
 	var busy *BusyError
 	if !errors.As(err, &busy) || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
@@ -220,8 +227,7 @@ func TestLockOutNamesTheOtherWriter(t *testing.T) {
 	if err := WriteDir(dir, unitA); !errors.As(err, &busy) {
 		t.Errorf("WriteDir while locked: %v", err)
 	}
-	stdin.Close()
-	cmd.Wait()
+	release()
 	o, err := LockOut(dir)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
@@ -398,23 +404,13 @@ func TestWriteDirWithANestedWriter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r")
 	mustWrite(t, dir, unitA)
 	inner := filepath.Join(dir, "verify-x")
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "PRLAB_TEST_HOLD_LOCK="+inner)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
-		t.Fatalf("helper: %q", line)
-	}
+	pid, release := holdLock(t, inner)
 	err := WriteDir(dir, map[string][]byte{HTMLFile: []byte("page 2")})
-	want := fmt.Sprintf("%s is being written by prlab pid %d; wait or choose another --out", inner, cmd.Process.Pid)
+	want := fmt.Sprintf("%s is being written by prlab pid %d; wait or choose another --out", inner, pid)
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
 	}
-	stdin.Close()
-	cmd.Wait()
+	release()
 	os.Mkdir(filepath.Join(dir, ".verify-x.prlab-new-123"), 0o755)
 	os.Mkdir(filepath.Join(dir, ".verify-x.prlab-old-123"), 0o755)
 	mustWrite(t, dir, map[string][]byte{HTMLFile: []byte("page 2")})
