@@ -27,15 +27,15 @@
 #   PRLAB_STEP_S=30 the --budget of each prlab scale call (the protocol steps down to fit it)
 #   PARSE_ONLY=1    measure nothing: write the CSVs from what WORK holds
 #
-# Per graph: `prlab export` writes FILE.el (skipped when FILE.el exists), GAP's converter turns it
-# into FILE.sg once (its read/build times and edge count recorded), then
-# `OMP_NUM_THREADS=t pr_spmv -f FILE.sg -i 20 -t 0 -n 5` per thread count (5 trials of 20
-# iterations; ms per iteration = trial time / 20) and prlab's t1-multicore-f64/-f32 with
-# --workers t: `prlab scale` on the same R-MAT (same generator and seed as `prlab export
-# --rmat`, built in memory; CPU time per iteration excludes setup) and `prlab report --cases real`
-# on the real graph (the bundled data/aan; its wall clock includes each Run's setup). The edge
-# counts after self-loops and duplicates are compared (GAP prints its count; prlab's nnz).
-# Writes reports/NAME/gap-vs-t1.csv, t1-scaling.csv, and README-run.txt (host, commands, notes).
+# Per graph: `prlab export` writes gap-G.el (skipped when it exists), GAP's converter turns it into
+# gap-G.sg once (its read/build times and edge count recorded), then per thread count
+# `OMP_NUM_THREADS=t pr_spmv -f gap-G.sg -i 20 -t 0 -n 5` (5 trials of 20 iterations; ms per
+# iteration = trial time / 20) and prlab's t1-multicore-f64/-f32 with --workers t on the same
+# gap-G.el: `prlab scale --graph gap-G.el` (plus the 2-node R-MAT 2^1 the scale command always
+# generates), whose CPU time per iteration excludes each Run's setup and whose build time is the
+# file's parse + CSR build. T0 runs once per scaling graph, at 1 worker. The edge counts after
+# self-loops and duplicates are compared (GAP prints its count; prlab's nnz).
+# Writes reports/NAME/gap-vs-t1.csv, t1-scaling.csv, README-run.txt (host, commands, notes), logs/.
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -113,7 +113,7 @@ in_scaling() {
 need_s() { case $1 in aan) echo 15 ;; rmat2[4-9]) echo 240 ;; rmat2[2-3]) echo 60 ;; *) echo 20 ;; esac; }
 step_s=${PRLAB_STEP_S:-30}
 for g in "${graphs[@]}"; do
-  el=$work/$g.el sg=$work/$g.sg
+  el=$work/gap-$g.el sg=$work/gap-$g.sg # gap-: prlab reserves the names rmatN and gridN
   ((graphs_only)) && break
   if [[ -n ${ONLY:-} && " $ONLY " != *" $g "* ]]; then continue; fi
   if [[ ! -s $sg ]] && (($(left) < $(need_s "$g"))); then
@@ -152,23 +152,17 @@ for g in "${graphs[@]}"; do
     OMP_NUM_THREADS=$t run_capped 120 "$log/$g-gap-t$t.log" "$gap_src/pr_spmv" -f "$sg" -i 20 -t 0 -n 5
     # 5. prlab T1 (f64 and f32) with --workers t.
     d=$work/prlab-$g-w$t
-    if [[ $g == aan ]]; then
-      run_capped 120 "$log/$g-prlab-w$t.log" "$prlab" report --cases real \
-        --impl t1-multicore-f64,t1-multicore-f32 --workers "$t" --out "$d"
-    else
-      s=${g#rmat}
-      oracle=-1
-      ((t == 1)) && in_scaling "$g" && oracle=$s # T0 once per scaling graph, for the speed-up over T0
-      b=$(($(left) - 40))
-      ((b > step_s)) && b=$step_s
-      if ((b < 10)); then
-        note "$g: prlab --workers $t skipped (budget spent)"
-        continue
-      fi
-      run_capped $((b + 30)) "$log/$g-prlab-w$t.log" "$prlab" scale --min-scale "$s" --max-scale "$s" --grid=false \
-        --impl t1-multicore-f64,t1-multicore-f32 --oracle-max-scale "$oracle" --validate-iterations 5 \
-        --copy-mib 64 --budget "${b}s" --workers "$t" --out "$d"
+    oracle=-1
+    ((t == 1)) && in_scaling "$g" && oracle=0 # T0 once per scaling graph (budget permitting), for the speed-up over T0
+    b=$(($(left) - 40))
+    ((b > step_s)) && b=$step_s
+    if ((b < 10)); then
+      note "$g: prlab --workers $t skipped (budget spent)"
+      continue
     fi
+    run_capped $((b + 60)) "$log/$g-prlab-w$t.log" "$prlab" scale --graph "$el" --format el \
+      --min-scale 1 --max-scale 1 --grid=false --impl t1-multicore-f64,t1-multicore-f32 \
+      --oracle-max-scale "$oracle" --validate-iterations 5 --copy-mib 64 --budget "${b}s" --workers "$t" --out "$d"
   done
 done
 

@@ -4,10 +4,13 @@
 Inputs, in WORK (as the shell script leaves them):
   logs/G-convert.log       GAP converter: "Read Time:", "Build Time:", "Graph has N nodes and M directed edges"
   logs/G-gap-tT.log        GAP pr_spmv -i 20 -n 5 at OMP_NUM_THREADS=T: five "Trial Time:" lines (seconds)
-  prlab-G-wT/scale.json    prlab scale (R-MAT): graphs[0] and the t1-multicore-* / t0-oracle rows
-  prlab-G-wT/results.json  prlab report --cases real (the real graph): graph and timings[]
+  prlab-G-wT/scale.json    prlab scale --graph gap-G.el: the graph of family "file" (else the first
+                           one run) and its t1-multicore-* / t0-oracle rows
+  prlab-G-wT/results.json  prlab report --cases real (older runs): graph and timings[]
 
-Units: ms per iteration. GAP: a trial's seconds x 1000 / 20 iterations, median
+Units: ms per iteration; gap_read_s + gap_build_s are the converter's parse of
+the .el text and its CSR build, prlab_load_build_s prlab's parse + CSR build of
+the same file (seconds). GAP: a trial's seconds x 1000 / 20 iterations, median
 (min, max) over the 5 trials. prlab: the row's ms_per_iter (scale: median over
 runs / timed iterations, setup excluded; report: median wall time of Run / 50
 iterations, setup included), min and max from the same runs. ratio =
@@ -61,12 +64,15 @@ def prlab_rows(d):
     scale = read(os.path.join(d, "scale.json"))
     if scale is not None:
         s = json.loads(scale)
-        gs = [g for g in s.get("graphs") or [] if not g.get("skipped")]
-        if gs:
-            n, nnz, build_s = gs[0]["n"], gs[0]["nnz"], gs[0].get("build_ms", 0) / 1000
+        gs = s.get("graphs") or []
+        gs = [g for g in gs if g.get("family") == "file"] or gs  # the file, not the generated 2^1 graph
+        if not gs or gs[0].get("skipped"):
+            return out, n, nnz, build_s
+        g = gs[0]
+        n, nnz, build_s = g["n"], g["nnz"], g.get("build_ms", 0) / 1000
         for r in s.get("rows") or []:
             ms = r.get("ms_per_iter")
-            if r.get("status") != "pass" or not ms:
+            if r.get("graph") != g["name"] or r.get("status") != "pass" or not ms:
                 continue
             runs = r["timing"].get("runs_ms") or []
             div = r["timing"]["median_ms"] / ms  # timed iterations per run, as the row divided
@@ -145,7 +151,7 @@ def main():
                     "gap_ns_per_edge": fmt(gap and gap_nnz and gap[0] * 1e6 / gap_nnz, 4),
                     "t1_ns_per_edge": fmt(t1 and nnz and t1[0] * 1e6 / nnz, 4),
                     "gap_n": fmt(gap_n, 12), "gap_nnz": fmt(gap_nnz, 12), "edges_match": match,
-                    "gap_read_s": fmt(gap_read, 4), "gap_build_s": fmt(gap_build, 4), "prlab_build_s": fmt(build_s, 4),
+                    "gap_read_s": fmt(gap_read, 4), "gap_build_s": fmt(gap_build, 4), "prlab_load_build_s": fmt(build_s, 4),
                     "prlab_commit": a.commit, "gap_rev": a.gap_rev,
                 })
         # Thread scaling: T1 per worker count against 1 worker and T0, GAP beside it.

@@ -20,12 +20,18 @@ const (
 		"Trial Time:          0.01000\nTrial Time:          0.01200\nTrial Time:          0.01100\nTrial Time:          0.01300\nTrial Time:          0.00900\n"
 )
 
-// scaleJSON is the part of a prlab scale.json the parser reads: the graph,
-// and per row the status, ms_per_iter and the timing's runs (4 timed
-// iterations a run, so ms_per_iter = median_ms / 4).
+// scaleJSON is the part of a prlab scale.json the parser reads: the graphs
+// (the generated 2-node rmat1 the command always runs, then the file), and
+// per row the graph, status, ms_per_iter and the timing's runs (4 timed
+// iterations a run, so ms_per_iter = median_ms / 4). The rmat1 rows must be
+// ignored.
 func scaleJSON(f64, f32 string) string {
-	return `{"graphs":[{"n":1000,"nnz":16000,"build_ms":250}],"rows":[` +
-		`{"implementation":"t0-oracle","status":"pass","ms_per_iter":2.0,"timing":{"median_ms":8.0,"runs_ms":[8.0,7.6,9.0]}},` + f64 + "," + f32 + `]}`
+	row := func(impl string) string {
+		return `{"graph":"rmat1","implementation":"` + impl + `","status":"pass","ms_per_iter":0.001,"timing":{"median_ms":0.004,"runs_ms":[0.004]}},`
+	}
+	return `{"graphs":[{"name":"rmat1","family":"rmat","n":2,"nnz":1,"build_ms":0.01},{"name":"gap-rmat10","family":"file","n":1000,"nnz":16000,"build_ms":250}],"rows":[` +
+		row("t0-oracle") + row("t1-multicore-f64") + row("t1-multicore-f32") +
+		`{"graph":"gap-rmat10","implementation":"t0-oracle","status":"pass","ms_per_iter":2.0,"timing":{"median_ms":8.0,"runs_ms":[8.0,7.6,9.0]}},` + f64 + "," + f32 + `]}`
 }
 
 func TestGapVsT1CSV(t *testing.T) {
@@ -39,11 +45,11 @@ func TestGapVsT1CSV(t *testing.T) {
 		"logs/rmat10-gap-t1.log":  gapT1,
 		"logs/rmat10-gap-t2.log":  gapT2,
 		"prlab-rmat10-w1/scale.json": scaleJSON(
-			`{"implementation":"t1-multicore-f64","status":"pass","ms_per_iter":1.0,"timing":{"median_ms":4.0,"runs_ms":[4.0,3.6,4.8]}}`,
-			`{"implementation":"t1-multicore-f32","status":"pass","ms_per_iter":0.8,"timing":{"median_ms":3.2,"runs_ms":[3.2,3.0,3.6]}}`),
+			`{"graph":"gap-rmat10","implementation":"t1-multicore-f64","status":"pass","ms_per_iter":1.0,"timing":{"median_ms":4.0,"runs_ms":[4.0,3.6,4.8]}}`,
+			`{"graph":"gap-rmat10","implementation":"t1-multicore-f32","status":"pass","ms_per_iter":0.8,"timing":{"median_ms":3.2,"runs_ms":[3.2,3.0,3.6]}}`),
 		"prlab-rmat10-w2/scale.json": scaleJSON(
-			`{"implementation":"t1-multicore-f64","status":"pass","ms_per_iter":0.5,"timing":{"median_ms":2.0,"runs_ms":[2.0,1.8,2.4]}}`,
-			`{"implementation":"t1-multicore-f32","status":"skipped","ms_per_iter":null,"timing":{"median_ms":0,"runs_ms":null}}`),
+			`{"graph":"gap-rmat10","implementation":"t1-multicore-f64","status":"pass","ms_per_iter":0.5,"timing":{"median_ms":2.0,"runs_ms":[2.0,1.8,2.4]}}`,
+			`{"graph":"gap-rmat10","implementation":"t1-multicore-f32","status":"skipped","ms_per_iter":null,"timing":{"median_ms":0,"runs_ms":null}}`),
 	}
 	for name, body := range files {
 		p := filepath.Join(work, name)
@@ -70,7 +76,7 @@ func TestGapVsT1CSV(t *testing.T) {
 	want := map[string]string{"graph": "rmat10", "n": "1000", "nnz": "16000", "threads": "1", "gap_ms_per_iter": "1.2",
 		"t1_ms_per_iter": "1", "ratio": "0.833", "host": "Test CPU (2 cores)", "date": "2026-12-01", "t1_impl": "t1-multicore-f64",
 		"gap_ms_min": "1", "gap_ms_max": "2", "t1_ms_min": "0.9", "t1_ms_max": "1.2", "gap_ns_per_edge": "75", "t1_ns_per_edge": "62.5",
-		"gap_nnz": "16000", "edges_match": "yes", "gap_read_s": "0.2098", "gap_build_s": "0.4874", "prlab_build_s": "0.25"}
+		"gap_nnz": "16000", "edges_match": "yes", "gap_read_s": "0.2098", "gap_build_s": "0.4874", "prlab_load_build_s": "0.25"}
 	checkRow(t, "gap-vs-t1.csv", vs[0], want)
 	if vs[0]["prlab_commit"] != "abc1234" || vs[0]["gap_rev"] != "b5e3e19" {
 		t.Errorf("provenance columns %q %q", vs[0]["prlab_commit"], vs[0]["gap_rev"])

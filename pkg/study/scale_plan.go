@@ -171,9 +171,16 @@ func (p *planner) rate(e Entry, family string) ScaleRates {
 	return priorRates(e, p.workers)
 }
 
-// learn replaces e's rates on family by a measurement: msPerIter on nnz edges.
+// minLearnNNZ is the smallest graph whose timing replaces the prior rates: on
+// fewer edges the time per iteration is fixed costs (a 2-node graph timed
+// at 0.2 µs would predict 40 ns per edge, and a budget-fitted plan would
+// then skip every real graph after it).
+const minLearnNNZ = 1 << 12
+
+// learn replaces e's rates on family by a measurement: msPerIter on nnz
+// edges (nnz >= minLearnNNZ; smaller graphs leave the rates as they were).
 func (p *planner) learn(e Entry, family string, nnz int, msPerIter float64) {
-	if !(msPerIter > 0) || nnz <= 0 {
+	if !(msPerIter > 0) || nnz < minLearnNNZ {
 		return
 	}
 	r := p.rate(e, family)

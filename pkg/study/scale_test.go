@@ -459,3 +459,22 @@ func TestBusierThan(t *testing.T) {
 		}
 	}
 }
+
+// A graph of a few edges (the 2-node R-MAT that `prlab scale --graph FILE
+// --max-scale 1` also runs) must not set the per-edge rate the planner
+// extrapolates to the file: its time is fixed costs.
+func TestPlannerIgnoresTinyGraphTimes(t *testing.T) {
+	cfg, _ := smallScale(t)
+	cfg.defaults()
+	p := &planner{cfg: &cfg, workers: 2, rates: map[string]ScaleRates{}}
+	e := CPUEntries()[2] // t1-multicore-f32
+	prior := p.rate(e, report.FamilyRMAT)
+	p.learn(e, report.FamilyRMAT, 2, 0.0002) // 2 edges in 0.2 us
+	if got := p.rate(e, report.FamilyRMAT); got != prior {
+		t.Errorf("a 2-edge graph changed the rate: %+v, prior %+v", got, prior)
+	}
+	p.learn(e, report.FamilyRMAT, 1<<20, 1.02) // 1M edges in 1.02 ms: (1.02 ms - 20 us fixed) / 2^20 edges
+	if got := p.rate(e, report.FamilyRMAT); !near(got.NsPerEdge, 1e6/float64(1<<20)) || got.AtNNZ != 1<<20 {
+		t.Errorf("rate after a 2^20-edge graph: %+v, want %.4f ns per edge", got, 1e6/float64(1<<20))
+	}
+}
