@@ -169,7 +169,8 @@ done
 # 6. Parse every log and JSON into the two CSVs.
 host="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') ($cores cores)"
 commit=$(cat .gpu/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ ! -f .gpu/COMMIT && -n $(git status --porcelain --untracked-files=no 2>/dev/null) ]]; then commit+="+dirty"; fi
+# +dirty when the code differs from the commit (reports/, where results go, does not count)
+if [[ ! -f .gpu/COMMIT && -n $(git status --porcelain --untracked-files=no -- . ':!reports' 2>/dev/null) ]]; then commit+="+dirty"; fi
 python3 "$repo/scripts/gap_vs_t1_csv.py" --work "$work" --out "$out_dir" --host "$host" \
   --commit "$commit" --gap-rev "$gap_rev" --graphs "${graphs[*]}" --threads "${counts[*]}" || exit 1
 if [[ ${PARSE_ONLY:-0} != 1 ]]; then
