@@ -217,7 +217,7 @@ func TestHTMLSections(t *testing.T) {
 		`id="stage-table"`, `id="end-to-end-table"`, `id="tier-table"`, `id="` + ChartXDRAM + `"`,
 		"NVIDIA H200, compute capability 9.0", "copy, 128 MiB (DRAM)", "<td>stage alone</td><td>spmv, warp per row</td>",
 		"9.0, 10.0 (uncalibrated)", `<span class="gold">gold</span>`, "host syncs/iter",
-		"✘ 1 gate(s) failed", "<li>gpu-broken on tiny: failed</li>", `id="` + ChartRoofline + `"`, "Next change:",
+		"✘ 1 row(s) failed a gate", "<li>gpu-broken on tiny: failed", `id="` + ChartRoofline + `"`, "Next change:",
 	} {
 		if !strings.Contains(g, want) {
 			t.Errorf("GPU page lacks %q", want)

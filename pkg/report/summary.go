@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -119,9 +120,36 @@ func Summarize(run *Run) Summary {
 
 // gates summarises the correctness and convergence rows (the exercise
 // variant apart: it is meant to fail where a case has dangling nodes).
+// Failures with the same status and reason are one line (an out-of-memory
+// run fails every GPU row the same way).
 func (s *Summary) gates(run *Run) {
 	var ran, passed, skipped int
 	exercise := map[string][]string{}
+	type group struct {
+		impls, where []string
+		n            int
+	}
+	var order []string
+	groups := map[string]*group{}
+	fail := func(impl, where, status, reason string) {
+		key := status
+		if reason != "" {
+			key += ": " + ShortReason(reason)
+		}
+		g, ok := groups[key]
+		if !ok {
+			g = &group{}
+			groups[key] = g
+			order = append(order, key)
+		}
+		if !slices.Contains(g.impls, impl) {
+			g.impls = append(g.impls, impl)
+		}
+		if !slices.Contains(g.where, where) {
+			g.where = append(g.where, where)
+		}
+		g.n++
+	}
 	for _, c := range run.Correctness {
 		if c.Kind == KindExercise {
 			exercise[c.Implementation] = append(exercise[c.Implementation], c.Case+" "+c.Status)
@@ -135,12 +163,22 @@ func (s *Summary) gates(run *Run) {
 			skipped++
 		default:
 			ran++
-			s.Failures = append(s.Failures, fmt.Sprintf("%s on %s: %s", c.Implementation, c.Case, c.Status))
+			fail(c.Implementation, c.Case, c.Status, c.Reason)
 		}
 	}
 	for _, c := range run.Convergence {
 		if c.Kind != KindExercise && c.Status != StatusPass && c.Status != StatusSkipped {
-			s.Failures = append(s.Failures, fmt.Sprintf("%s converging on %s: %s", c.Implementation, run.Graph.Name, c.Status))
+			fail(c.Implementation, "converging on "+run.Graph.Name, c.Status, c.Reason)
+		}
+	}
+	failed := 0
+	for _, key := range order {
+		g := groups[key]
+		failed += g.n
+		if g.n == 1 {
+			s.Failures = append(s.Failures, fmt.Sprintf("%s on %s: %s", g.impls[0], g.where[0], key))
+		} else {
+			s.Failures = append(s.Failures, fmt.Sprintf("%d rows (%s; on %s): %s", g.n, strings.Join(g.impls, ", "), strings.Join(g.where, ", "), key))
 		}
 	}
 	s.Failures = append(s.Failures, run.Notes...)
@@ -153,7 +191,7 @@ func (s *Summary) gates(run *Run) {
 	case len(s.Failures) == 0:
 		s.Gates = fmt.Sprintf("every gate that ran passed: %d rows; %d rows skipped", passed, skipped)
 	default:
-		s.Gates = fmt.Sprintf("%d gate(s) failed, %d of %d rows passed", len(s.Failures), passed, ran)
+		s.Gates = fmt.Sprintf("%d row(s) failed a gate or did not run to the end; %d of %d correctness rows passed", failed, passed, ran)
 	}
 	if run.GPUSkipped != "" {
 		s.Skipped = "GPU rows skipped: " + ShortReason(run.GPUSkipped)

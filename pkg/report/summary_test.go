@@ -234,3 +234,19 @@ func TestShortReasonNamesNoMachinePath(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryGroupsOneFailureCause: the committed out-of-memory check
+// (reports/h200-2026-11-30/oom: every GPU allocation fails) has 30 failed GPU
+// rows (10 designs on tiny and aan, and converging on aan) with one cause;
+// the summary says so in one line, not 30.
+func TestSummaryGroupsOneFailureCause(t *testing.T) {
+	run, err := ReadJSON("../../reports/h200-2026-11-30/oom/" + JSONFile)
+	if err != nil {
+		t.Skip("the committed out-of-memory report is not here: ", err)
+	}
+	s := Summarize(run)
+	if s.GatesOK || len(s.Failures) != 2 || !strings.HasPrefix(s.Failures[0], "30 rows (gpu-naive, gpu-thread-per-row,") ||
+		!strings.Contains(s.Failures[0], "on tiny, aan, converging on aan): failed: ") || !strings.Contains(s.Failures[0], "out of memory") {
+		t.Errorf("gates %q, failures %q", s.Gates, s.Failures)
+	}
+}
