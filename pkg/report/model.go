@@ -8,6 +8,12 @@
 // The report never knows which implementation it draws: every row comes from
 // a pagerank.Result or from a table that pkg/study derived from Results.
 //
+// It is also the one presentation layer: every table, chart and finding is
+// an HTML fragment built here (summary.go, matrix.go, run_charts.go,
+// scale_html.go, scale_findings.go, tables.go; one colour per implementation
+// in palette.go; Chart.HTML draws any of them), the pages show them, and
+// pkg/nb only wraps the same fragments for notebook cells.
+//
 // Every output directory (report, scale, verify, incremental) is written as
 // one unit by the one writer in outdir.go: the files go into a fresh sibling
 // directory, are fsynced, and are swapped in with one rename, under an flock
