@@ -18,7 +18,7 @@
 
 namespace prlab {
 
-static int checkHandle(void *h, Err &e) {
+int checkHandle(void *h, Err &e) {
   if (h == nullptr) return fail(e, PRLAB_ERR_ARG, "graph handle is NULL");
   Ctx &c = *static_cast<Ctx *>(h);
   PR_CUDA(e, cudaSetDevice(c.device), "cudaSetDevice(%d)", c.device);
@@ -49,7 +49,7 @@ static int stageFamily(int s) {
   return -1;
 }
 
-static int checkDamping(float d, Err &e) {
+int checkDamping(float d, Err &e) {
   if (!(d > 0.0f && d < 1.0f))
     return fail(e, PRLAB_ERR_ARG, "damping factor %g out of range (0, 1)", static_cast<double>(d));
   return PRLAB_OK;
@@ -299,7 +299,8 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   return PRLAB_OK;
 }
 
-static float median(std::vector<float> v) {
+float medianOf(std::vector<float> v) {
+  if (v.empty()) return 0.0f;
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5f * (v[m - 1] + v[m]);
@@ -328,7 +329,7 @@ static int timeStage(Ctx &c, int s, float d, int warmups, int repeats, float *me
     PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(stage %d)", s);
     if (r >= warmups) times.push_back(ms);
   }
-  *med = median(times);
+  *med = medianOf(times);
   return PRLAB_OK;
 }
 
@@ -360,7 +361,7 @@ static int timeCopy(Ctx &c, long long bytesMoved, int warmups, int repeats, floa
   }
   if (src) cudaFree(src);
   if (dst) cudaFree(dst);
-  if (rc == PRLAB_OK) *med = median(times);
+  if (rc == PRLAB_OK) *med = medianOf(times);
   return rc;
 }
 
@@ -424,19 +425,7 @@ static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, co
 using prlab::Ctx;
 using prlab::Err;
 
-// Every entry point runs its body through entry(): it clears the message,
-// and turns any C++ exception into PRLAB_ERR_INTERNAL with its text.
-template <class F> static int entry(char *msg, int msg_len, F body) {
-  Err e{msg, msg_len};
-  if (msg && msg_len > 0) msg[0] = '\0';
-  try {
-    return body(e);
-  } catch (const std::exception &ex) {
-    return prlab::fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception: %s", ex.what());
-  } catch (...) {
-    return prlab::fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
-  }
-}
+using prlab::entry;
 
 static void archList(char *buf, size_t len) {
 #if defined(__CUDA_ARCH_LIST__)

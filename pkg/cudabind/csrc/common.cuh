@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <vector>
 
 #include "prlab_cuda.h"
 
@@ -173,5 +175,30 @@ int cusparseSpmv(Ctx &c, int in, Err &e);
 void libraryFree(Ctx &c);
 void cclVersion(char *buf, int len);
 int cusparseVersion();
+
+// ---- shared by the entry points of api.cu and layout.cu (defined in api.cu)
+
+// checkHandle fails with PRLAB_ERR_ARG for a NULL graph handle, else makes
+// the handle's device current.
+int checkHandle(void *h, Err &e);
+// checkDamping fails with PRLAB_ERR_ARG unless 0 < d < 1.
+int checkDamping(float d, Err &e);
+// medianOf is the median of v (the mean of the two middle values for an
+// even count; 0 for none): every timed row reports it.
+float medianOf(std::vector<float> v);
+
+// Every extern "C" entry point runs its body through entry(): it clears the
+// message, and turns any C++ exception into PRLAB_ERR_INTERNAL with its text.
+template <class F> int entry(char *msg, int msg_len, F body) {
+  Err e{msg, msg_len};
+  if (msg && msg_len > 0) msg[0] = '\0';
+  try {
+    return body(e);
+  } catch (const std::exception &ex) {
+    return fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception: %s", ex.what());
+  } catch (...) {
+    return fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
+  }
+}
 
 } // namespace prlab

@@ -907,20 +907,6 @@ struct LayoutState {
   float runD = 0.0f, runTol = -1.0f;
 };
 
-void vfmt(Err &e, const char *fmt, va_list ap) {
-  if (e.buf == nullptr || e.len <= 0) return;
-  vsnprintf(e.buf, static_cast<size_t>(e.len), fmt, ap);
-}
-
-int ffail(Err &e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int ffail(Err &e, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vfmt(e, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
 void freeGraphs(LayoutState &s) {
   if (s.benchExec) cudaGraphExecDestroy(s.benchExec);
   if (s.runExec) cudaGraphExecDestroy(s.runExec);
@@ -994,7 +980,7 @@ LayoutState *stateOf(Ctx &c) { return static_cast<LayoutState *>(c.layout); }
 int getState(Ctx &c, LayoutState **out, Err &e) {
   if (c.layout == nullptr) {
     LayoutState *s = new (std::nothrow) LayoutState();
-    if (s == nullptr) return ffail(e, PRLAB_ERR_INTERNAL, "host allocation of the layout state failed");
+    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the layout state failed");
     c.layout = s;
     PR_CUDA(e, cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     PR_CUDA(e, cudaEventCreate(&s->ev0), "cudaEventCreate");
@@ -1071,7 +1057,7 @@ int build(Ctx &c, LayoutState &s, Err &e) {
   PR_TRY(upload(&s.heavy, heavy, "d_tileHeavy", e));
   s.tileSmem = 4 * static_cast<size_t>(s.tileEdges) + 4 * (static_cast<size_t>(s.tileRows) + 1);
   if (s.tileSmem > 48 * 1024)
-    return ffail(e, PRLAB_ERR_ARG, "tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
+    return fail(e, PRLAB_ERR_ARG, "tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
                  s.tileEdges, s.tileRows, s.tileSmem);
 
   // Grids.
@@ -1093,13 +1079,13 @@ int build(Ctx &c, LayoutState &s, Err &e) {
   }
   s.coopSmem = std::max(s.tileSmem, residentSmem);
   if (s.coopSmem > 48 * 1024)
-    return ffail(e, PRLAB_ERR_ARG, "persistent tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
+    return fail(e, PRLAB_ERR_ARG, "persistent tile of %d edges and %d rows needs %zu bytes of shared memory (> 48 KiB)",
                  s.tileEdges, s.tileRows, s.coopSmem);
   PR_TRY(occupancy(&occA, reinterpret_cast<const void *>(persistentKernel<false>), kThreads, s.coopSmem, "persistentKernel", e));
   PR_TRY(occupancy(&occB, reinterpret_cast<const void *>(persistentKernel<true>), kThreads, s.coopSmem, "persistentKernel<instr>", e));
   s.coopPerSM = std::min(occA, occB);
   if (s.coopPerSM < 1)
-    return ffail(e, PRLAB_ERR_CUDA, "persistentKernel: occupancy 0 blocks per SM (%zu bytes of shared memory)", s.coopSmem);
+    return fail(e, PRLAB_ERR_CUDA, "persistentKernel: occupancy 0 blocks per SM (%zu bytes of shared memory)", s.coopSmem);
   int perSM = s.coopPerSM;
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
   s.gridCoop = std::max(1, std::min(s.numTiles, perSM * s.sms));
@@ -1407,7 +1393,7 @@ int launchCluster(const Ctx &c, const LayoutState &s, int iters, float d, float 
 int requireCluster(Ctx &c, LayoutState &s, Err &e) {
   PR_TRY(buildCluster(c, s, e));
   if (s.clusterSize == 0)
-    return ffail(e, PRLAB_ERR_ARG, "cluster implementation unavailable: %s", s.clusterWhy.c_str());
+    return fail(e, PRLAB_ERR_ARG, "cluster implementation unavailable: %s", s.clusterWhy.c_str());
   return PRLAB_OK;
 }
 
@@ -1451,7 +1437,7 @@ int timedWork(Ctx &c, LayoutState &s, int impl, int iters, float d, Err &e) {
   case PRLAB_IMPL_CLUSTER:
     return launchCluster<false>(c, s, iters, d, 0.0f, c.xbuf[iters & 1], e);
   }
-  return ffail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
+  return fail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
                PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
 }
 
@@ -1537,29 +1523,16 @@ template <class F> int timeEvents(LayoutState &s, int warmups, int repeats, std:
   return PRLAB_OK;
 }
 
-float medianOf(std::vector<float> v) {
-  if (v.empty()) return 0.0f;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5f * (v[m - 1] + v[m]);
-}
-
 int checkRange(int impl, Err &e) {
   if (!layoutImplInRange(impl))
-    return ffail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
+    return fail(e, PRLAB_ERR_ARG, "layout design %d out of range [%d, %d)", impl,
                  PRLAB_IMPL_LAYOUT_FIRST, PRLAB_IMPL_LAYOUT_END);
-  return PRLAB_OK;
-}
-
-int checkDampingF(float d, Err &e) {
-  if (!(d > 0.0f && d < 1.0f))
-    return ffail(e, PRLAB_ERR_ARG, "damping factor %g out of range (0, 1)", static_cast<double>(d));
   return PRLAB_OK;
 }
 
 int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int repeats, float *med, Err &e) {
   if (count < 1 || count > 1000000 || warmups < 0 || repeats < 1 || !med)
-    return ffail(e, PRLAB_ERR_ARG, "count %d, warmups %d, repeats %d: need [1, 1e6], >= 0, >= 1", count, warmups,
+    return fail(e, PRLAB_ERR_ARG, "count %d, warmups %d, repeats %d: need [1, 1e6], >= 0, >= 1", count, warmups,
                  repeats);
   std::vector<float> t;
   switch (which) {
@@ -1626,7 +1599,7 @@ int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int rep
   case PRLAB_PRIM_CLUSTER_SYNC: {
     PR_TRY(buildCluster(c, s, e));
     if (s.clusterSize == 0)
-      return ffail(e, PRLAB_ERR_ARG, "cluster primitive unavailable: %s", s.clusterWhy.c_str());
+      return fail(e, PRLAB_ERR_ARG, "cluster primitive unavailable: %s", s.clusterWhy.c_str());
     const int C = s.clusterSize;
     if (C > 8)
       PR_CUDA(e, cudaFuncSetAttribute(clusterSyncKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
@@ -1654,7 +1627,7 @@ int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int rep
     return PRLAB_OK;
   }
   }
-  return ffail(e, PRLAB_ERR_ARG, "primitive %d out of range [0, %d)", which, PRLAB_PRIM_COUNT);
+  return fail(e, PRLAB_ERR_ARG, "primitive %d out of range [0, %d)", which, PRLAB_PRIM_COUNT);
 }
 
 } // namespace
@@ -1667,12 +1640,12 @@ bool layoutStageInRange(int stage) { return stage >= PRLAB_STAGE_LAYOUT_FIRST &&
 int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
                 int *done, int *converged, Err &e) {
   PR_TRY(checkRange(impl, e));
-  PR_TRY(checkDampingF(d, e));
+  PR_TRY(checkDamping(d, e));
   if (iterations < 1 || iterations > c.maxIter)
-    return ffail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
+    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
                  c.maxIter);
   if (!ranks || !residuals || !sums || !done || !converged)
-    return ffail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+    return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
   LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
   LayoutState &s = *sp;
@@ -1720,7 +1693,7 @@ int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks
   PR_TRY(readCtl(s, h, e));
   const int k = h[kCtlDone];
   if (k < 1 || k > iterations)
-    return ffail(e, PRLAB_ERR_INTERNAL, "layout design %d reported %d iterations done (asked %d)", impl, k,
+    return fail(e, PRLAB_ERR_INTERNAL, "layout design %d reported %d iterations done (asked %d)", impl, k,
                  iterations);
   *done = k;
   *converged = h[kCtlConverged] != 0;
@@ -1736,9 +1709,9 @@ int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks
 int layoutBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                       Err &e) {
   PR_TRY(checkRange(impl, e));
-  PR_TRY(checkDampingF(d, e));
+  PR_TRY(checkDamping(d, e));
   if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
-    return ffail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
+    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
                  runs);
   LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
@@ -1757,11 +1730,11 @@ int layoutBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int 
 
 int layoutTimeStage(Ctx &c, int stage, float d, int warmups, int repeats, float *med, Err &e) {
   if (!layoutStageInRange(stage))
-    return ffail(e, PRLAB_ERR_ARG, "layout stage %d out of range [%d, %d)", stage, PRLAB_STAGE_LAYOUT_FIRST,
+    return fail(e, PRLAB_ERR_ARG, "layout stage %d out of range [%d, %d)", stage, PRLAB_STAGE_LAYOUT_FIRST,
                  PRLAB_STAGE_LAYOUT_END);
-  PR_TRY(checkDampingF(d, e));
+  PR_TRY(checkDamping(d, e));
   if (warmups < 0 || repeats < 1 || !med)
-    return ffail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
+    return fail(e, PRLAB_ERR_ARG, "warmups %d, repeats %d: need >= 0 and >= 1", warmups, repeats);
   LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
   LayoutState &s = *sp;
@@ -1805,21 +1778,16 @@ void layoutStateFree(Ctx &c) {
 
 namespace {
 
+// A layout entry point: the shared entry() (message, exceptions), the graph
+// handle and its device (checkHandle), then this file's state of the graph.
 template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
-  prlab::Err e{msg, msg_len};
-  if (msg && msg_len > 0) msg[0] = '\0';
-  try {
-    if (handle == nullptr) return prlab::ffail(e, PRLAB_ERR_ARG, "graph handle is NULL");
+  return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
-    PR_CUDA(e, cudaSetDevice(c.device), "cudaSetDevice(%d)", c.device);
     prlab::LayoutState *s = nullptr;
     PR_TRY(prlab::getState(c, &s, e));
     return body(c, *s, e);
-  } catch (const std::exception &ex) {
-    return prlab::ffail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception: %s", ex.what());
-  } catch (...) {
-    return prlab::ffail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
-  }
+  });
 }
 
 } // namespace
@@ -1828,7 +1796,7 @@ extern "C" {
 
 int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
-    if (!out) return prlab::ffail(e, PRLAB_ERR_ARG, "output pointer is NULL");
+    if (!out) return prlab::fail(e, PRLAB_ERR_ARG, "output pointer is NULL");
     std::memset(out, 0, sizeof(*out));
     PR_TRY(prlab::build(c, s, e));
     PR_TRY(prlab::buildCluster(c, s, e));
@@ -1863,32 +1831,32 @@ int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int m
 int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     (void)c;
-    if (value < 0) return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
+    if (value < 0) return prlab::fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
     switch (knob) {
     case PRLAB_KNOB_TILE_EDGES:
       if (value != 0 && (value < 32 || value > 8192))
-        return prlab::ffail(e, PRLAB_ERR_ARG, "tile edges %d outside [32, 8192]", value);
+        return prlab::fail(e, PRLAB_ERR_ARG, "tile edges %d outside [32, 8192]", value);
       s.knobTileEdges = value;
       break;
     case PRLAB_KNOB_TILE_ROWS:
       if (value != 0 && (value < 1 || value > 2048))
-        return prlab::ffail(e, PRLAB_ERR_ARG, "tile rows %d outside [1, 2048]", value);
+        return prlab::fail(e, PRLAB_ERR_ARG, "tile rows %d outside [1, 2048]", value);
       s.knobTileRows = value;
       break;
     case PRLAB_KNOB_BLOCKS_PER_SM: s.knobBlocksPerSM = value; break;
     case PRLAB_KNOB_GRAPH_K: s.knobGraphK = value == 0 ? 10 : value; break;
     case PRLAB_KNOB_RESIDENT: s.knobResident = value; break;
     case PRLAB_KNOB_CLUSTER_MODE:
-      if (value > 2) return prlab::ffail(e, PRLAB_ERR_ARG, "cluster mode %d outside [0, 2]", value);
+      if (value > 2) return prlab::fail(e, PRLAB_ERR_ARG, "cluster mode %d outside [0, 2]", value);
       s.knobClusterMode = value;
       break;
     case PRLAB_KNOB_CLUSTER_SIZE:
       if (value > prlab::fr::kMaxCluster)
-        return prlab::ffail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
+        return prlab::fail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
       s.knobClusterSize = value;
       break;
     default:
-      return prlab::ffail(e, PRLAB_ERR_ARG, "knob %d out of range [0, %d)", knob, PRLAB_KNOB_COUNT);
+      return prlab::fail(e, PRLAB_ERR_ARG, "knob %d out of range [0, %d)", knob, PRLAB_KNOB_COUNT);
     }
     cudaDeviceSynchronize();
     prlab::freeLayout(s);
