@@ -37,9 +37,9 @@ func formatNames() string {
 // given more than once (prlab scale); --metadata and --name then do not apply.
 func addGraphFlags(fs *flag.FlagSet, several bool) *graphFlags {
 	gf := &graphFlags{}
-	help := "a graph file to read (read-only; any of the formats below, optionally .gz)"
+	help := "a graph file to read instead of the bundled graph (read-only; a format of --format, optionally .gz)"
 	if several {
-		help += "; repeat for more graphs"
+		help = "a graph file to run beside the generated graphs (read-only; a format of --format, optionally .gz); repeat for more graphs"
 	}
 	fs.Var(&gf.paths, "graph", help)
 	fs.StringVar(&gf.format, "format", "", "format of --graph: "+formatNames()+" (default: from the file name and first lines)")

@@ -194,7 +194,7 @@ func (l *listFlag) Set(s string) error {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
 	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
-	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written (default: the bundled AAN graph)")
+	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written (the default is the bundled AAN graph)")
 	gf := addGraphFlags(fs, false)
 	var impls, cases listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")

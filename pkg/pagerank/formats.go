@@ -95,9 +95,11 @@ type LoadInfo struct {
 // .gz removed) and head, the first bytes of its decompressed content: the
 // MatrixMarket banner wins; then the extensions .el, .wel, .mtx, .csv, .tsv,
 // .snap; then the first line that is not blank or a comment: " ==> " or
-// " , " is FormatAAN, integer fields are FormatSNAP, a header with tabs is
-// FormatTSV, with commas FormatCSV; anything else is read as FormatAAN (the
-// most lenient reader, string ids).
+// " , " is FormatAAN, integer fields are FormatSNAP; anything else is read
+// as FormatAAN (the most lenient reader: string ids, "A,B", "A<TAB>B" and
+// "A B" lines, no header). CSV and TSV are never guessed from the content:
+// their first line is a header, and taking a first edge "A<TAB>B" for one
+// would drop it without a word; name such a file .csv/.tsv or pass --format.
 func SniffFormat(name string, head []byte) Format {
 	if bytes.HasPrefix(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), []byte("%%MatrixMarket")) {
 		return FormatMTX
@@ -130,10 +132,6 @@ func SniffFormat(name string, head []byte) Format {
 			return FormatAAN
 		case allInts(strings.Fields(s)):
 			return FormatSNAP
-		case strings.Contains(s, "\t"):
-			return FormatTSV
-		case strings.Contains(s, ","):
-			return FormatCSV
 		}
 		return FormatAAN
 	}

@@ -234,8 +234,10 @@ func TestSniffFormat(t *testing.T) {
 		{"web-Google.txt.gz", "# Directed graph (each unordered pair of nodes is saved once): web-Google.txt\n# Nodes: 875713\n0\t11342\n", FormatSNAP},
 		{"acl.txt.gz", "C08-3004 , A00-1002\n", FormatAAN},
 		{"aan.txt", "C08-3004 ==> A00-1002\n", FormatAAN},
-		{"edges", "source\ttarget\nA\tB\n", FormatTSV},
-		{"edges", "source,target\nA,B\n", FormatCSV},
+		{"edges", "A\tB\nB\tC\n", FormatAAN}, // no header: CSV/TSV only by name
+		{"edges.txt", "A,B\n", FormatAAN},
+		{"edges.TSV.gz", "source\ttarget\nA\tB\n", FormatTSV},
+		{"edges.csv", "source,target\nA,B\n", FormatCSV},
 		{"edges", "A B\n", FormatAAN},
 		{"g.snap", "a b\n", FormatSNAP},
 	} {
