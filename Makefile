@@ -139,3 +139,13 @@ gpu-bundle:
 	git rev-parse HEAD > .gpu/COMMIT
 	@if [ -n "$$(git status --porcelain --untracked-files=no)" ]; then echo "$$(cat .gpu/COMMIT)+dirty" > .gpu/COMMIT; fi
 	@echo "gpu-bundle: .gpu/ ready for commit $$(cat .gpu/COMMIT)"
+# make gap-src GAPBS=DIR   GAP's source (a clone of sbeamer/gapbs at DIR) into the git-ignored .gap/gapbs,
+#                   with its commit in .gap/gapbs/REVISION, for scripts/gap-vs-t1.sh (carry .gap/gapbs to the host)
+GAPBS ?=
+.PHONY: gap-src
+gap-src:
+	@test -n "$(GAPBS)" || { echo "gap-src: set GAPBS to a clone of https://github.com/sbeamer/gapbs" >&2; exit 2; }
+	rm -rf .gap/gapbs && mkdir -p .gap/gapbs
+	git -C "$(GAPBS)" archive HEAD | tar x -C .gap/gapbs
+	git -C "$(GAPBS)" rev-parse HEAD > .gap/gapbs/REVISION
+	@echo "gap-src: .gap/gapbs holds GAP $$(cat .gap/gapbs/REVISION)"

@@ -6,8 +6,8 @@
 # Usage (from the repository root, on a host with g++ and OpenMP; no Go needed):
 #   scripts/gap-vs-t1.sh [GAP_SRC] [NAME]
 #     GAP_SRC  a source tree of sbeamer/gapbs (default .gap/gapbs, git-ignored; never commit it).
-#              On the CPU machine: mkdir -p .gap/gapbs && git -C <gapbs clone> archive HEAD | tar x -C .gap/gapbs
-#              && git -C <gapbs clone> rev-parse HEAD > .gap/gapbs/REVISION   (then carry .gap to the host)
+#              On the CPU machine: make gap-src GAPBS=<a gapbs clone> (git archive + REVISION), then
+#              carry .gap/gapbs (not all of .gap: a second call must find .gap/work) and .gpu to the host
 #     NAME     results go to reports/NAME/ (default gap-latest, git-ignored as *-latest)
 # Environment:
 #   PRLAB=path      the prlab binary (default .gpu/prlab from `make gpu-bundle`, else bin/prlab)
