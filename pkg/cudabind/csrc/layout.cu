@@ -1399,6 +1399,23 @@ int requireCluster(Ctx &c, LayoutState &s, Err &e) {
 
 // The timed work of one run (benchmark): prologue + `iters` iterations, no
 // convergence test, no host synchronization.
+// endCapture ends the capture begun on s.st and instantiates the graph of
+// `iters` iterations into *exec; rc is the status of the captured launches
+// (the captured graph is dropped when they failed).
+int endCapture(LayoutState &s, int rc, cudaGraphExec_t *exec, int iters, Err &e) {
+  cudaGraph_t graph = nullptr;
+  cudaError_t st = cudaStreamEndCapture(s.st, &graph);
+  if (rc != PRLAB_OK) {
+    if (graph) cudaGraphDestroy(graph);
+    return rc;
+  }
+  PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", iters);
+  st = graphInstantiate(exec, graph, 0);
+  cudaGraphDestroy(graph);
+  PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", iters);
+  return PRLAB_OK;
+}
+
 int timedWork(Ctx &c, LayoutState &s, int impl, int iters, float d, Err &e) {
   switch (impl) {
   case PRLAB_IMPL_T4_BUCKETED:
@@ -1413,19 +1430,10 @@ int timedWork(Ctx &c, LayoutState &s, int impl, int iters, float d, Err &e) {
     if (s.benchExec == nullptr || s.benchIters != iters || s.benchD != d) {
       if (s.benchExec) cudaGraphExecDestroy(s.benchExec);
       s.benchExec = nullptr;
-      cudaGraph_t graph = nullptr;
       PR_CUDA(e, cudaStreamBeginCapture(s.st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
       int rc = launchPrologue(c, s, s.gridFused, d, e);
       for (int k = 0; rc == PRLAB_OK && k < iters; ++k) rc = launchIter<false>(c, s, k, k & 1, d, 0.0f, s.st, e);
-      cudaError_t st = cudaStreamEndCapture(s.st, &graph);
-      if (rc != PRLAB_OK) {
-        if (graph) cudaGraphDestroy(graph);
-        return rc;
-      }
-      PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", iters);
-      st = graphInstantiate(&s.benchExec, graph, 0);
-      cudaGraphDestroy(graph);
-      PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", iters);
+      PR_TRY(endCapture(s, rc, &s.benchExec, iters, e));
       PR_CUDA(e, cudaGraphUpload(s.benchExec, s.st), "cudaGraphUpload");
       s.benchIters = iters;
       s.benchD = d;
@@ -1463,7 +1471,6 @@ int runGraph(Ctx &c, LayoutState &s, int iters, float d, float tol, Err &e) {
     if (s.runExec == nullptr || s.runK != K || s.runD != d || s.runTol != tol) {
       if (s.runExec) cudaGraphExecDestroy(s.runExec);
       s.runExec = nullptr;
-      cudaGraph_t graph = nullptr;
       PR_CUDA(e, cudaStreamBeginCapture(s.st, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
       int rc = PRLAB_OK;
       for (int j = 0; rc == PRLAB_OK && j < K; ++j) rc = launchIter<true>(c, s, j, j & 1, d, tol, s.st, e);
@@ -1472,15 +1479,7 @@ int runGraph(Ctx &c, LayoutState &s, int iters, float d, float tol, Err &e) {
         cudaError_t le = cudaGetLastError();
         if (le != cudaSuccess) rc = cudaFail(e, le, "advanceKernel<<<1, 1>>>");
       }
-      cudaError_t st = cudaStreamEndCapture(s.st, &graph);
-      if (rc != PRLAB_OK) {
-        if (graph) cudaGraphDestroy(graph);
-        return rc;
-      }
-      PR_CUDA(e, st, "cudaStreamEndCapture (%d iterations)", K);
-      st = graphInstantiate(&s.runExec, graph, 0);
-      cudaGraphDestroy(graph);
-      PR_CUDA(e, st, "cudaGraphInstantiateWithFlags (%d iterations)", K);
+      PR_TRY(endCapture(s, rc, &s.runExec, K, e));
       s.runK = K;
       s.runD = d;
       s.runTol = tol;
