@@ -163,14 +163,7 @@ func TestConstantsMatchHeader(t *testing.T) {
 		"PRLAB_REDUCE_SHUFFLE":            reduceShuffle,
 		"PRLAB_REDUCE_ATOMIC":             reduceAtomic,
 	}
-	for name, v := range want {
-		got, ok := defs[name]
-		if !ok {
-			t.Errorf("%s missing from csrc/prlab_cuda.h", name)
-		} else if got != v {
-			t.Errorf("%s = %d in the header, %d in Go", name, got, v)
-		}
-	}
+	checkDefines(t, defs, want)
 	for id, d := range stageDefs {
 		if d.ID != id || d.Name == "" {
 			t.Errorf("stageDefs[%d] = %+v", id, d)
@@ -238,5 +231,18 @@ func needTable(t *testing.T) {
 	t.Helper()
 	if !cgoEnabled {
 		t.Skip("the stage lists come from the C table of designs, compiled in through cgo")
+	}
+}
+
+// checkDefines reports every name of want that the header lacks or defines
+// to another value.
+func checkDefines(t *testing.T, defs, want map[string]int) {
+	t.Helper()
+	for name, v := range want {
+		if got, ok := defs[name]; !ok {
+			t.Errorf("%s missing from csrc/prlab_cuda.h", name)
+		} else if got != v {
+			t.Errorf("%s = %d in the header, %d in Go", name, got, v)
+		}
 	}
 }

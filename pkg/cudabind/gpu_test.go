@@ -42,19 +42,26 @@ var gpuReport = struct {
 }{}
 
 func writeGPUReport(t *testing.T) {
-	dir := os.Getenv("PRLAB_GPU_OUT")
+	gpuReport.Lock()
+	defer gpuReport.Unlock()
+	writeResults(t, "PRLAB_GPU_OUT", "gpu-results.json", &gpuReport)
+}
+
+// writeResults writes v as indented JSON to file in the directory named by
+// the environment variable env (nothing when it is unset).
+func writeResults(t *testing.T, env, file string, v any) {
+	t.Helper()
+	dir := os.Getenv(env)
 	if dir == "" {
 		return
 	}
-	gpuReport.Lock()
-	defer gpuReport.Unlock()
-	b, err := json.MarshalIndent(&gpuReport, "", " ")
+	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
-		t.Errorf("marshal gpu report: %v", err)
+		t.Errorf("marshal %s: %v", file, err)
 		return
 	}
-	if err := os.WriteFile(filepath.Join(dir, "gpu-results.json"), b, 0o644); err != nil {
-		t.Errorf("write gpu report: %v", err)
+	if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+		t.Errorf("write %s: %v", file, err)
 	}
 }
 

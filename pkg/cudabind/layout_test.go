@@ -11,12 +11,10 @@ package cudabind
 //	PRLAB_LAYOUT_RMAT=s    also check and time an RMAT graph of scale s (e.g. 20) in the table test
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,13 +134,7 @@ func TestLayoutConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_CLUSTER_MODE":     knobClusterMode,
 		"PRLAB_KNOB_COUNT":            knobCount,
 	}
-	for name, v := range want {
-		if got, ok := defs[name]; !ok {
-			t.Errorf("%s missing from csrc/prlab_cuda.h", name)
-		} else if got != v {
-			t.Errorf("%s = %d in the header, %d in Go", name, got, v)
-		}
-	}
+	checkDefines(t, defs, want)
 	// The layout range must not overlap the course's codes.
 	if defs["PRLAB_IMPL_COUNT"] > implLayoutFirst || defs["PRLAB_STAGE_COUNT"] > stageLayoutFirst {
 		t.Errorf("layout codes overlap the course's: impl count %d, stage count %d", defs["PRLAB_IMPL_COUNT"], defs["PRLAB_STAGE_COUNT"])
@@ -303,20 +295,9 @@ var frReport = struct {
 }{Layouts: map[string]Layout{}, Extra: map[string][]map[string]any{}}
 
 func frWrite(t *testing.T) {
-	dir := os.Getenv("PRLAB_LAYOUT_OUT")
-	if dir == "" {
-		return
-	}
 	frReport.Lock()
 	defer frReport.Unlock()
-	b, err := json.MarshalIndent(&frReport, "", " ")
-	if err != nil {
-		t.Errorf("marshal layout report: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, "layout-results.json"), b, 0o644); err != nil {
-		t.Errorf("write layout report: %v", err)
-	}
+	writeResults(t, "PRLAB_LAYOUT_OUT", "layout-results.json", &frReport)
 }
 
 // Every layout design on the six synthetic cases (and the real
