@@ -228,4 +228,7 @@ func TestNoCommandWritesUserFiles(t *testing.T) {
 	if files != 2 {
 		t.Errorf("%d file graphs in the scale study, want 2", files)
 	}
+	if page, _ := os.ReadFile(filepath.Join(out, "s", report.HTMLFile)); !strings.Contains(string(page), "</code> as <code>cites</code> (format el)") {
+		t.Error("the scale page's protocol does not name the --graph file")
+	}
 }
