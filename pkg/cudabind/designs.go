@@ -214,6 +214,16 @@ func DesignByName(name string) (pagerank.Implementation, bool) {
 	return nil, false
 }
 
+// designOf is the as-given design with code id (nil if none).
+func designOf(id int) *design {
+	for i := range designs {
+		if designs[i].id == id && designs[i].order == "" {
+			return &designs[i]
+		}
+	}
+	return nil
+}
+
 // gpuDesign is a pagerank.Implementation, Benchmarker and Unavailable backed
 // by libprlab_cuda.so.
 type gpuDesign struct{ design }

@@ -39,7 +39,8 @@
 //	                                             // Timing (CUDA events) + Stages (ms, bytes, formula)
 //	tab, err := cudabind.MeasureStages(g, cudabind.StageOptions{})
 //	                                             // the course's stage table: copy rows + every stage
-//	_ = cudabind.Release()                       // free the uploaded graph
+//	s, err := cudabind.Open(g)                   // upload g once: the designs above then run on it
+//	_ = s.Close()                                // free it (Release frees whatever graph is current)
 //
 // Every Result carries BytesPerIteration and BytesFormula (from the
 // iteration's stage formulas, see ByteFormula), LaunchesPerIteration and

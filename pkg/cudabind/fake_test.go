@@ -301,3 +301,42 @@ func TestFakeLibraryWithoutLayoutSymbols(t *testing.T) {
 		t.Errorf("knob: %v", err)
 	}
 }
+
+// A Session holds one upload: the designs and the stage table on its graph
+// use it; another graph replaces it; Close frees the current one only.
+func TestSessionWithFakeLibrary(t *testing.T) {
+	if reason := useLibrary(t, buildFake(t)); reason != "" {
+		t.Fatalf("fake library unavailable: %s", reason)
+	}
+	holds := func() *Session {
+		mu.Lock()
+		defer mu.Unlock()
+		return current
+	}
+	g, _ := pagerank.SyntheticCase("tiny")
+	s, err := Open(g)
+	if err != nil || s.Graph() != g || holds() != s {
+		t.Fatalf("Open: %v, session %+v", err, s)
+	}
+	for _, name := range []string{NameWarpPerRow, NameFused, NameCluster} {
+		if _, err := mustDesign(t, name).Run(g, pagerank.Fixed(5)); err != nil || holds() != s {
+			t.Errorf("%s on the session's graph: %v; uploaded again: %v", name, err, holds() != s)
+		}
+	}
+	if _, err := MeasureStages(g, StageOptions{}); err != nil || holds() != s {
+		t.Errorf("stage table: %v; uploaded again: %v", err, holds() != s)
+	}
+	other, _ := pagerank.SyntheticCase("chain")
+	if _, err := mustDesign(t, NameNaive).Run(other, pagerank.Fixed(5)); err != nil || holds() == s || holds().Graph() != other {
+		t.Errorf("another graph: %v", err)
+	}
+	if err := s.Close(); err != nil || holds() == nil {
+		t.Errorf("closing a replaced session: %v, current %v", err, holds())
+	}
+	if err := holds().Close(); err != nil || holds() != nil {
+		t.Errorf("closing the current session: %v, current %v", err, holds())
+	}
+	if _, err := Open(&pagerank.Graph{Name: "broken", N: 3}); err == nil || !strings.Contains(err.Error(), "inconsistent") {
+		t.Errorf("Open of an inconsistent graph: %v", err)
+	}
+}

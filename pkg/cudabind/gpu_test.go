@@ -405,8 +405,8 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 			gpuReport.Unlock()
 		}
 		if handMs > 0 && libMs > 0 {
-			hb := iterationFormula(designs[implWarpPerRow].stages).Bytes(g.N, g.NNZ)
-			lb := iterationFormula(designs[implThrustCUB].stages).Bytes(g.N, g.NNZ)
+			hb := designOf(implWarpPerRow).BytesFormula().Bytes(g.N, g.NNZ)
+			lb := designOf(implThrustCUB).BytesFormula().Bytes(g.N, g.NNZ)
 			fmt.Fprintf(&sb, "warp per row takes %.2fx the Thrust + CUB time and moves %.2fx its bytes\n", handMs/libMs, float64(hb)/float64(lb))
 		}
 		fmt.Fprintf(&sb, "L2 on this card is %d bytes, and one hand-written iteration touches %d\n", tab.Device.L2Bytes, tab.CopyIteration.Bytes)

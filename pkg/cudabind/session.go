@@ -62,6 +62,32 @@ func openLocked(g *pagerank.Graph) (*Session, error) {
 	return &Session{lib: st.lib, device: st.device, g: g, h: h}, nil
 }
 
+// Open uploads g to the device ($PRLAB_CUDA_DEVICE) and returns the
+// session holding it, which becomes the current one: every design's Run and
+// Benchmark on g, MeasureStages, LayoutOf and MeasurePrimitives then use
+// this upload (a relabelled design uploads its relabelled graph, closing
+// this session). Close frees it. Errors: ErrUnavailable (wrapped) without a
+// GPU; an inconsistent graph; *Error from the library.
+func Open(g *pagerank.Graph) (*Session, error) {
+	var out *Session
+	err := withSession(g, func(s *Session) error { out = s; return nil })
+	return out, err
+}
+
+// Graph is the graph the session holds.
+func (s *Session) Graph() *pagerank.Graph { return s.g }
+
+// Close frees the session's device memory (a no-op when it is no longer
+// the current session: then it was freed when another graph was uploaded).
+func (s *Session) Close() error {
+	mu.Lock()
+	defer mu.Unlock()
+	if current != s {
+		return nil
+	}
+	return releaseLocked()
+}
+
 // withSession runs fn with mu held on the current Session for g, uploading
 // g (and freeing the previous graph) when it is not the graph on the device.
 // This is the one place where calls reach the library.
@@ -180,7 +206,7 @@ func MeasureStages(g *pagerank.Graph, opt StageOptions) (*StageTable, error) {
 		if t.CopyDRAM, err = s.copyRow(CopyDRAMName, pagerank.StageCopyDRAM, CopyDRAMBytes, opt.Warmups, opt.Repeats); err != nil {
 			return err
 		}
-		iterBytes := iterationFormula(designs[implThreadPerRow].stages).Bytes(g.N, g.NNZ)
+		iterBytes := designOf(implThreadPerRow).BytesFormula().Bytes(g.N, g.NNZ)
 		if t.CopyIteration, err = s.copyRow(CopyIterationName, pagerank.StageCopyIteration, iterBytes, opt.Warmups, opt.Repeats); err != nil {
 			return err
 		}
