@@ -3,8 +3,6 @@ package nb
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/dataset"
@@ -23,37 +21,13 @@ type CommittedIncremental struct {
 // that reads as an incremental study, those that measured a GPU first, then
 // newest first.
 func CommittedIncrementalRuns() ([]CommittedIncremental, error) {
-	root, err := Root()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := filepath.Glob(filepath.Join(root, "reports", "*", report.IncrementalJSONFile))
-	if err != nil {
-		return nil, err
-	}
-	committed := committedFilter(root)
+	files, err := committedReports(report.IncrementalJSONFile, report.ReadIncrementalJSON,
+		func(s *report.IncrementalStudy) (bool, string) { return s.GPU != nil, s.Env.Date })
 	var out []CommittedIncremental
-	for _, p := range paths {
-		rel, _ := filepath.Rel(root, p)
-		if !committed(rel) {
-			continue
-		}
-		s, err := report.ReadIncrementalJSON(p)
-		if err != nil {
-			continue
-		}
-		out = append(out, CommittedIncremental{IncrementalStudy: s, Path: rel})
+	for _, f := range files {
+		out = append(out, CommittedIncremental{IncrementalStudy: f.study, Path: f.path})
 	}
-	slices.SortStableFunc(out, func(a, b CommittedIncremental) int {
-		if (a.GPU != nil) != (b.GPU != nil) {
-			if a.GPU != nil {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(b.Env.Date, a.Env.Date)
-	})
-	return out, nil
+	return out, err
 }
 
 // IncrementalSourceMarkdown says which committed incremental report a

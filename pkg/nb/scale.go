@@ -190,35 +190,57 @@ type CommittedScale struct {
 // folders git does not track are left out), those that measured a GPU
 // first, then newest first.
 func CommittedScaleRuns() ([]CommittedScale, error) {
+	files, err := committedReports(report.ScaleJSONFile, report.ReadScaleJSON,
+		func(s *report.ScaleStudy) (bool, string) { return s.GPU != nil, s.Env.Date })
+	var out []CommittedScale
+	for _, f := range files {
+		out = append(out, CommittedScale{ScaleStudy: f.study, Path: f.path})
+	}
+	return out, err
+}
+
+// committedReport is one committed report file read as a study.
+type committedReport[T any] struct {
+	study *T
+	path  string // relative to the checkout
+}
+
+// committedReports reads every committed reports/*/file with read, leaving
+// out what does not read and what git does not track (committedFilter),
+// and orders them: those whose order func says measured a GPU first, then
+// newest date first.
+func committedReports[T any](file string, read func(string) (*T, error), order func(*T) (gpu bool, date string)) ([]committedReport[T], error) {
 	root, err := Root()
 	if err != nil {
 		return nil, err
 	}
-	paths, err := filepath.Glob(filepath.Join(root, "reports", "*", report.ScaleJSONFile))
+	paths, err := filepath.Glob(filepath.Join(root, "reports", "*", file))
 	if err != nil {
 		return nil, err
 	}
 	committed := committedFilter(root)
-	var out []CommittedScale
+	var out []committedReport[T]
 	for _, p := range paths {
 		rel, _ := filepath.Rel(root, p)
 		if !committed(rel) {
 			continue
 		}
-		s, err := report.ReadScaleJSON(p)
+		s, err := read(p)
 		if err != nil {
 			continue
 		}
-		out = append(out, CommittedScale{ScaleStudy: s, Path: rel})
+		out = append(out, committedReport[T]{s, rel})
 	}
-	slices.SortStableFunc(out, func(a, b CommittedScale) int {
-		if (a.GPU != nil) != (b.GPU != nil) {
-			if a.GPU != nil {
+	slices.SortStableFunc(out, func(a, b committedReport[T]) int {
+		ga, da := order(a.study)
+		gb, db := order(b.study)
+		if ga != gb {
+			if ga {
 				return -1
 			}
 			return 1
 		}
-		return strings.Compare(b.Env.Date, a.Env.Date)
+		return strings.Compare(db, da)
 	})
 	return out, nil
 }

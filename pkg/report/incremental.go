@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -270,38 +268,7 @@ func ReadIncrementalJSON(path string) (*IncrementalStudy, error) {
 // DecodeIncrementalJSON parses and validates incremental.json bytes; errors
 // name the file and the line:column or the field.
 func DecodeIncrementalJSON(data []byte, name string) (*IncrementalStudy, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, IncrementalSchema)
-	}
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s: not valid UTF-8", name)
-	}
-	var head struct {
-		Schema *string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, jsonError(name, data, err, -1)
-	}
-	if head.Schema == nil {
-		return nil, fmt.Errorf("%s: schema: missing, want %q", name, IncrementalSchema)
-	}
-	if *head.Schema != IncrementalSchema {
-		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), IncrementalSchema)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	s := new(IncrementalStudy)
-	if err := dec.Decode(s); err != nil {
-		return nil, jsonError(name, data, err, dec.InputOffset())
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
-	}
-	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s, nil
+	return decodeStudyJSON[IncrementalStudy](data, name, IncrementalSchema)
 }
 
 var workloadKinds = []string{WorkloadByYear, WorkloadRandom}

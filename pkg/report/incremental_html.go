@@ -139,18 +139,10 @@ func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
 	if len(keys) == 0 {
 		return nil
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "Speed-up of update + warm start over a cold recompute, vs batch size",
-			Subtitle: "(rebuild + upload + cold iterations) / (update + warm iterations); above 1 the incremental path wins; log-log"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "batch size (% of the edges before the batch)", NameLocation: "middle", NameGap: 30}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "speed-up (x)"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
-	)
+	line := incrementalLine(opts.Title{Title: "Speed-up of update + warm start over a cold recompute, vs batch size",
+		Subtitle: "(rebuild + upload + cold iterations) / (update + warm iterations); above 1 the incremental path wins; log-log"},
+		opts.XAxis{Type: "log", Name: "batch size (% of the edges before the batch)", NameLocation: "middle", NameGap: 30},
+		opts.YAxis{Type: "log", Name: "speed-up (x)"}, "item")
 	for _, k := range keys {
 		pts := points[k]
 		slices.SortStableFunc(pts, func(a, b opts.LineData) int {
@@ -203,18 +195,10 @@ func IncrementalIterationsLine(s *IncrementalStudy) *charts.Line {
 	for i, y := range years {
 		x[i] = fmt.Sprint(y)
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
-		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
-		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "Iterations to converge after each year's batch: warm start vs cold start",
-			Subtitle: "L1 residual under the implementation's tolerance; warm = from the previous year's ranks, new papers 1/n, rescaled to sum 1"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "year", NameLocation: "middle", NameGap: 30}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "iterations"}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
-		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
-	)
+	line := incrementalLine(opts.Title{Title: "Iterations to converge after each year's batch: warm start vs cold start",
+		Subtitle: "L1 residual under the implementation's tolerance; warm = from the previous year's ranks, new papers 1/n, rescaled to sum 1"},
+		opts.XAxis{Type: "category", Name: "year", NameLocation: "middle", NameGap: 30},
+		opts.YAxis{Type: "value", Name: "iterations"}, "axis")
 	line.SetXAxis(x)
 	for _, im := range impls {
 		for _, side := range []struct {
@@ -230,5 +214,22 @@ func IncrementalIterationsLine(s *IncrementalStudy) *charts.Line {
 				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash}))
 		}
 	}
+	return line
+}
+
+// incrementalLine is a line chart with the incremental page's common
+// options: canvas, no animation, legend under the plot, tooltip by trigger.
+func incrementalLine(title opts.Title, x opts.XAxis, y opts.YAxis, trigger string) *charts.Line {
+	line := charts.NewLine()
+	line.SetGlobalOptions(
+		charts.WithInitializationOpts(opts.Initialization{Renderer: "canvas", BackgroundColor: "#ffffff"}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(title),
+		charts.WithXAxisOpts(x),
+		charts.WithYAxisOpts(y),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
+		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
+	)
 	return line
 }

@@ -260,9 +260,24 @@ func ReadScaleJSON(path string) (*ScaleStudy, error) {
 // errors, which give the line:column of a syntax or type error or the field
 // path of a semantic one.
 func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
+	return decodeStudyJSON[ScaleStudy](data, name, ScaleSchema)
+}
+
+// validator is a study model that checks its own invariants.
+type validator interface{ Validate() error }
+
+// decodeStudyJSON parses and validates the JSON of a study whose "schema"
+// must be schema (scale.json, incremental.json): a BOM is dropped; empty
+// input, invalid UTF-8, a missing or other schema, unknown fields, trailing
+// data and Validate's errors are errors naming the file and the line:column
+// or the field.
+func decodeStudyJSON[T any, PT interface {
+	*T
+	validator
+}](data []byte, name, schema string) (*T, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, ScaleSchema)
+		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, schema)
 	}
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("%s: not valid UTF-8", name)
@@ -274,21 +289,21 @@ func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
 		return nil, jsonError(name, data, err, -1)
 	}
 	if head.Schema == nil {
-		return nil, fmt.Errorf("%s: schema: missing, want %q", name, ScaleSchema)
+		return nil, fmt.Errorf("%s: schema: missing, want %q", name, schema)
 	}
-	if *head.Schema != ScaleSchema {
-		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), ScaleSchema)
+	if *head.Schema != schema {
+		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), schema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	s := new(ScaleStudy)
+	s := new(T)
 	if err := dec.Decode(s); err != nil {
 		return nil, jsonError(name, data, err, dec.InputOffset())
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
 	}
-	if err := s.Validate(); err != nil {
+	if err := PT(s).Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
