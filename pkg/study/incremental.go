@@ -880,7 +880,7 @@ func Crossovers(s *report.IncrementalStudy) []report.Crossover {
 		}
 		pts[k] = append(pts[k], x)
 	}
-	var out []report.Crossover
+	out := []report.Crossover{} // [] in incremental.json, not null
 	for _, k := range keys {
 		rows := pts[k]
 		sort.SliceStable(rows, func(a, b int) bool { return rows[a].Fraction < rows[b].Fraction })
