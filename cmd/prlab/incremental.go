@@ -46,10 +46,14 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	lastYear := fs.Int("last-year", study.DefaultLastYear, "last year of the by-year workload")
 	minPapers := fs.Int("min-papers", study.DefaultMinPapers, "the by-year workload starts with the first year with at least this many papers")
 	floatTol := fs.Float64("float-tolerance", study.DefaultIncrementalFloatTolerance, "L1 residual tolerance of float32 rows, in (0, 1)")
+	render := fs.String("render", "", "re-render a finished study: read this incremental.json and rewrite incremental.json, incremental.csv and index.html beside it (nothing is measured)")
 	workers := workersFlag(fs)
 	gf := addGraphFlags(fs, true) // graph files for random batches, like prlab scale's
 	if err := parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *render != "" {
+		return renderIncremental(*render, stdout)
 	}
 	load, err := gf.options()
 	if err != nil {
@@ -159,5 +163,22 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stdout, f)
 	}
 	fmt.Fprintf(stdout, "incremental: %d batches, %d rows in %.1f s; wrote %s\n", len(s.Batches), len(s.Rows), s.ElapsedS, filepath.Join(*out, report.HTMLFile))
+	return nil
+}
+
+// renderIncremental rewrites the three files of the study in path (an
+// incremental.json) in the same directory, atomically: the findings and
+// crossovers derived again with this binary's rules, the page redrawn.
+func renderIncremental(path string, stdout io.Writer) error {
+	s, err := report.ReadIncrementalJSON(path)
+	if err != nil {
+		return fmt.Errorf("incremental --render: %w", err)
+	}
+	s.Crossovers, s.Findings = study.Crossovers(s), study.IncrementalFindings(s)
+	dir := filepath.Dir(path)
+	if err := report.WriteIncremental(dir, s); err != nil {
+		return fmt.Errorf("incremental --render: %w", err)
+	}
+	fmt.Fprintf(stdout, "incremental --render: rewrote %s\n", filepath.Join(dir, report.HTMLFile))
 	return nil
 }

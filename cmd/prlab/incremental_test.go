@@ -41,6 +41,16 @@ func TestIncrementalCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(page), report.ChartIncrementalSpeedup) {
 		t.Fatalf("index.html without the speed-up chart: %v", err)
 	}
+	// --render redraws the page from the JSON alone.
+	if err := os.Remove(filepath.Join(out, report.HTMLFile)); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, _, err := runCLI(t, "incremental", "--render", filepath.Join(out, report.IncrementalJSONFile)); err != nil || !strings.Contains(stdout, "rewrote") {
+		t.Fatalf("--render: %v, %q", err, stdout)
+	}
+	if again, err := os.ReadFile(filepath.Join(out, report.HTMLFile)); err != nil || !strings.Contains(string(again), report.ChartIncrementalSpeedup) {
+		t.Fatalf("--render wrote no page: %v", err)
+	}
 }
 
 func TestIncrementalUsageErrors(t *testing.T) {

@@ -229,7 +229,7 @@ func incrementalLine(title opts.Title, x opts.XAxis, y opts.YAxis, trigger strin
 		charts.WithYAxisOpts(y),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom", Type: "plain"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: trigger}),
-		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "90", Top: "80"}),
+		charts.WithGridOpts(opts.Grid{Left: "80", Right: "40", Bottom: "140", Top: "80"}),
 	)
 	return line
 }
