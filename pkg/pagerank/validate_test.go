@@ -110,3 +110,28 @@ func TestNewTiming(t *testing.T) {
 		t.Fatal("odd median")
 	}
 }
+
+func TestSpearmanNearTies(t *testing.T) {
+	// Exact ties in the reference, broken differently by rounding: plain rho
+	// misses the gate, near-tie rho is 1.
+	ref := []float64{0.5, 0.4, 0.4, 0.4, 0.3, 0.2, 0.1}
+	got := []float64{0.5, 0.4000001, 0.3999999, 0.4, 0.3, 0.2, 0.1}
+	plain, _ := SpearmanTop(ref, got, 7)
+	rho, groups := SpearmanNearTies(ref, got, 7, NearTie)
+	if rho != 1 || groups != 5 || plain >= 1 {
+		t.Errorf("near-tie rho %v over %d groups (want 1 over 5), plain %v", rho, groups, plain)
+	}
+	// A real swap between groups still counts.
+	bad := []float64{0.5, 0.4, 0.4, 0.4, 0.1, 0.2, 0.3}
+	if rho, _ := SpearmanNearTies(ref, bad, 7, NearTie); rho > 0.9 {
+		t.Errorf("swapped order scores %v", rho)
+	}
+	// Without near-ties it is SpearmanTop.
+	ref2 := []float64{1, 2, 3, 4, 5, 6}
+	got2 := []float64{1, 3, 2, 4, 6, 5}
+	r1, _ := SpearmanTop(ref2, got2, 6)
+	r2, g2 := SpearmanNearTies(ref2, got2, 6, NearTie)
+	if math.Abs(r1-r2) > 1e-12 || g2 != 6 {
+		t.Errorf("no ties: %v vs SpearmanTop %v (%d groups)", r2, r1, g2)
+	}
+}

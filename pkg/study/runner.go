@@ -451,9 +451,12 @@ func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) re
 	case v.Problem != "":
 		c.Status, c.Reason = report.StatusFailed, v.Problem
 	case v.Pass:
-		c.Status = report.StatusPass
+		c.Status, c.Reason = report.StatusPass, v.TieNote
 	default:
 		c.Status, c.Reason = report.StatusFail, failedGates(v)
+		if v.TieNote != "" {
+			c.Reason += "; " + v.TieNote
+		}
 	}
 	if e.Impl.Name() == OracleName && c.Reason == "" {
 		c.Reason = "reference (err and ρ against itself)"

@@ -335,7 +335,7 @@ func (r *scaleRunner) protocol() report.ScaleProtocol {
 		EdgeFactor: p.EdgeFactor, A: p.A, B: p.B, C: p.C, MinScale: c.MinScale, MaxScale: c.MaxScale, Grid: c.Grid,
 		BudgetS: c.Budget.Seconds(),
 		Reference: fmt.Sprintf("every row runs %d fixed iterations from 1/n and is validated against the reference's %d iterations on the same graph (pagerank.Validate: |sum-1| <= 4*FLT_EPSILON*sqrt(n), Spearman rho over the reference's top %d >= %.3f, max relative error <= %g); where the plain rho misses the gate, rho is taken again with the reference's near-ties (neighbouring top values within a relative %g, below float32's resolution: the grid's symmetric and interior nodes) counted as ties, and the row says so; the reference is %s where it runs, else %s",
-			c.ValidateIterations, c.ValidateIterations, pagerank.SpearmanTopK, pagerank.SpearmanGate, pagerank.RelTolerance, NearTie, OracleName, ReferenceFallback),
+			c.ValidateIterations, c.ValidateIterations, pagerank.SpearmanTopK, pagerank.SpearmanGate, pagerank.RelTolerance, pagerank.NearTie, OracleName, ReferenceFallback),
 		CPUTiming:    "Go's monotonic wall clock; each timed run is one Run of K fixed iterations and one Run of 1 iteration, and the run's time is their difference, i.e. K-1 iterations without the per-call setup (allocating and converting the work vectors), as the GPU's CUDA events exclude the upload; ms per iteration = median over runs / (K-1)",
 		GPUTiming:    "the implementation's own Benchmark: CUDA events around K warmed iterations, copies outside (pkg/cudabind); ms per iteration = median over runs / K",
 		Ladder:       "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column",
@@ -603,7 +603,8 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 	case ref == nil:
 		row.Status, row.Reason = report.StatusFailed, "no reference result to validate against"
 	default:
-		v, tieNote := validateScale(g, res, ref)
+		v := pagerank.Validate(g, res, ref)
+		tieNote := v.TieNote
 		row.ErrOverTol, row.SumMinus1, row.Spearman = report.F(v.ErrOverTol), report.F(v.SumMinus1), report.F(v.Spearman)
 		switch {
 		case v.Problem != "":

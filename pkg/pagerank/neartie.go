@@ -1,16 +1,13 @@
-package study
+package pagerank
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/stat"
-
-	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // NearTie is the relative gap under which two neighbouring values of the
-// reference's top 100 count as tied in the scale study's Spearman gate:
+// reference's top 100 count as tied in Validate's Spearman gate:
 // 1e-5, about 100x float32's accumulated rounding after the validation run
 // (a relative error around 1e-7 per operation, growing with iterations).
 // Differences that small cannot be resolved by a float32 implementation, so
@@ -25,10 +22,10 @@ const NearTie = 1e-5
 // times the larger; both rank vectors give every node of a group the
 // group's mean rank (for got, the mean of got's own ranks of those nodes),
 // so any order inside a group agrees, and only the order between groups is
-// compared. With no near-ties it equals pagerank.SpearmanTop. rho is 1 when
+// compared. With no near-ties it equals SpearmanTop. rho is 1 when
 // both rank vectors are constant (one group), 0 when only one is.
 func SpearmanNearTies(ref, got []float64, k int, nearTie float64) (rho float64, groups int) {
-	top := pagerank.TopK(ref, k)
+	top := TopK(ref, k)
 	if len(top) < 2 {
 		return 1, len(top)
 	}
@@ -37,7 +34,7 @@ func SpearmanNearTies(ref, got []float64, k int, nearTie float64) (rho float64, 
 	for i, v := range top {
 		a[i], b[i] = ref[v], got[v]
 	}
-	ra, rb := pagerank.AverageRanks(a), pagerank.AverageRanks(b)
+	ra, rb := AverageRanks(a), AverageRanks(b)
 	// top is in descending order of ref: groups are runs of it.
 	for i := 0; i < len(top); {
 		j := i
@@ -73,20 +70,4 @@ func isConstant(x []float64) bool {
 		}
 	}
 	return true
-}
-
-// validateScale is pagerank.Validate with the Spearman gate taken over
-// near-ties (SpearmanNearTies) when the plain gate fails; note says so.
-func validateScale(g *pagerank.Graph, res, ref *pagerank.Result) (v pagerank.Validation, note string) {
-	v = pagerank.Validate(g, res, ref)
-	if v.Problem != "" || v.SpearmanPass {
-		return v, ""
-	}
-	rho, groups := SpearmanNearTies(ref.Ranks, res.Ranks, pagerank.SpearmanTopK, NearTie)
-	note = fmt.Sprintf("Spearman rho over the reference's top %d is %.6f with every value distinct, %.6f with the reference's near-ties (relative gap <= %g) as ties (%d groups)",
-		v.TopK, v.Spearman, rho, NearTie, groups)
-	v.Spearman = rho
-	v.SpearmanPass = rho >= pagerank.SpearmanGate
-	v.Pass = v.SumPass && v.ErrPass && v.SpearmanPass
-	return v, note
 }
