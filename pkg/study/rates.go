@@ -1,6 +1,11 @@
 package study
 
-import "github.com/prlab/prlab/pkg/pagerank"
+import (
+	"math"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
+)
 
 // Rates are computed here, once, from the bytes and times the
 // implementations report (pkg/cudabind returns bytes and milliseconds only):
@@ -8,6 +13,7 @@ import "github.com/prlab/prlab/pkg/pagerank"
 //	GB/s   = bytes / (ms · 1e6)             effective bandwidth, decimal GB per second
 //	x DRAM = GB/s / GB/s of the DRAM copy row  the copy row of kind pagerank.StageCopyDRAM
 //	                                           (128 MiB device to device) measured in the same process
+//	GTEPS, ns per edge, byte floor and fraction of it (fillRates, the scale rows)
 //
 // The bytes are those the implementation counts from its kernels' loads and
 // stores (pkg/cudabind ByteFormula), so a scattered gather's 32-byte sectors
@@ -44,4 +50,49 @@ func SetRates(rows []pagerank.Stage, dramGBps float64) {
 			s.XDRAM = s.GBps / dramGBps
 		}
 	}
+}
+
+// fillRates sets the derived numbers of a timed row: GTEPS, ns per edge,
+// the byte floor and the fraction of it reached.
+func fillRates(row *report.ScaleRow, ms float64, copyRow *pagerank.Stage) {
+	if !(ms > 0) {
+		return
+	}
+	row.MsPerIter = report.F(ms)
+	row.GTEPS = report.F(report.GTEPS(row.NNZ, ms))
+	row.NsPerEdge = report.F(ms * 1e6 / float64(max(row.NNZ, 1)))
+	row.FloorBytes = FloorBytes(row.N, row.NNZ, row.Precision)
+	if copyRow != nil && copyRow.GBps > 0 {
+		row.CopyRow, row.CopyGBps = copyRow.Name, report.F(copyRow.GBps)
+		row.FloorMs = report.F(FloorMs(row.FloorBytes, copyRow.GBps))
+		row.FloorFraction = report.F(float64(row.FloorMs) / ms)
+	}
+}
+
+// FloorBytes is the byte floor of one pull-PageRank iteration on n nodes and
+// nnz edges in a precision of w bytes (4 for float32, 8 for float64):
+//
+//	4(n+1) + 4nnz + 3wn
+//
+// the in-edge CSR read once (row pointer and column index), the rank vector
+// read once and written once, and 1/outdeg read once; every gathered
+// x[u]/outdeg[u] is assumed to hit in cache (its one DRAM read is the rank
+// read). It is the compulsory traffic of the iteration the course's kernels
+// implement (pkg/cudabind counts 33n + 8nnz + 4 bytes for its hand-written
+// float32 iteration, which also writes and re-reads contrib and the
+// dangling mask and counts a 4-byte gather per edge).
+func FloorBytes(n, nnz int, prec pagerank.Precision) int64 {
+	w := int64(4)
+	if prec == pagerank.Float64 {
+		w = 8
+	}
+	return 4*int64(n+1) + 4*int64(nnz) + 3*w*int64(n)
+}
+
+// FloorMs is the time in ms to move bytes at gbps GB/s (1e9 bytes/s): bytes / (gbps * 1e6).
+func FloorMs(bytes int64, gbps float64) float64 {
+	if !(gbps > 0) {
+		return math.NaN()
+	}
+	return float64(bytes) / (gbps * 1e6)
 }

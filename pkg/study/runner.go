@@ -504,12 +504,13 @@ func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 			r.progressLine(g, r.out.Correctness[len(r.out.Correctness)-1])
 			continue
 		}
-		var res *pagerank.Result
-		var err error
-		if name == OracleName {
-			res, err = oracle, oerr
-		} else {
-			res, err = run(ctx, e, g, p)
+		res, err := oracle, oerr
+		var m Measured
+		if name != OracleName {
+			m, err = Measure(ctx, e, g, Measurement{Reference: oracle, ValidateIterations: p.Iterations, KeepRun: true})
+			res = m.Run
+		} else if oerr == nil {
+			m.Validation = pagerank.Validate(g, oracle, oracle)
 		}
 		var c report.Check
 		switch {
@@ -523,7 +524,7 @@ func (r *runner) correctness(ctx context.Context, g *pagerank.Graph) error {
 			c = skippedCheck(e, g, p.Iterations, report.StatusFailed, "no oracle result to validate against: "+oerr.Error())
 			r.out.Results = append(r.out.Results, *res)
 		default:
-			c = check(e, g, p.Iterations, pagerank.Validate(g, res, oracle))
+			c = check(e, g, p.Iterations, m.Validation)
 			c.Top = topIDs(g, res.Ranks)
 			r.out.Results = append(r.out.Results, *res)
 		}
@@ -691,19 +692,8 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			r.out.Timings = append(r.out.Timings, row)
 			continue
 		}
-		var res *pagerank.Result
-		var err error
-		if b, ok := e.Impl.(pagerank.Benchmarker); ok {
-			res, err = safeCall(func() (*pagerank.Result, error) {
-				return pagerank.BenchmarkContext(ctx, b, g, p, r.cfg.Warmups, r.cfg.Runs)
-			})
-			res, err = stamp(res, err, e, g)
-			if err == nil && (res.Timing == nil || len(res.Timing.RunsMs) == 0) {
-				err = errors.New("Benchmark returned no timed runs")
-			}
-		} else {
-			res, err = r.wallClock(ctx, e, g, p)
-		}
+		m, err := Measure(ctx, e, g, Measurement{Timing: Rung{p.Iterations, r.cfg.Warmups, r.cfg.Runs}, CPU: WholeCall})
+		res := m.Timed
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("interrupted: %w", cerr)
 		}
@@ -713,14 +703,13 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			fmt.Fprintf(r.cfg.Progress, "  %-*s  failed: %s\n", r.cols.impl, name, firstLine(err.Error()))
 			continue
 		}
-		res.Ranks = nil // timing runs are validated by the correctness rows
 		r.out.Results = append(r.out.Results, *res)
 		row.Status, row.Timing = report.StatusPass, *res.Timing
 		row.BytesPerIteration, row.BytesFormula = res.BytesPerIteration, res.BytesFormula
 		row.LaunchesPerIteration, row.HostSyncsPerIteration = res.LaunchesPerIteration, res.HostSyncsPerIteration
 		row.Stages = res.Stages
-		if med := row.Timing.MedianMs; res.BytesPerIteration > 0 && med > 0 {
-			row.GBps = report.F(GBps(res.BytesPerIteration*int64(row.Timing.Iterations), med))
+		if m.GBps > 0 {
+			row.GBps = report.F(m.GBps)
 		}
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
@@ -758,43 +747,4 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		}
 	}
 	return nil
-}
-
-// wallClock times a CPU implementation: warm-ups, then timed runs of Run in
-// fixed-iteration mode, each measured with Go's monotonic clock around the
-// whole call (allocation of the work vectors included).
-//
-// ctx is checked before every run, so an interrupt (SIGINT) stops a long
-// timing loop after the run in progress instead of after all of them.
-func (r *runner) wallClock(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
-	for i := 0; i < r.cfg.Warmups; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
-		if _, err := run(ctx, e, g, p); err != nil {
-			return nil, fmt.Errorf("warm-up %d: %w", i+1, err)
-		}
-	}
-	runs := make([]float64, 0, r.cfg.Runs)
-	var last *pagerank.Result
-	for i := 0; i < r.cfg.Runs; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
-		start := time.Now()
-		res, err := run(ctx, e, g, p)
-		elapsed := time.Since(start)
-		if err != nil {
-			return nil, fmt.Errorf("timed run %d: %w", i+1, err)
-		}
-		if last != nil && res.Iterations != last.Iterations {
-			return nil, fmt.Errorf("timed run %d ran %d iterations, run %d ran %d: the runs are not comparable", i, last.Iterations, i+1, res.Iterations)
-		}
-		runs = append(runs, float64(elapsed.Nanoseconds())/1e6)
-		last = res
-	}
-	// Per iteration means per iteration actually run, not requested.
-	t := pagerank.NewTiming(last.Iterations, r.cfg.Warmups, runs, "wall")
-	last.Timing = &t
-	return last, nil
 }

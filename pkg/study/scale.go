@@ -583,15 +583,23 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 		return row
 	}
 
-	// Validation.
-	var res *pagerank.Result
-	var err error
-	if name == sg.Reference && ref != nil {
-		res = ref
-	} else {
-		res, err = run(r.ctx, e, g, pagerank.Fixed(r.cfg.ValidateIterations))
+	// Validation, then timing: one Measure.
+	if ref == nil {
+		row.Status, row.Reason = report.StatusFailed, "no reference result to validate against"
+		r.progress(label, name, "failed: %s", row.Reason)
+		return row
 	}
+	use := Ladder[rung]
+	if pr.Fixed != nil {
+		use = *pr.Fixed
+	}
+	m, err := Measure(r.ctx, e, g, Measurement{Reference: ref, ValidateIterations: r.cfg.ValidateIterations, Timing: use, CPU: KMinusOne,
+		Stop: func() bool { return r.left() < deadlineMarginS(r.cfg.Budget) }})
 	switch {
+	case err != nil && m.Phase == "timing":
+		row.Status, row.Reason = report.StatusFailed, "timing: "+err.Error()
+		r.progress(label, name, "failed: %s", firstLine(row.Reason))
+		return row
 	case errors.Is(err, pagerank.ErrUnavailable):
 		row.Status, row.Reason = report.StatusSkipped, err.Error()
 		r.progress(label, name, "skipped: %s", firstLine(err.Error()))
@@ -600,43 +608,30 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 		row.Status, row.Reason = report.StatusFailed, err.Error()
 		r.progress(label, name, "failed: %s", firstLine(err.Error()))
 		return row
-	case ref == nil:
-		row.Status, row.Reason = report.StatusFailed, "no reference result to validate against"
+	}
+	v := m.Validation
+	row.ErrOverTol, row.SumMinus1, row.Spearman = report.F(v.ErrOverTol), report.F(v.SumMinus1), report.F(v.Spearman)
+	switch {
+	case v.Problem != "":
+		row.Status, row.Reason = report.StatusFailed, v.Problem
+	case v.Pass:
+		row.Status, row.Reason = report.StatusPass, v.TieNote
 	default:
-		v := pagerank.Validate(g, res, ref)
-		tieNote := v.TieNote
-		row.ErrOverTol, row.SumMinus1, row.Spearman = report.F(v.ErrOverTol), report.F(v.SumMinus1), report.F(v.Spearman)
-		switch {
-		case v.Problem != "":
-			row.Status, row.Reason = report.StatusFailed, v.Problem
-		case v.Pass:
-			row.Status, row.Reason = report.StatusPass, tieNote
-		default:
-			row.Status, row.Reason = report.StatusFail, failedGates(v)
-			if tieNote != "" {
-				row.Reason += "; " + tieNote
-			}
-		}
-		if name == sg.Reference {
-			row.Reason = "the reference on this graph (validated against itself: only the sum invariant is a check)"
+		row.Status, row.Reason = report.StatusFail, failedGates(v)
+		if v.TieNote != "" {
+			row.Reason += "; " + v.TieNote
 		}
 	}
-	res = nil
+	if name == sg.Reference {
+		row.Reason = "the reference on this graph (validated against itself: only the sum invariant is a check)"
+	}
 	if row.Status == report.StatusFailed {
 		r.progress(label, name, "failed: %s", firstLine(row.Reason))
 		return row
 	}
-
-	// Timing.
-	use := Ladder[rung]
-	if pr.Fixed != nil {
-		use = *pr.Fixed
-	}
-	t, bytes, err := r.time(e, g, use)
-	if err != nil {
-		row.Status, row.Reason = report.StatusFailed, "timing: "+err.Error()
-		r.progress(label, name, "failed: %s", firstLine(row.Reason))
-		return row
+	t, bytes := *m.Timed.Timing, int64(0)
+	if _, ok := e.Impl.(pagerank.Benchmarker); ok {
+		bytes = m.Timed.BytesPerIteration // the GPU's own count; the CPU tiers count none
 	}
 	row.Timing, row.BytesPerIteration = t, bytes
 	ms := t.MsPerIteration()
@@ -666,136 +661,6 @@ func (r *scaleRunner) copyRowFor(e Entry) *pagerank.Stage {
 	}
 	return &row
 }
-
-// fillRates sets the derived numbers of a timed row: GTEPS, ns per edge,
-// the byte floor and the fraction of it reached.
-func fillRates(row *report.ScaleRow, ms float64, copyRow *pagerank.Stage) {
-	if !(ms > 0) {
-		return
-	}
-	row.MsPerIter = report.F(ms)
-	row.GTEPS = report.F(report.GTEPS(row.NNZ, ms))
-	row.NsPerEdge = report.F(ms * 1e6 / float64(max(row.NNZ, 1)))
-	row.FloorBytes = FloorBytes(row.N, row.NNZ, row.Precision)
-	if copyRow != nil && copyRow.GBps > 0 {
-		row.CopyRow, row.CopyGBps = copyRow.Name, report.F(copyRow.GBps)
-		row.FloorMs = report.F(FloorMs(row.FloorBytes, copyRow.GBps))
-		row.FloorFraction = report.F(float64(row.FloorMs) / ms)
-	}
-}
-
-// FloorBytes is the byte floor of one pull-PageRank iteration on n nodes and
-// nnz edges in a precision of w bytes (4 for float32, 8 for float64):
-//
-//	4(n+1) + 4nnz + 3wn
-//
-// the in-edge CSR read once (row pointer and column index), the rank vector
-// read once and written once, and 1/outdeg read once; every gathered
-// x[u]/outdeg[u] is assumed to hit in cache (its one DRAM read is the rank
-// read). It is the compulsory traffic of the iteration the course's kernels
-// implement (pkg/cudabind counts 33n + 8nnz + 4 bytes for its hand-written
-// float32 iteration, which also writes and re-reads contrib and the
-// dangling mask and counts a 4-byte gather per edge).
-func FloorBytes(n, nnz int, prec pagerank.Precision) int64 {
-	w := int64(4)
-	if prec == pagerank.Float64 {
-		w = 8
-	}
-	return 4*int64(n+1) + 4*int64(nnz) + 3*w*int64(n)
-}
-
-// FloorMs is the time in ms to move bytes at gbps GB/s (1e9 bytes/s): bytes / (gbps * 1e6).
-func FloorMs(bytes int64, gbps float64) float64 {
-	if !(gbps > 0) {
-		return math.NaN()
-	}
-	return float64(bytes) / (gbps * 1e6)
-}
-
-// time measures one row on its rung: GPU (Benchmarker) rows through their
-// own CUDA-event Benchmark of K iterations; CPU rows by the difference of
-// a K-iteration and a 1-iteration Run (wall clock), which times K-1
-// iterations without the per-call setup. bytes is the implementation's own
-// count per iteration (0 if it does not count).
-func (r *scaleRunner) time(e Entry, g *pagerank.Graph, rung Rung) (pagerank.Timing, int64, error) {
-	if b, ok := e.Impl.(pagerank.Benchmarker); ok {
-		res, err := safeCall(func() (*pagerank.Result, error) {
-			return pagerank.BenchmarkContext(r.ctx, b, g, pagerank.Fixed(rung.Iterations), rung.Warmups, rung.Runs)
-		})
-		res, err = stamp(res, err, e, g)
-		if err != nil {
-			return pagerank.Timing{}, 0, err
-		}
-		if res.Timing == nil || len(res.Timing.RunsMs) == 0 {
-			return pagerank.Timing{}, 0, errors.New("Benchmark returned no timed runs")
-		}
-		return *res.Timing, res.BytesPerIteration, nil
-	}
-	k := max(rung.Iterations, 2)
-	for i := 0; i < rung.Warmups; i++ {
-		if _, err := run(r.ctx, e, g, pagerank.Fixed(k)); err != nil {
-			return pagerank.Timing{}, 0, fmt.Errorf("warm-up %d: %w", i+1, err)
-		}
-	}
-	var diffs, whole []float64
-	ran1, ranK := 0, 0 // iterations the two calls actually ran (the Timing divides by these)
-	for i := 0; i < rung.Runs; i++ {
-		if err := r.ctx.Err(); err != nil {
-			return pagerank.Timing{}, 0, err
-		}
-		if i > 0 && r.left() < deadlineMarginS(r.cfg.Budget) {
-			break // the budget is nearly spent: keep the runs done so far (Timing says how many)
-		}
-		runtime.GC() // start both calls from a collected heap (outside the timed region)
-		t0 := time.Now()
-		one, err := run(r.ctx, e, g, pagerank.Fixed(1))
-		if err != nil {
-			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (1 iteration): %w", i+1, err)
-		}
-		t1 := time.Now()
-		many, err := run(r.ctx, e, g, pagerank.Fixed(k))
-		if err != nil {
-			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d (%d iterations): %w", i+1, k, err)
-		}
-		t2 := time.Now()
-		if i > 0 && (one.Iterations != ran1 || many.Iterations != ranK) {
-			return pagerank.Timing{}, 0, fmt.Errorf("timed run %d ran %d and %d iterations, run 1 %d and %d: not comparable", i+1, one.Iterations, many.Iterations, ran1, ranK)
-		}
-		ran1, ranK = one.Iterations, many.Iterations
-		diffs = append(diffs, float64((t2.Sub(t1)-t1.Sub(t0)).Nanoseconds())/1e6)
-		whole = append(whole, float64(t2.Sub(t1).Nanoseconds())/1e6)
-	}
-	if ranK <= ran1 {
-		return pagerank.Timing{}, 0, fmt.Errorf("the %d-iteration run ran %d iterations, the 1-iteration run %d: no difference to time", k, ranK, ran1)
-	}
-	return cpuTiming(ranK, ran1, rung.Warmups, diffs, whole), 0, nil
-}
-
-// cpuTiming turns paired wall-clock runs into a Timing: diffs[i] is run i's
-// K-iteration time minus its 1-iteration time (K-1 iterations without the
-// per-call setup), whole[i] its K-iteration time. When the median
-// difference is not clearly positive (under a fifth of what K-1 of the K
-// iterations would take at the whole-call rate: noise larger than the
-// signal, as with one run of 3 iterations on a loaded machine), the honest
-// number left is the whole call: Timing is then K iterations with setup
-// included (an upper bound), and its clock says so.
-//
-// k and one are the iterations the two calls actually ran (K and 1 in
-// fixed mode): the difference times k-one iterations.
-func cpuTiming(k, one, warmups int, diffs, whole []float64) pagerank.Timing {
-	t := pagerank.NewTiming(k-one, warmups, diffs, CPUClockDiff)
-	w := pagerank.NewTiming(k, warmups, whole, CPUClockWhole)
-	if !(t.MedianMs > 0.2*w.MedianMs*float64(k-one)/float64(k)) {
-		return w
-	}
-	return t
-}
-
-// Clocks of the CPU rows' Timing.
-const (
-	CPUClockDiff  = "wall, K minus 1 iteration"
-	CPUClockWhole = "wall, K iterations incl. setup (difference below noise)"
-)
 
 // deadlineMarginS is the budget left at which a CPU row stops starting new
 // timed runs: 3 % of the budget plus 2 s, for writing the report.
