@@ -87,19 +87,7 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf(format, v)
 	},
-	"pct": func(x any) string {
-		var v float64
-		switch t := x.(type) {
-		case F:
-			v = float64(t)
-		case float64:
-			v = t
-		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return "—"
-		}
-		return fmt.Sprintf("%.1f%%", v*100)
-	},
+	"pct":   func(x any) string { return percent("%.1f%%", x) },
 	"yesno": yesNo,
 	"year": func(y int) string {
 		if y == 0 {
@@ -245,4 +233,20 @@ func topGuard(run *Run) string {
 		s += fmt.Sprintf(" %d of them are cited less often than the average paper: PageRank counts who cites, not how often, so a paper cited by highly ranked papers (or two papers that cite each other and little else, which keeps rank circulating between them) can rank high with few citations.", low)
 	}
 	return s
+}
+
+// percent writes a fraction (F or float64) as a percentage with format
+// (e.g. "%.1f%%"), or "—" when it is not a finite number.
+func percent(format string, x any) string {
+	var v float64
+	switch t := x.(type) {
+	case F:
+		v = float64(t)
+	case float64:
+		v = t
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return fmt.Sprintf(format, v*100)
 }

@@ -203,19 +203,7 @@ type Crossover struct {
 // directory (incremental.json, incremental.csv, index.html), keyed by name,
 // for OutDir.Write.
 func IncrementalFiles(s *IncrementalStudy) (map[string][]byte, error) {
-	js, err := EncodeIncrementalJSON(s)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := EncodeIncrementalCSV(s)
-	if err != nil {
-		return nil, err
-	}
-	page, err := RenderIncrementalHTML(s)
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{IncrementalJSONFile: js, IncrementalCSVFile: cs, HTMLFile: page}, nil
+	return studyFiles(s, IncrementalJSONFile, EncodeIncrementalJSON, IncrementalCSVFile, EncodeIncrementalCSV, RenderIncrementalHTML)
 }
 
 // WriteIncremental renders s in memory and writes dir as one unit (WriteDir).

@@ -64,21 +64,9 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 		return nil, err
 	}
 	fm := template.FuncMap{
-		"fracText": func(x any) string {
-			var f float64
-			switch t := x.(type) {
-			case F:
-				f = float64(t)
-			case float64:
-				f = t
-			}
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return "—"
-			}
-			return fmt.Sprintf("%.3g%%", f*100)
-		},
-		"titleOf": func(id string) string { return v.Titles[id] },
-		"entered": func(y YearTop, id string) bool { return slices.Contains(y.Entered, id) },
+		"fracText": func(x any) string { return percent("%.3g%%", x) },
+		"titleOf":  func(id string) string { return v.Titles[id] },
+		"entered":  func(y YearTop, id string) bool { return slices.Contains(y.Entered, id) },
 		"lastYear": func(ys []YearTop) *YearTop {
 			if len(ys) == 0 {
 				return nil

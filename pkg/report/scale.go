@@ -179,19 +179,24 @@ func GTEPS(nnz int, msPerIter float64) float64 {
 // ScaleFiles renders s into the three files of a scale report directory
 // (scale.json, scale.csv, index.html), keyed by name, for OutDir.Write.
 func ScaleFiles(s *ScaleStudy) (map[string][]byte, error) {
-	js, err := EncodeScaleJSON(s)
-	if err != nil {
-		return nil, err
+	return studyFiles(s, ScaleJSONFile, EncodeScaleJSON, ScaleCSVFile, EncodeScaleCSV, RenderScaleHTML)
+}
+
+// studyFiles renders a study into its report directory's three files, keyed
+// by name: the JSON, the CSV and index.html, each by its encoder.
+func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), csvFile string, cs func(*T) ([]byte, error), page func(*T) ([]byte, error)) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, f := range []struct {
+		name string
+		enc  func(*T) ([]byte, error)
+	}{{jsonFile, js}, {csvFile, cs}, {HTMLFile, page}} {
+		b, err := f.enc(s)
+		if err != nil {
+			return nil, err
+		}
+		out[f.name] = b
 	}
-	cs, err := EncodeScaleCSV(s)
-	if err != nil {
-		return nil, err
-	}
-	page, err := RenderScaleHTML(s)
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{ScaleJSONFile: js, ScaleCSVFile: cs, HTMLFile: page}, nil
+	return out, nil
 }
 
 // WriteScale renders s in memory and writes dir as one unit (WriteDir).

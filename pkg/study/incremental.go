@@ -223,9 +223,7 @@ func (r *incrementalRunner) progress(format string, args ...any) {
 }
 
 func (r *incrementalRunner) note(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.out.Notes = append(r.out.Notes, msg)
-	fmt.Fprintln(r.cfg.Progress, "note: "+msg)
+	addNote(&r.out.Notes, r.cfg.Progress, format, args...)
 }
 
 // RunIncremental runs the incremental study: the by-year workload (the

@@ -189,9 +189,15 @@ func (r *scaleRunner) progress(graph, phase, format string, args ...any) {
 }
 
 func (r *scaleRunner) note(format string, args ...any) {
+	addNote(&r.out.Notes, r.cfg.Progress, format, args...)
+}
+
+// addNote appends a note to a study's notes and prints it as "note: ..."
+// on the progress stream.
+func addNote(notes *[]string, progress io.Writer, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	r.out.Notes = append(r.out.Notes, msg)
-	fmt.Fprintln(r.cfg.Progress, "note: "+msg)
+	*notes = append(*notes, msg)
+	fmt.Fprintln(progress, "note: "+msg)
 }
 
 // RunScale runs the scale study: for every scale from MinScale to MaxScale,
