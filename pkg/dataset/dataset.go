@@ -21,6 +21,9 @@ import (
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
+// Title says what the bundled graph is, for pages that name it.
+const Title = "ACL Anthology Network citation graph"
+
 // Dir is the bundled graph's folder, relative to the repository root.
 const Dir = "data/aan"
 

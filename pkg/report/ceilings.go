@@ -77,10 +77,10 @@ func medianOr0(xs []float64) float64 {
 
 // Bounds name what limits a design's iteration.
 const (
-	BoundLaunch  = "launch/barrier" // launches, graph nodes and grid-wide barriers take most of the time
-	BoundL2      = "L2"             // the working set fits in L2 and neither launches nor DRAM bytes explain the time: dependent gathers and reductions at L2 latency
-	BoundDRAM    = "DRAM"           // the bytes at the DRAM copy rate take most of the time
-	BoundUnknown = "unknown"        // the run lacks the copy rows or primitives to say
+	BoundLaunch  = "launch/barrier"        // launches, graph nodes and grid-wide barriers take most of the time
+	BoundL2      = "latency (L2-resident)" // the working set fits in L2 and neither launches nor DRAM bytes explain the time: dependent gathers and reductions at L2 latency (not L2 bandwidth)
+	BoundDRAM    = "DRAM bandwidth"        // the bytes do not fit in L2: at the DRAM copy rate they take most of the time
+	BoundUnknown = "unknown"               // the run lacks the copy rows or primitives to say
 )
 
 // Floor splits one GPU design's time per iteration into the parts the
@@ -107,6 +107,15 @@ type Floor struct {
 	BarrierUs      float64
 	Barrier        string // "grid.sync()", "cluster.sync()", "CUDA-graph node" or ""
 	Bound          string
+}
+
+// RestUs is the part of the measured time the ceilings do not explain, µs
+// per iteration: MeasuredUs − LaunchUs − BarrierUs − DRAMUs (at least 0), so
+// that launches + barrier + bytes at the DRAM copy rate + RestUs = MeasuredUs
+// (when the rest is not negative). For an L2-resident design it is the
+// latency of the dependent gathers and reductions inside the iteration.
+func (f Floor) RestUs() float64 {
+	return math.Max(f.MeasuredUs-f.LaunchUs-f.BarrierUs-f.DRAMUs, 0)
 }
 
 // DesignFloor is t's Floor against c (t must be a timed GPU row).

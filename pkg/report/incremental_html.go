@@ -121,7 +121,7 @@ func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
 			keys = append(keys, k)
 		}
 		x := float64(r.Fraction) * 100
-		points[k] = append(points[k], opts.LineData{Value: []any{sig4(x), sig4(float64(r.Speedup))}, Name: r.Batch})
+		points[k] = append(points[k], opts.LineData{Value: []any{sig3(x), sig3(float64(r.Speedup))}, Name: r.Batch})
 		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
 	}
 	if len(keys) == 0 {

@@ -32,9 +32,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 
+	"github.com/prlab/prlab/pkg/dataset"
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
@@ -157,6 +159,16 @@ type GraphSummary struct {
 	// MetadataColumns: which of "year", "title", "label" the metadata has
 	// (nil in reports written before it existed: year and title).
 	MetadataColumns []string `json:"metadata_columns,omitempty"`
+}
+
+// DisplayName is the graph's case name and, for the bundled graph (read
+// from dataset.Dir, as the run's graph path says), what it is:
+// "aan — ACL Anthology Network citation graph". Other graphs keep their name.
+func (g GraphSummary) DisplayName() string {
+	if g.Path != "" && filepath.ToSlash(filepath.Dir(g.Path)) == dataset.Dir {
+		return g.Name + " — " + dataset.Title
+	}
+	return g.Name
 }
 
 // Shows reports whether the top table has the metadata column col ("year",

@@ -37,12 +37,9 @@ var implColours = map[string]string{
 
 var extraColours = []string{"#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#ad494a"}
 
-// Kind colours: the bars of charts coloured by kind (CPU or GPU).
-const (
-	ColourCPU      = "#8c6d31"
-	ColourGPU      = "#2a7ab0"
-	ColourExercise = "#b0b0b0"
-)
+// ColourGPU is the colour of stages that belong to no implementation (a
+// stage timed alone).
+const ColourGPU = "#2a7ab0"
 
 // ImplColour is implementation name's fixed colour ("#rrggbb").
 func ImplColour(name string) string {
@@ -58,15 +55,4 @@ func ImplColour(name string) string {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(name))
 	return extraColours[h.Sum32()%uint32(len(extraColours))]
-}
-
-// KindColour is the colour of a kind (KindCPU, KindGPU, KindExercise).
-func KindColour(kind string) string {
-	switch kind {
-	case KindCPU:
-		return ColourCPU
-	case KindGPU:
-		return ColourGPU
-	}
-	return ColourExercise
 }

@@ -174,7 +174,7 @@ func TestHTMLSections(t *testing.T) {
 		`id="` + ChartConvergence + `"`, `"type":"log"`,
 		"GPU rows skipped: CUDA library libprlab_cuda.so not found",
 		"ad409b91a9f3c7e185ec380f5f08251949d61fc0cbe9a9845d13695f28b5880b",
-		"Exercise variant (expected to fail where a case has dangling nodes): t0-nodangling",
+		"Exercise variant (t0-nodangling: no dangling redistribution; expected to fail where a case has dangling nodes): t0-nodangling",
 		`id="summary"`, `id="correctness-matrix"`, `id="` + ChartTime + `"`,
 	} {
 		if !strings.Contains(s, want) {

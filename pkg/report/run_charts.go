@@ -43,7 +43,8 @@ const legendRoom = 215
 
 // TimeChart is the median time per iteration of every timed implementation
 // on the real graph, µs, sorted fastest first, on a log axis (CPU and GPU
-// rows differ by two decades), bars coloured by kind. nil when no row was
+// rows differ by two decades), each bar in its implementation's fixed colour
+// (ImplColour), CPU rows tagged "(CPU)" in their label. nil when no row was
 // timed.
 func TimeChart(run *Run) *Chart {
 	type row struct {
@@ -71,14 +72,14 @@ func TimeChart(run *Run) *Chart {
 	lo, hi := math.Inf(1), 0.0
 	for i, r := range rows {
 		v := r.us * scale
-		names[i] = r.name
-		data[i] = opts.BarData{Value: sig4(v), ItemStyle: &opts.ItemStyle{Color: KindColour(r.kind)}}
+		names[i] = r.name + kindTag(r.kind)
+		data[i] = opts.BarData{Value: sig3(v), ItemStyle: &opts.ItemStyle{Color: ImplColour(r.name)}}
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Time per iteration on " + run.Graph.Name + ", fastest first",
-			Subtitle: fmt.Sprintf("median of %d runs of %d iterations, %s per iteration, log axis; brown: CPU, blue: GPU", run.Protocol.Runs, run.Protocol.TimingIterations, unit)}),
+			Subtitle: fmt.Sprintf("median of %d runs of %d iterations, %s per iteration, log axis; each implementation has its own colour, the same in every chart", run.Protocol.Runs, run.Protocol.TimingIterations, unit)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: unit + " per iteration (log)", NameLocation: "middle", NameGap: 26,
 			Min: axisBound(math.Pow(10, math.Floor(math.Log10(lo)))), Max: axisBound(math.Pow(10, math.Ceil(math.Log10(hi*1.5))))}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}}),
@@ -88,6 +89,18 @@ func TimeChart(run *Run) *Chart {
 	)
 	bar.AddSeries(unit+" per iteration", data, charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c}"}))
 	return &Chart{ID: ChartTime, Height: fmt.Sprintf("%dpx", 110+22*len(rows)), Chart: bar}
+}
+
+// kindTag marks a bar's label with its kind when the name does not say it
+// ("t1-multicore-f32 (CPU)"); GPU rows are named gpu-….
+func kindTag(kind string) string {
+	switch kind {
+	case KindCPU:
+		return " (CPU)"
+	case KindExercise:
+		return " (exercise)"
+	}
+	return ""
 }
 
 // axisBound is x as an axis bound, or nil (automatic) when x is not finite.
@@ -131,7 +144,7 @@ func RooflineChart(run *Run) *Chart {
 		b, us := float64(t.BytesPerIteration), t.Timing.MsPerIteration()*1000
 		loB, hiB, loT, hiT = math.Min(loB, b), math.Max(hiB, b), math.Min(loT, us), math.Max(hiT, us)
 	}
-	x0, x1 := sig4(loB/2), sig4(hiB*2)
+	x0, x1 := sig3(loB/2), sig3(hiB*2)
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Roofline: bytes per iteration against time per iteration (GPU)",
@@ -146,9 +159,9 @@ func RooflineChart(run *Run) *Chart {
 	)
 	for _, t := range rows {
 		f := c.DesignFloor(t)
-		d := []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig4(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}
+		d := []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig3(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}
 		if fl := f.LaunchUs + f.BarrierUs; fl > 0 && finite(fl) {
-			d = append(d, opts.ScatterData{Value: []any{t.BytesPerIteration, sig4(fl), "its launch + barrier floor"}, Symbol: "emptyTriangle", SymbolSize: 9})
+			d = append(d, opts.ScatterData{Value: []any{t.BytesPerIteration, sig3(fl), "its launch + barrier floor"}, Symbol: "emptyTriangle", SymbolSize: 9})
 		}
 		sc.AddSeries(t.Implementation, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(t.Implementation)}))
 	}
@@ -156,7 +169,7 @@ func RooflineChart(run *Run) *Chart {
 		var d []opts.ScatterData
 		for _, p := range pts {
 			if finite(p[0]) && finite(p[1]) && p[1] > 0 {
-				d = append(d, opts.ScatterData{Value: []any{p[0], sig4(p[1]), name}})
+				d = append(d, opts.ScatterData{Value: []any{p[0], sig3(p[1]), name}})
 			}
 		}
 		if len(d) == 0 {
@@ -216,7 +229,7 @@ func ConvergenceChart(run *Run) *Chart {
 		for k, x := range r.Residuals {
 			if x > 0 && finite(x) {
 				minRes, maxRes = math.Min(minRes, x), math.Max(maxRes, x)
-				data = append(data, opts.LineData{Value: []any{k + 1, sig4(math.Log10(x))}})
+				data = append(data, opts.LineData{Value: []any{k + 1, sig3(math.Log10(x))}})
 			}
 		}
 		names = append(names, r.Implementation)
@@ -315,7 +328,7 @@ func XDRAMChart(run *Run) *Chart {
 		if _, ok := data[b.impl]; !ok {
 			impls = append(impls, b.impl)
 		}
-		data[b.impl] = append(data[b.impl], opts.ScatterData{Value: []any{sig4(b.x), len(names) - 1}, Symbol: "rect", SymbolSize: 11})
+		data[b.impl] = append(data[b.impl], opts.ScatterData{Value: []any{sig3(b.x), len(names) - 1}, Symbol: "rect", SymbolSize: 11})
 		lo, hi = math.Min(lo, b.x), math.Max(hi, b.x)
 	}
 	if len(names) == 0 {
@@ -325,7 +338,7 @@ func XDRAMChart(run *Run) *Chart {
 	hi = math.Max(hi, 1)
 	for _, s := range run.CopyRows {
 		if s.XDRAM > 0 && s.XDRAM < 1 {
-			marks = append(marks, opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("one-iteration copy (%.3g)", s.XDRAM), XAxis: sig4(s.XDRAM)})
+			marks = append(marks, opts.MarkLineNameXAxisItem{Name: fmt.Sprintf("one-iteration copy (%.3g)", s.XDRAM), XAxis: sig3(s.XDRAM)})
 			lo = math.Min(lo, s.XDRAM)
 		}
 	}

@@ -192,7 +192,7 @@ func ScaleChart(s *ScaleStudy, m ScaleMetric) *Chart {
 		}
 		kind[r.Implementation] = r.Kind
 		k := key{r.Implementation, r.Family}
-		points[k] = append(points[k], opts.LineData{Value: []any{r.NNZ, sig4(float64(v))}})
+		points[k] = append(points[k], opts.LineData{Value: []any{r.NNZ, sig3(float64(v))}})
 		if _, ok := minX[r.Family]; !ok {
 			minX[r.Family], maxX[r.Family] = math.Inf(1), 0
 		}
@@ -280,12 +280,13 @@ func ScaleChart(s *ScaleStudy, m ScaleMetric) *Chart {
 // edgeLabel writes an edge count on an axis as 100k, 1M, 10M, 1G.
 const edgeLabel = "function (v) { return v >= 1e9 ? v / 1e9 + 'G' : v >= 1e6 ? v / 1e6 + 'M' : v >= 1e3 ? v / 1e3 + 'k' : String(v); }"
 
-// sig4 rounds x to 4 significant digits (smaller pages, same chart).
-func sig4(x float64) float64 {
+// sig3 rounds x to 3 significant digits: every chart value and label has
+// the same precision (4.14, 4.54, 12.8), and pages are smaller.
+func sig3(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	p := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(x))))
 	if r := math.Round(x*p) / p; finite(r) && r != 0 {
 		return r
 	}

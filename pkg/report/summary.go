@@ -24,6 +24,7 @@ type DesignPoint struct {
 	VsBaseline     float64 // baseline µs / this µs (NaN without a timed baseline)
 	VsCPU          float64 // best CPU µs / this µs (NaN without a CPU row)
 	Floor          Floor   // GPU rows: the time the measured ceilings explain
+	Bytes          int     // bytes moved per iteration (0 when not counted, CPU rows)
 }
 
 // Summary is what a reader needs first: where it ran, the best design per
@@ -31,24 +32,26 @@ type DesignPoint struct {
 // next change with its expected effect. Summarize derives it from a Run
 // alone; every number comes from the run's rows.
 type Summary struct {
-	Graph     string
-	Nodes     int
-	Edges     int
-	Machine   string
-	Baseline  string
-	BestGPU   *DesignPoint // nil without a timed GPU row
-	Library   *DesignPoint // the best library design (cuSPARSE, Thrust + CUB)
-	Base      *DesignPoint // the thread-per-row baseline
-	BestCPU   *DesignPoint
-	Ceilings  Ceilings
-	Finding   string   // the main finding, one sentence
-	BoundLine string   // what bounds the best GPU design (or the CPU rows), with numbers
-	GatesOK   bool     // every correctness and convergence gate that ran passed
-	Gates     string   // one line: what ran and passed
-	Failures  []string // every failed gate, "impl on case: status"
-	Skipped   string   // why rows were skipped, once ("" when none)
-	Exercise  []string // the exercise variant's results (expected to fail on dangling cases)
-	Next      string   // the next change and its expected effect, with its source
+	Graph        string // the graph's case name ("aan")
+	GraphName    string // the case name and what the graph is ("aan — ACL Anthology Network citation graph"), GraphSummary.DisplayName
+	Nodes        int
+	Edges        int
+	Machine      string
+	Baseline     string
+	BestGPU      *DesignPoint // nil without a timed GPU row
+	Library      *DesignPoint // the best library design (cuSPARSE, Thrust + CUB)
+	Base         *DesignPoint // the thread-per-row baseline
+	BestCPU      *DesignPoint
+	Ceilings     Ceilings
+	Finding      string   // the main finding, one sentence
+	BoundLine    string   // what bounds the best GPU design (or the CPU rows), with numbers
+	GatesOK      bool     // every correctness and convergence gate that ran passed
+	Gates        string   // one line: what ran and passed
+	Failures     []string // every failed gate, "impl on case: status"
+	Skipped      string   // why rows were skipped, once ("" when none)
+	Exercise     []string // the exercise variant's results (expected to fail on dangling cases)
+	ExerciseWhat string   // what the exercise variant is: its implementation label(s)
+	Next         string   // the next change and its expected effect, with its source
 }
 
 // IsLibraryDesign reports whether implementation name is a library path
@@ -59,7 +62,7 @@ func IsLibraryDesign(name string) bool {
 
 // Summarize computes run's Summary.
 func Summarize(run *Run) Summary {
-	s := Summary{Graph: run.Graph.Name, Nodes: run.Graph.Nodes, Edges: run.Graph.Edges, Baseline: DefaultBaseline,
+	s := Summary{Graph: run.Graph.Name, GraphName: run.Graph.DisplayName(), Nodes: run.Graph.Nodes, Edges: run.Graph.Edges, Baseline: DefaultBaseline,
 		Ceilings: MeasuredCeilings(run)}
 	if len(run.Tiers) > 0 && run.Tiers[0].Baseline != "" {
 		s.Baseline = run.Tiers[0].Baseline
@@ -76,7 +79,7 @@ func Summarize(run *Run) Summary {
 	}
 	point := func(t TimingRow) *DesignPoint {
 		return &DesignPoint{Implementation: t.Implementation, Label: t.Label, Kind: t.Kind, UsPerIter: t.Timing.MsPerIteration() * 1000,
-			XDRAM: t.XDRAM, Tier: tier[t.Implementation], VsBaseline: math.NaN(), VsCPU: math.NaN(), Floor: s.Ceilings.DesignFloor(t)}
+			XDRAM: t.XDRAM, Tier: tier[t.Implementation], VsBaseline: math.NaN(), VsCPU: math.NaN(), Floor: s.Ceilings.DesignFloor(t), Bytes: int(t.BytesPerIteration)}
 	}
 	better := func(cur *DesignPoint, t TimingRow) bool {
 		us := t.Timing.MsPerIteration() * 1000
@@ -199,6 +202,10 @@ func (s *Summary) gates(run *Run) {
 	for _, im := range run.Implementations {
 		if r, ok := exercise[im.Name]; ok {
 			s.Exercise = append(s.Exercise, fmt.Sprintf("%s: %s", im.Name, strings.Join(r, ", ")))
+			if s.ExerciseWhat != "" {
+				s.ExerciseWhat += "; "
+			}
+			s.ExerciseWhat += im.Name + ": " + im.Label
 		}
 	}
 }
@@ -226,15 +233,17 @@ func (s *Summary) bound(run *Run) {
 	}
 	fits := ""
 	if c.L2Bytes > 0 && f.Bytes > 0 && f.Bytes <= c.L2Bytes {
-		fits = fmt.Sprintf("One iteration moves %s bytes and the L2 holds %s: the working set fits in L2, so DRAM bandwidth does not bound it (at the DRAM copy rate the bytes take %.2f µs). ", commas(int(f.Bytes)), commas(int(c.L2Bytes)), f.DRAMUs)
+		fits = fmt.Sprintf("One iteration moves %s bytes and the L2 holds %s: the working set fits in L2, so DRAM bandwidth does not bound it. ", commas(int(f.Bytes)), commas(int(c.L2Bytes)))
+		if c.IterCopyGBps > 0 && c.IterCopyBytes > 0 {
+			copyUs := float64(c.IterCopyBytes) / (c.IterCopyGBps * 1e3)
+			fits += fmt.Sprintf("The L2 ceiling row (one cudaMemcpy of one iteration's bytes, %s read + written) measures %.0f GB/s, %.2f µs", commas(int(c.IterCopyBytes)), c.IterCopyGBps, copyUs)
+			if copyUs > b.UsPerIter {
+				fits += ": longer than the whole iteration, so it is a copy call's latency, not an L2 bandwidth bound"
+			}
+			fits += ". "
+		}
 	}
-	parts := fmt.Sprintf("Of %s's %.2f µs per iteration, %.2f launches × %.2f µs = %.2f µs are kernel launches", b.Implementation, b.UsPerIter, f.Launches, c.LaunchUs, f.LaunchUs)
-	if f.Barrier != "" {
-		parts += fmt.Sprintf(" and one %s costs %.2f µs", f.Barrier, f.BarrierUs)
-	}
-	rest := b.UsPerIter - f.LaunchUs - f.BarrierUs - f.DRAMUs
-	parts += fmt.Sprintf("; the other %.2f µs are neither launches, barriers nor DRAM bytes (latency of the dependent gathers and reductions inside the iteration).", math.Max(rest, 0))
-	s.BoundLine = fmt.Sprintf("Bound: %s. %s%s", f.Bound, fits, parts)
+	s.BoundLine = fmt.Sprintf("Bound: %s. %s%s", f.Bound, fits, Decomposition(b.Implementation, f, c))
 	launchBound := 0
 	timed := 0
 	for _, t := range run.Timings {
@@ -293,15 +302,77 @@ func (s *Summary) next(run *Run) {
 			b.Implementation, b.Floor.Launches, b.UsPerIter-saved, b.UsPerIter, 100*saved/b.UsPerIter, b.Floor.Launches-1, c.LaunchUs)
 	case b.Floor.Barrier == "grid.sync()" && c.ClusterSyncUs > 0 && c.ClusterSyncUs < b.Floor.BarrierUs:
 		saved := b.Floor.BarrierUs - c.ClusterSyncUs
-		s.Next = fmt.Sprintf("Next change: a cheaper barrier than %s's grid.sync() (%.2f µs per iteration, measured). A barrier as cheap as one cluster.sync() (%.2f µs, measured in this run, but it spans one thread-block cluster only) would give about %.2f µs per iteration (%.0f%% less). Beyond that the measured floors leave %.2f µs of latency inside the iteration; the DRAM copy rate alone would allow %.2f µs.",
-			b.Implementation, b.Floor.BarrierUs, c.ClusterSyncUs, b.UsPerIter-saved, 100*saved/b.UsPerIter, b.UsPerIter-b.Floor.BarrierUs-b.Floor.LaunchUs, b.Floor.DRAMUs)
+		s.Next = fmt.Sprintf("Next change: a cheaper barrier than %s's grid.sync() (%.2f µs per iteration, measured). A barrier as cheap as one cluster.sync() (%.2f µs, measured in this run, but it spans one thread-block cluster only) would give about %.2f µs per iteration (%.0f%% less), the rest of the split above unchanged (%.2f µs of latency, %.2f µs of bytes).",
+			b.Implementation, b.Floor.BarrierUs, c.ClusterSyncUs, b.UsPerIter-saved, 100*saved/b.UsPerIter, b.Floor.RestUs(), b.Floor.DRAMUs)
+		s.Next += clusterContrast(run, b, c)
 	case b.Floor.Bound == BoundDRAM:
 		s.Next = fmt.Sprintf("Next change: move fewer bytes. %s moves %s bytes per iteration at %.3g x DRAM; at the DRAM copy rate those bytes take %.2f µs (this run's 128 MiB copy row), so cutting bytes (relabelled order, smaller indices) is where the time is.",
 			b.Implementation, commas(int(b.Floor.Bytes)), float64(b.XDRAM), b.Floor.DRAMUs)
 	default:
-		s.Next = fmt.Sprintf("Next change: shorten the latency inside %s's iteration (%.2f of %.2f µs are not launches, barriers or DRAM bytes): fewer dependent gathers per row, a relabelled order for locality. The DRAM copy rate would allow %.2f µs (this run's copy row).",
-			b.Implementation, b.UsPerIter-b.Floor.LaunchUs-b.Floor.BarrierUs, b.UsPerIter, b.Floor.DRAMUs)
+		s.Next = fmt.Sprintf("Next change: shorten the latency inside %s's iteration (%.3g of %.3g µs are not launches, barriers or DRAM bytes, the split above): fewer dependent gathers per row, a relabelled order for locality. The DRAM copy rate would allow %.3g µs (this run's copy row).",
+			b.Implementation, b.Floor.RestUs(), b.UsPerIter, b.Floor.DRAMUs)
 	}
+}
+
+// Decomposition is the sentence that splits design impl's measured time per
+// iteration into launches + barrier + bytes at the DRAM copy rate + the rest
+// (Floor.RestUs), in µs, so the parts add up to the total as printed (each
+// part rounded to 0.01 µs; the rest is printed as total − the printed parts).
+func Decomposition(impl string, f Floor, c Ceilings) string {
+	r := func(x float64) float64 { return math.Round(x*100) / 100 }
+	total, launch, barrier, dram := r(f.MeasuredUs), r(f.LaunchUs), r(f.BarrierUs), r(f.DRAMUs)
+	rest := math.Max(r(total-launch-barrier-dram), 0)
+	parts := []string{fmt.Sprintf("%.2f µs launches (%s × %.2f µs)", launch, launchRate(f.Launches), c.LaunchUs)}
+	if f.Barrier != "" {
+		parts = append(parts, fmt.Sprintf("%.2f µs one %s", barrier, f.Barrier))
+	}
+	parts = append(parts, fmt.Sprintf("%.2f µs its %s bytes at the DRAM copy rate", dram, commas(int(f.Bytes))))
+	parts = append(parts, fmt.Sprintf("%.2f µs the rest (latency of the dependent gathers and reductions inside the iteration)", rest))
+	return fmt.Sprintf("%s's %.2f µs per iteration = %s.", impl, total, strings.Join(parts, " + "))
+}
+
+// launchRate says launches per iteration in words: "1 launch per 50
+// iterations" when a launch covers a whole number of iterations, else
+// "3 launches per iteration".
+func launchRate(l float64) string {
+	if l > 0 && l < 1 {
+		if n := 1 / l; math.Abs(n-math.Round(n)) < 1e-6*n {
+			return fmt.Sprintf("1 launch per %.0f iterations", n)
+		}
+	}
+	if l == 1 {
+		return "1 launch per iteration"
+	}
+	return fmt.Sprintf("%.3g launches per iteration", l)
+}
+
+// clusterContrast is, when this run timed a design whose barrier is
+// cluster.sync(), the sentence that says why that design is slower than the
+// projection even though its barrier is the cheap one: its time split
+// (from its own row) against best's. "" when no such row was timed.
+func clusterContrast(run *Run, best *DesignPoint, c Ceilings) string {
+	for _, t := range run.Timings {
+		if t.Kind != KindGPU || t.Status != StatusPass || t.Implementation == best.Implementation || t.Case != "" && t.Case != run.Graph.Name {
+			continue
+		}
+		f := c.DesignFloor(t)
+		if f.Barrier != "cluster.sync()" || !(f.MeasuredUs > 0) {
+			continue
+		}
+		why := fmt.Sprintf("its rest is %.2f µs against %s's %.2f µs", f.RestUs(), best.Implementation, best.Floor.RestUs())
+		scope := ""
+		for _, st := range t.Stages {
+			if strings.HasPrefix(st.Name, primClusterSync) && strings.Contains(st.Name, "one cluster") {
+				scope = " because the whole iteration runs in one thread-block cluster, a few SMs instead of the whole card"
+				if run.GPU != nil && run.GPU.SMs > 0 {
+					scope = fmt.Sprintf(" because the whole iteration runs in one thread-block cluster, a few of the card's %d SMs", run.GPU.SMs)
+				}
+			}
+		}
+		return fmt.Sprintf(" Not a contradiction: %s, which does use cluster.sync(), takes %.2f µs per iteration in this run; its barrier costs %.2f µs, but %s%s. The projection keeps %s's full grid and changes only the barrier.",
+			t.Implementation, f.MeasuredUs, f.BarrierUs, why, scope, best.Implementation)
+	}
+	return ""
 }
 
 // absPath is an absolute file path inside a reason (no spaces, up to a
@@ -345,18 +416,21 @@ func commas(n int) string {
 }
 
 var summaryTemplate = template.Must(template.New("summary").Funcs(funcs).Parse(`<div id="summary" class="prlab-summary" style="border:1px solid #b8c7d9;background:#f5f8fc;padding:10px 14px;margin:10px 0 16px 0;font:14px/1.4 -apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:1060px;break-inside:avoid">
-<div style="font-size:15px;margin-bottom:6px"><b>{{.Graph}}</b> ({{commas .Nodes}} nodes, {{commas .Edges}} edges) on <b>{{.Machine}}</b></div>
+<div style="font-size:15px;margin-bottom:6px"><b>{{.GraphName}}</b> ({{commas .Nodes}} nodes, {{commas .Edges}} edges) on <b>{{.Machine}}</b></div>
 {{with .Finding}}<div id="finding" style="font-size:16px;margin:4px 0 6px 0;font-weight:600">{{.}}</div>{{end}}
 <div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:13px;margin:6px 0">
-<tr>{{range .Header}}<th style="border-bottom:2px solid #999;padding:2px 10px;text-align:left;white-space:nowrap">{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td style="padding:2px 10px;white-space:nowrap;text-align:left">{{.Role}}</td><td style="padding:2px 10px;white-space:nowrap;text-align:left"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 10px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 10px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:left">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 10px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 10px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 10px;text-align:left">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
+<tr>{{range .Header}}<th style="border-bottom:2px solid #999;padding:2px 6px;text-align:left;white-space:nowrap"{{with .Title}} title="{{.}}"{{end}}>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}{{if .Title}}<sup style="color:#888">?</sup>{{end}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td style="padding:2px 6px;white-space:nowrap;text-align:left">{{.Role}}</td><td style="padding:2px 6px;white-space:nowrap;text-align:left"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 6px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 6px;text-align:right;font-variant-numeric:tabular-nums">{{if .P.Bytes}}{{commas .P.Bytes}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:left">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 6px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 6px;text-align:left;white-space:nowrap">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
 {{end}}</table></div>
+<p style="margin:2px 0 6px 0;color:#555;font-size:12.5px">x DRAM = (bytes this design moves per iteration / its time per iteration) / the DRAM copy rate{{if .Ceilings.DRAMGBps}} ({{f "%.0f" .Ceilings.DRAMGBps}} GB/s, this run's 128 MiB device-to-device copy){{end}}; designs move different bytes, so compare times, not x DRAM alone. <a href="#tiers">Tier</a>: the course's ladder, pass (all cases correct) → bronze (beats the thread-per-row baseline) → silver / gold (a fraction of the DRAM copy rate).</p>
 {{with .BoundLine}}<p style="margin:6px 0">{{.}}</p>{{end}}
 <p style="margin:6px 0"><b style="color:{{if .GatesOK}}#11661b{{else}}#b00020{{end}}">{{if .GatesOK}}✔{{else}}✘{{end}} {{.Gates}}</b>{{with .Skipped}}<br><span style="color:#666">{{.}}</span>{{end}}</p>
 {{with .Failures}}<ul style="margin:2px 0 6px 0;color:#b00020">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{with .Exercise}}<p style="margin:4px 0;color:#666;font-size:12.5px">Exercise variant (expected to fail where a case has dangling nodes): {{range $i, $e := .}}{{if $i}}; {{end}}{{$e}}{{end}}</p>{{end}}
+{{with .Exercise}}<p style="margin:4px 0;color:#666;font-size:12.5px">Exercise variant ({{$.ExerciseWhat}}; expected to fail where a case has dangling nodes): {{range $i, $e := .}}{{if $i}}; {{end}}{{$e}}{{end}}</p>{{end}}
 <p style="margin:6px 0"><b>{{.Next}}</b></p>
 </div>`))
+
+type summaryColumn struct{ Name, Title, Link string }
 
 type summaryRow struct {
 	Role   string
@@ -377,17 +451,22 @@ func SummaryHTML(run *Run) (template.HTML, error) {
 			rows = append(rows, summaryRow{role, ImplColour(p.Implementation), p})
 		}
 	}
-	add("best GPU design", s.BestGPU)
+	add("best GPU", s.BestGPU)
 	if s.Library != nil && (s.BestGPU == nil || s.Library.Implementation != s.BestGPU.Implementation) {
-		add("best library path", s.Library)
+		add("best library", s.Library)
 	}
-	add("thread-per-row baseline", s.Base)
-	add("best CPU row", s.BestCPU)
+	add("baseline", s.Base)
+	add("best CPU", s.BestCPU)
 	data := struct {
 		Summary
-		Header []string
+		Header []summaryColumn
 		Rows   []summaryRow
-	}{s, []string{"", "design", "µs / iteration", "x DRAM", "tier", "vs baseline", "vs best CPU", "bound"}, rows}
+	}{s, []summaryColumn{{Name: ""}, {Name: "design"}, {Name: "µs / iteration"},
+		{Name: "bytes / iter", Title: "bytes this design reads and writes in one iteration, counted from its kernels (the stage table says how)"},
+		{Name: "x DRAM", Title: "(bytes this design moves per iteration / time per iteration) / the DRAM copy rate (the 128 MiB device-to-device copy row)"},
+		{Name: "tier", Title: "the course tier (pass, bronze, silver, gold): see the Tiers section", Link: "#tiers"},
+		{Name: "vs baseline", Title: "the thread-per-row baseline's time / this time"}, {Name: "vs best CPU"},
+		{Name: "bound", Title: "launch/barrier: launches + barriers take at least half the time; latency (L2-resident): the bytes fit in L2 and the rest is latency inside the iteration; DRAM bandwidth: the bytes do not fit in L2"}}, rows}
 	var b strings.Builder
 	if err := summaryTemplate.Execute(&b, data); err != nil {
 		return "", fmt.Errorf("summary: %w", err)

@@ -47,6 +47,24 @@ func TestSummaryOfTheH200Run(t *testing.T) {
 	if !strings.Contains(s.Next, "about 3.44 µs per iteration (17% less)") {
 		t.Errorf("next change: %s", s.Next)
 	}
+	// The split adds up (0.07 + 1.02 + 0.28 + 2.77 = 4.14), and the next
+	// change quotes the same rest; gpu-cluster's own 8.66 µs is explained.
+	for _, want := range []string{"4.14 µs per iteration = 0.07 µs launches (1 launch per 50 iterations × 3.35 µs) + 1.02 µs one grid.sync() + 0.28 µs its 1,024,876 bytes at the DRAM copy rate + 2.77 µs the rest",
+		"Bound: latency (L2-resident)", "169 GB/s, 7.73 µs"} {
+		if !strings.Contains(s.BoundLine, want) {
+			t.Errorf("bound line lacks %q: %s", want, s.BoundLine)
+		}
+	}
+	for _, want := range []string{"(2.77 µs of latency, 0.28 µs of bytes)", "gpu-cluster, which does use cluster.sync(), takes 8.66 µs", "its rest is 7.99 µs"} {
+		if !strings.Contains(s.Next, want) {
+			t.Errorf("next change lacks %q: %s", want, s.Next)
+		}
+	}
+	f := s.BestGPU.Floor
+	near("launches + barrier + DRAM bytes + rest", f.LaunchUs+f.BarrierUs+f.DRAMUs+f.RestUs(), s.BestGPU.UsPerIter, 1e-9)
+	if s.GraphName != "aan — ACL Anthology Network citation graph" {
+		t.Errorf("graph name %q", s.GraphName)
+	}
 	if !strings.Contains(s.Finding, "fits in the 60 MiB L2") || !strings.Contains(s.Finding, "9 of 14 are launch/barrier-bound") {
 		t.Errorf("finding: %s", s.Finding)
 	}
@@ -65,6 +83,22 @@ func TestSummaryOfACPURun(t *testing.T) {
 	}
 	if strings.Contains(s.Skipped, "/tmp/") {
 		t.Errorf("skip line names a machine path: %s", s.Skipped)
+	}
+}
+
+// TestDecompositionAddsUp: the printed parts sum to the printed total even
+// when rounding each part alone would not (0.333 × 3 parts).
+func TestDecompositionAddsUp(t *testing.T) {
+	f := Floor{MeasuredUs: 1.0, Launches: 1, LaunchUs: 0.333, BarrierUs: 0.333, Barrier: "grid.sync()", DRAMUs: 0.333, Bytes: 1000}
+	got := Decomposition("x", f, Ceilings{LaunchUs: 0.333})
+	want := "x's 1.00 µs per iteration = 0.33 µs launches (1 launch per iteration × 0.33 µs) + 0.33 µs one grid.sync() + 0.33 µs its 1,000 bytes at the DRAM copy rate + 0.01 µs the rest"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got  %s\nwant %s…", got, want)
+	}
+	for l, want := range map[float64]string{0.02: "1 launch per 50 iterations", 1: "1 launch per iteration", 3: "3 launches per iteration", 0.3: "0.3 launches per iteration"} {
+		if got := launchRate(l); got != want {
+			t.Errorf("launchRate(%v) = %q, want %q", l, got, want)
+		}
 	}
 }
 
