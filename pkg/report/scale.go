@@ -40,6 +40,9 @@ const (
 	GoalMet         = "met"
 	GoalNotMet      = "not met"
 	GoalNotMeasured = "not measured"
+	// GoalNotComparable: measured, but against a figure for a different
+	// graph, so the comparison settles nothing either way.
+	GoalNotComparable = "not comparable: different graphs"
 )
 
 // ScaleStudy is one scale-study run: what scale.json holds and all the page needs.
@@ -156,7 +159,7 @@ type ScaleRow struct {
 	SpeedupVsCPU      F      `json:"speedup_vs_cpu"`
 }
 
-// Goal is one goal of issue 5 next to the number this run measured.
+// Goal is one goal of the scale study (GPU time, GPU speed-up, Go CPU against GAP) next to the number this run measured.
 type Goal struct {
 	Name     string `json:"name"`
 	Target   string `json:"target"`   // the goal in words, with its source
@@ -315,7 +318,7 @@ func decodeStudyJSON[T any, PT interface {
 }
 
 var families = []string{FamilyRMAT, FamilyGrid, FamilyFile}
-var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured}
+var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured, GoalNotComparable}
 
 // Validate checks the invariants the page and the readers rely on; the error names the field.
 func (s *ScaleStudy) Validate() error {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // DefaultBaseline is the thread-per-row design every GPU speed-up is quoted
@@ -392,6 +394,7 @@ func ShortReason(reason string) string {
 		}
 		return fmt.Sprintf("the CUDA library %s is not built here (or not found).%s", lib, hint)
 	}
+	reason = causeFirst(reason)
 	return absPath.ReplaceAllStringFunc(reason, func(p string) string {
 		parts := strings.Split(strings.Trim(p, "/"), "/")
 		if len(parts) <= 2 {
@@ -399,6 +402,24 @@ func ShortReason(reason string) string {
 		}
 		return "…/" + strings.Join(parts[len(parts)-2:], "/")
 	})
+}
+
+// unavailableWrap matches the wrapping that pkg/cudabind puts around an
+// implementation's own reason ("cudabind: GPU unavailable (implementation
+// unavailable here): gpu-cluster: "), up to the reason itself.
+var unavailableWrap = regexp.MustCompile(`^[\w.-]+: [^():]*\(` + regexp.QuoteMeta(pagerank.ErrUnavailable.Error()) + `\): (?:[\w.-]+: )?`)
+
+// causeFirst puts the real cause of an "unavailable" reason first: the
+// wrapping (unavailableWrap) becomes a short tail, so "cudabind: GPU
+// unavailable (implementation unavailable here): gpu-cluster: graph needs
+// 117440588 bytes of shared memory …" reads "graph needs 117440588 bytes of
+// shared memory … (so the implementation is unavailable here)".
+func causeFirst(reason string) string {
+	m := unavailableWrap.FindString(reason)
+	if m == "" || len(m) == len(reason) {
+		return reason
+	}
+	return strings.TrimSuffix(reason[len(m):], ".") + " (so the implementation is unavailable here)"
 }
 
 // commas writes n with thousands separators (263,431,158).

@@ -262,6 +262,8 @@ func TestShortReasonNamesNoMachinePath(t *testing.T) {
 		"libprlab_cuda.so not loaded: PRLAB_CUDA_LIB=/work/x/build/libprlab_cuda.so does not exist. Build it with `make cuda-lib`": "libprlab_cuda.so not loaded: PRLAB_CUDA_LIB=…/build/libprlab_cuda.so does not exist. Build it with `make cuda-lib`",
 		"libprlab_cuda.so not loaded; tried /tmp/go-build1/b001/exe/libprlab_cuda.so (not found). Build it on a CUDA host":         "the CUDA library libprlab_cuda.so is not built here (or not found). Build it on a CUDA host",
 		"graph needs 117440588 bytes of shared memory": "graph needs 117440588 bytes of shared memory",
+		"cudabind: GPU unavailable (implementation unavailable here): gpu-cluster: graph needs 117440588 bytes of shared memory per block in a cluster of 8 (the device allows 232448)": "graph needs 117440588 bytes of shared memory per block in a cluster of 8 (the device allows 232448) (so the implementation is unavailable here)",
+		"cudabind: GPU unavailable (implementation unavailable here)": "cudabind: GPU unavailable (implementation unavailable here)",
 	} {
 		if got := ShortReason(in); got != want {
 			t.Errorf("ShortReason(%q) = %q, want %q", in, got, want)

@@ -524,9 +524,9 @@ func ScaleMatrix(s *ScaleStudy, family string) string {
 	return t.HTML()
 }
 
-// ScaleGoalsTable is issue 5's goals next to what the report measured.
+// ScaleGoalsTable is the scale study's goals next to what the report measured.
 func ScaleGoalsTable(s *ScaleStudy) string {
-	t := &Table{Caption: "Goals (issue 5) and what this report measured", Header: []string{"goal", "target", "measured", "status"},
+	t := &Table{Caption: "Goals and what this report measured", Header: []string{"goal", "target", "measured", "status"},
 		Align: []string{"l", "l", "l", "l"}}
 	for _, g := range s.Goals {
 		status := "skip"

@@ -398,7 +398,7 @@ func TestCPUTimingDifferenceAndFallback(t *testing.T) {
 
 // The goals with the H200 run's numbers: 1.836 ms on the GPU, 170.9 ms on 16
 // Go cores, 263,431,158 edges: 1.836 <= 1.9 met; 170.9 / 1.836 = 93.1x >= 60
-// met; 170.9e6 / 263431158 = 0.6487 ns per edge > 1.25 x 0.47 = 0.5875 not met.
+// met; 170.9e6 / 263431158 = 0.6487 ns per edge against 1.25 x 0.47 = 0.5875: not comparable (GAP's figure is for a different graph).
 // The same numbers from a 2-core host without an H200 are "not measured".
 func TestScaleGoalsGraded(t *testing.T) {
 	const nnz = 263431158
@@ -419,7 +419,7 @@ func TestScaleGoalsGraded(t *testing.T) {
 	if g[1].Status != report.GoalMet || math.Abs(float64(g[1].Value)-170.9/1.836) > 1e-9 || !strings.Contains(g[1].Measured, "93.1x") {
 		t.Errorf("goal 2 (the oracle is not the multi-core CPU): %+v", g[1])
 	}
-	if g[2].Status != report.GoalNotMet || math.Abs(float64(g[2].Value)-170.9e6/nnz) > 1e-12 || math.Abs(float64(g[2].Limit)-0.5875) > 1e-12 {
+	if g[2].Status != report.GoalNotComparable || math.Abs(float64(g[2].Value)-170.9e6/nnz) > 1e-12 || math.Abs(float64(g[2].Limit)-0.5875) > 1e-12 {
 		t.Errorf("goal 3: %+v", g[2])
 	}
 	s.Env.CPUCores, s.GPU = 2, &report.GPUContext{Name: "Tesla T4"}
