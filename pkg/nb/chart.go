@@ -31,7 +31,9 @@ func LibraryHTML() string {
 	id := "prlab-echarts-" + randomID()
 	var b strings.Builder
 	b.Grow(len(report.EChartsJS()) + 1024)
-	fmt.Fprintf(&b, `<div id="%s" style="font:12px sans-serif;color:#a00">ECharts (inline, offline) did not run here: charts below stay blank. In Jupyter, trust the notebook (File &rarr; Trust Notebook, or <code>jupyter trust</code>) and run this cell again.</div>`, id)
+	// Jupyter runs the scripts of saved outputs only in a trusted notebook;
+	// the classic Notebook and JupyterLab trust it in different places.
+	fmt.Fprintf(&b, `<div id="%s" style="font:12px sans-serif;color:#a00">%s: charts below stay blank. Jupyter runs the scripts of saved outputs only in a trusted notebook: run the notebook (Run All), or trust it (classic Notebook: File &rarr; Trust Notebook; JupyterLab: command palette, Ctrl+Shift+C &rarr; Trust Notebook; shell: <code>jupyter trust NOTEBOOK.ipynb</code>).</div>`, id, LibraryNotRun)
 	b.WriteString("\n<script type=\"text/javascript\">\n(function (define, exports, module) {\nif (window.echarts && window.echarts.init) { return; }\n")
 	b.WriteString(report.EChartsJS())
 	b.WriteString("\n}).call(window);\n")
@@ -40,6 +42,11 @@ func LibraryHTML() string {
 	b.WriteString("\n</script>\n")
 	return b.String()
 }
+
+// LibraryNotRun starts LibraryHTML's status line while its script has not
+// run (an untrusted notebook); once it ran the line says "ECharts <version>
+// loaded inline (offline).".
+const LibraryNotRun = "ECharts (inline, offline) did not run here"
 
 // Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).
 type Snippeter = report.Snippeter

@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/prlab/prlab/pkg/report"
 )
 
 // EnvLabTest gates TestNotebooksInJupyterLab: it needs Debian's
@@ -35,11 +37,15 @@ const EnvLabTest = "PRLAB_LAB_TEST"
 //     waits until the GoNB kernel numbered every code cell and is idle, and
 //     asserts: no error or stderr output in any cell, no JavaScript
 //     exception on the page, the setup cell says ECharts loaded, every
-//     table the outputs hold is rendered with rows, and every chart's canvas
+//     table the outputs hold is rendered with rows (and scrolls sideways in
+//     its own box when wider than the output), and every chart's canvas
 //     drew its series (pixel count);
 //  3. saves (JupyterLab signs what it ran), opens it again without running
 //     anything: trusted now, the saved outputs' scripts run, the setup cell
-//     says ECharts loaded and every chart draws again.
+//     says ECharts loaded and every chart draws again;
+//  4. opens the same outputs in a changed copy (no signature matches):
+//     untrusted, the setup cell says how to trust it in JupyterLab, every
+//     chart area says why it is blank (report.ChartNotDrawn), tables render.
 //
 // Each notebook runs on a copy (copyNotebook); the kernel spec, the signing
 // key and JupyterLab's settings live in a temporary Jupyter data dir, so
@@ -156,23 +162,34 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 		return e
 	}
 	shots := os.Getenv("PRLAB_NOTEBOOK_SCREENSHOT_DIR")
+	// screenshot saves the page; with charts, one more per chart, scrolled to it.
 	screenshot := func(t *testing.T, name string) {
 		if shots == "" {
 			return
 		}
-		if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-			p := filepath.Join(shots, name+".png")
-			_ = os.WriteFile(p, png, 0o644)
-			t.Logf("screenshot: %s", p)
+		save := func(file string) {
+			if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+				p := filepath.Join(shots, file+".png")
+				_ = os.WriteFile(p, png, 0o644)
+				t.Logf("screenshot: %s", p)
+			}
+		}
+		save(name)
+		n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('.jp-OutputArea .`+ChartClass+`').length`))
+		for i := 0; i < n; i++ {
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(document.querySelectorAll('.jp-OutputArea .`+ChartClass+`')[%d].scrollIntoView({block: 'center'}), true)`, i))); err == nil {
+				time.Sleep(500 * time.Millisecond)
+				save(fmt.Sprintf("%s-chart%d", name, i+1))
+			}
 		}
 	}
 
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
 			copyName := copyNotebook(t, root, name, "zz-lab-test")
-			open := func(step string) labNotebook {
+			open := func(step, file string) labNotebook {
 				// A fresh workspace per opening: JupyterLab restores no other tab.
-				url := fmt.Sprintf("%s/lab/workspaces/prlab-%d-%s/tree/notebooks/%s?token=%s", base, i, step, copyName, token)
+				url := fmt.Sprintf("%s/lab/workspaces/prlab-%d-%s/tree/notebooks/%s?token=%s", base, i, step, file, token)
 				if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 					t.Fatalf("open %s: %v", strings.Split(url, "?")[0], err)
 				}
@@ -188,16 +205,20 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 			}()
 
 			// 1. As committed: untrusted, saved scripts do not run.
-			st := open("saved")
+			st := open("saved", copyName)
 			if st.Trusted {
 				t.Errorf("saved notebook opened as trusted; it is not signed with this server's key")
 			}
-			if !strings.Contains(st.Setup, libraryNotRun) {
-				t.Errorf("untrusted, before running: setup cell says %q, want the message that ECharts did not run (%q)", st.Setup, libraryNotRun)
+			switch {
+			case st.Outputs == 0:
+				t.Logf("saved without outputs: nothing to check before running")
+			case !strings.Contains(st.Setup, LibraryNotRun):
+				t.Errorf("untrusted, before running: setup cell says %q, want the message that ECharts did not run (%q)", st.Setup, LibraryNotRun)
 			}
 			if n := len(chartPixelsNow(t, ctx)); n != 0 {
 				t.Errorf("untrusted, before running: %d chart canvases exist; the saved scripts must not run", n)
 			}
+			checkTables(t, st, false)
 			screenshot(t, name+"-1-untrusted")
 			takeExceptions() // JupyterLab's own start-up is not what this test judges
 
@@ -239,7 +260,7 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 			if !strings.HasPrefix(ran.Setup, "ECharts ") || !strings.Contains(ran.Setup, "loaded inline") {
 				t.Errorf("after Run All: setup cell says %q, want \"ECharts <version> loaded inline (offline).\"", ran.Setup)
 			}
-			checkTables(t, ran)
+			checkTables(t, ran, true)
 			checkCharts(t, ctx, "after Run All", ran.Charts)
 			screenshot(t, name+"-2-ran")
 			if e := takeExceptions(); len(e) > 0 {
@@ -253,7 +274,7 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 			if !poll(ctx, `(function () { `+labNotebookJS+`return !prlabNotebook().context.model.dirty; })()`, 30*time.Second) {
 				t.Fatal("save did not finish in 30 s")
 			}
-			again := open("trusted")
+			again := open("trusted", copyName)
 			if !again.Trusted {
 				t.Errorf("reopened after saving in JupyterLab: not trusted")
 			}
@@ -261,16 +282,34 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 				t.Errorf("trusted, before running: setup cell says %q, want ECharts loaded", again.Setup)
 			}
 			checkCharts(t, ctx, "trusted, before running", again.Charts)
+			checkTables(t, again, true)
 			screenshot(t, name+"-3-trusted")
 			if e := takeExceptions(); len(e) > 0 {
 				t.Errorf("JavaScript exceptions on the trusted notebook: %q", e)
 			}
+
+			// 4. The same outputs in a changed file (its signature no longer
+			// matches: untrusted), as a reader gets a notebook run elsewhere:
+			// the setup cell's message, and every chart says why it is blank.
+			other := untrustedCopy(t, root, copyName)
+			fresh := open("untrusted", other)
+			if fresh.Trusted {
+				t.Errorf("%s opened as trusted; its content differs from what JupyterLab signed", other)
+			}
+			if !strings.HasPrefix(fresh.Setup, LibraryNotRun) || !strings.Contains(fresh.Setup, "JupyterLab: command palette") {
+				t.Errorf("untrusted, run elsewhere: setup cell says %q, want %q… with JupyterLab's way to trust", fresh.Setup, LibraryNotRun)
+			}
+			if n := len(chartPixelsNow(t, ctx)); n != 0 {
+				t.Errorf("untrusted, run elsewhere: %d chart canvases exist; the scripts must not run", n)
+			}
+			if fresh.NotDrawn != fresh.Charts {
+				t.Errorf("untrusted, run elsewhere: %d of %d chart areas say %q", fresh.NotDrawn, fresh.Charts, report.ChartNotDrawn)
+			}
+			checkTables(t, fresh, true)
+			screenshot(t, name+"-4-untrusted")
 		})
 	}
 }
-
-// libraryNotRun is the start of LibraryHTML's message while its script has not run.
-const libraryNotRun = "ECharts (inline, offline) did not run here"
 
 // labRunMenuJS is the place (1-based) of the menu bar's "Run" menu, 0 if none.
 const labRunMenuJS = `Array.from(document.querySelectorAll('#jp-MainMenu .lm-MenuBar-item')).findIndex(function (e) { return e.textContent.trim() === 'Run'; }) + 1`
@@ -316,9 +355,10 @@ const labStateJS = `(function () {
   var cells = w.content.widgets.filter(function (c) { return c.model.type === 'code'; });
   var st = {widget: w.id, path: w.context.path, kernel: k ? k.name + '/' + k.status : '', code: cells.length,
     counted: cells.filter(function (c) { return c.model.executionCount !== null; }).length,
-    trusted: cells.every(function (c) { return c.model.trusted; }), errors: [], charts: 0, tables: 0, shownTables: [], setup: ''};
+    trusted: cells.every(function (c) { return c.model.trusted; }), outputs: 0, errors: [], charts: 0, tables: 0, shownTables: [], notDrawn: 0, setup: ''};
   cells.forEach(function (c, i) {
     c.model.outputs.toJSON().forEach(function (o) {
+      st.outputs++;
       if (o.output_type === 'error') { st.errors.push('cell ' + i + ': ' + o.ename + ': ' + o.evalue); }
       if (o.output_type === 'stream' && o.name === 'stderr') { st.errors.push('cell ' + i + ' stderr: ' + String(o.text).slice(0, 400)); }
       var html = o.data && o.data['text/html'];
@@ -332,8 +372,19 @@ const labStateJS = `(function () {
   document.querySelectorAll('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').forEach(function (e) {
     st.errors.push('shown as stderr: ' + e.innerText.slice(0, 400));
   });
+  // A table wider than its output must sit in a box that scrolls sideways
+  // (pkg/report wraps each in overflow-x:auto; the sanitizer must keep it).
   w.content.node.querySelectorAll('table.prlab-table').forEach(function (tb) {
-    st.shownTables.push({rows: tb.querySelectorAll('tbody tr').length, height: tb.offsetHeight});
+    var out = tb.closest('.jp-OutputArea-output'), scrolls = false;
+    for (var e = tb.parentElement; e && e !== out; e = e.parentElement) {
+      if (/auto|scroll/.test(getComputedStyle(e).overflowX)) { scrolls = true; }
+    }
+    st.shownTables.push({rows: tb.querySelectorAll('tbody tr').length, height: tb.offsetHeight,
+      wide: !!out && tb.offsetWidth > out.clientWidth, scrolls: scrolls,
+      outputScrolls: !!out && /auto|scroll/.test(getComputedStyle(out).overflowX)});
+  });
+  w.content.node.querySelectorAll('.jp-OutputArea .` + ChartClass + `').forEach(function (c) {
+    if (c.textContent.indexOf("` + report.ChartNotDrawn + `") === 0) { st.notDrawn++; }
   });
   // LibraryHTML's status line (JupyterLab's sanitizer drops its id when untrusted).
   var lib = Array.from(w.content.node.querySelectorAll('.jp-OutputArea-output div')).find(function (d) { return /^ECharts /.test(d.textContent); });
@@ -344,11 +395,14 @@ const labStateJS = `(function () {
 // labNotebook is what labStateJS reads.
 type labNotebook struct {
 	Widget, Path, Kernel, Setup string
-	Code, Counted               int
+	Code, Counted, Outputs      int
 	Trusted                     bool
 	Errors                      []string
-	Charts, Tables              int
-	ShownTables                 []struct{ Rows, Height int }
+	Charts, Tables, NotDrawn    int
+	ShownTables                 []struct {
+		Rows, Height                 int
+		Wide, Scrolls, OutputScrolls bool
+	}
 }
 
 func labState(t *testing.T, ctx context.Context) labNotebook {
@@ -364,8 +418,44 @@ func labState(t *testing.T, ctx context.Context) labNotebook {
 	return st
 }
 
-// checkTables: every table in the outputs' data is in the page, with rows.
-func checkTables(t *testing.T, st labNotebook) {
+// untrustedCopy writes notebooks/NAME-untrusted.ipynb, the notebook
+// copyName with one metadata key more (so no signature matches it), removed
+// at the end of the test; it returns the new file's name.
+func untrustedCopy(t *testing.T, root, copyName string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "notebooks", copyName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb map[string]any
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatalf("%s: %v", copyName, err)
+	}
+	meta, _ := nb["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		nb["metadata"] = meta
+	}
+	meta["prlab_test"] = "a copy whose signature does not match"
+	out, err := json.MarshalIndent(nb, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(copyName, ".ipynb") + "-untrusted.ipynb"
+	path := filepath.Join(root, "notebooks", name)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) })
+	return name
+}
+
+// checkTables: every table in the outputs' data is in the page, with rows,
+// and a table wider than its output scrolls sideways: in its own box
+// (pkg/report's tables; JupyterLab's sanitizer must keep that box's style)
+// or, for outputs written before those tables (ownBox false), at least with
+// the whole output.
+func checkTables(t *testing.T, st labNotebook, ownBox bool) {
 	t.Helper()
 	if len(st.ShownTables) != st.Tables {
 		t.Errorf("outputs hold %d tables, the page shows %d", st.Tables, len(st.ShownTables))
@@ -373,6 +463,9 @@ func checkTables(t *testing.T, st labNotebook) {
 	for i, tb := range st.ShownTables {
 		if tb.Rows == 0 || tb.Height < 20 {
 			t.Errorf("table %d rendered with %d rows, %d px high", i, tb.Rows, tb.Height)
+		}
+		if tb.Wide && !tb.Scrolls && (ownBox || !tb.OutputScrolls) {
+			t.Errorf("table %d is wider than its output and its own box does not scroll sideways (the output does: %v)", i, tb.OutputScrolls)
 		}
 	}
 }

@@ -20,6 +20,9 @@ import (
 // browser tests look for a drawn <canvas> inside one.
 const ChartClass = "prlab-chart"
 
+// ChartNotDrawn is the line a chart's div holds until its script draws it.
+const ChartNotDrawn = "Chart not drawn: its script has not run here (in Jupyter, a notebook that is not trusted; see the setup cell)."
+
 // Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).
 type Snippeter interface {
 	RenderSnippet() render.ChartSnippet
@@ -42,9 +45,10 @@ var jsFunc = regexp.MustCompile(`__f__.*?__f__`)
 
 // HTML renders the chart as a <div id=ID> and a <script> that draws it with
 // window.echarts: at once where the page has loaded ECharts (index.html
-// inlines it in <head>), else by retrying for up to 20 s (a notebook loads it
-// once in its setup cell; if it never appears the div says so instead of
-// staying blank). The width follows the container (100 %, at most 1000 px).
+// inlines it in <head>), else by retrying (a notebook loads it once in its
+// setup cell; after 20 s without it the div says so, and the script keeps
+// trying every second). Where the script never runs the div holds
+// ChartNotDrawn instead of staying blank. The width follows the container (100 %, at most 1000 px).
 // go-echarts panics on a template error, which is returned as an error here.
 func (c *Chart) HTML() (out template.HTML, err error) {
 	defer func() {
@@ -77,28 +81,33 @@ func (c *Chart) HTML() (out template.HTML, err error) {
 		height = "420px"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<div class="%s" id="%s" style="width:100%%;max-width:1000px;height:%s;margin:6px 0 14px 0;break-inside:avoid;"></div>`,
-		ChartClass, html.EscapeString(c.ID), html.EscapeString(height))
+	// The line inside the div is what a reader sees where the script does not
+	// run (a notebook that Jupyter does not trust); draw() replaces it.
+	fmt.Fprintf(&b, `<div class="%s" id="%s" style="width:100%%;max-width:1000px;height:%s;margin:6px 0 14px 0;break-inside:avoid;"><div style="font:12px sans-serif;color:#888;padding:8px 0">%s</div></div>`,
+		ChartClass, html.EscapeString(c.ID), html.EscapeString(height), ChartNotDrawn)
 	b.WriteString("\n<script type=\"text/javascript\">\n(function () {\n")
 	fmt.Fprintf(&b, "var id = %q;\nvar option = %s;\n", c.ID, option)
 	b.WriteString(`function draw() {
   var el = document.getElementById(id);
   if (!el || !window.echarts) { return false; }
-  var chart = window.echarts.getInstanceByDom(el) || window.echarts.init(el, null, { renderer: "canvas" });
+  var chart = window.echarts.getInstanceByDom(el);
+  if (!chart) { el.textContent = ""; chart = window.echarts.init(el, null, { renderer: "canvas" }); }
   chart.setOption(option);
   if (window.ResizeObserver) { new ResizeObserver(function () { chart.resize(); }).observe(el); }
   return true;
 }
 if (draw()) { return; }
+// Not yet: every 100 ms for 20 s, then say so and keep trying every second
+// (JupyterLab 4 may attach the setup cell, which loads ECharts, much later).
 var tries = 0;
-var timer = setInterval(function () {
-  if (draw()) { clearInterval(timer); return; }
-  if (++tries > 200) {
-    clearInterval(timer);
+(function retry() {
+  if (draw()) { return; }
+  if (++tries === 200) {
     var el = document.getElementById(id);
-    if (el) { el.textContent = "ECharts is not loaded on this page: run the notebook's setup cell (nb.Setup) first."; }
+    if (el) { el.textContent = "ECharts is not loaded on this page yet: run the notebook's setup cell (nb.Setup)."; }
   }
-}, 100);
+  setTimeout(retry, tries < 200 ? 100 : 1000);
+})();
 })();
 </script>
 `)
