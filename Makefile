@@ -36,6 +36,7 @@ $(CUDA_LIB): $(CUDA_SRCS) $(CUDA_HDRS)
 # make jlab             build the JupyterLab 3.6.8 front end (tools/jlab, npm ci from its lock file) into build/jlab
 # make notebooks-lab-test  every notebook in that JupyterLab (Debian's jupyterlab_server) + headless Chromium:
 #                       untrusted as saved, Run All from the menu, trusted after saving; errors, tables, charts
+# make notebook-lab-server  that JupyterLab 3.6.8 on 127.0.0.1:8889 for a person (prints the token URL)
 NB_PYTHON ?= /usr/bin/python3
 NB_JOBS ?= 2
 NB_OUT ?= reports/notebooks
@@ -43,7 +44,7 @@ NB_PARAMS ?=
 NOTEBOOKS ?= $(sort $(wildcard notebooks/[0-9]*.ipynb))
 NB_APT := jupyter-notebook jupyter-nbconvert python3-nbclient python3-ipykernel jupyter-nbformat chromium \
 	python3-jupyter-server python3-jupyterlab-server
-.PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server jlab notebooks-lab-test
+.PHONY: notebook-deps kernel notebooks notebooks-commit notebooks-test notebook-server jlab notebooks-lab-test notebook-lab-server
 notebook-deps:
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NB_APT)
@@ -70,6 +71,9 @@ $(JLAB_BUILD)/bundle.js: $(JLAB_SRC)
 	@touch $@
 notebooks-lab-test: kernel jlab testsum
 	PRLAB_LAB_TEST=1 PRLAB_JLAB_BUILD=$(abspath $(JLAB_BUILD)) $(TESTSUM) -v -- -count=1 -timeout 40m -run 'TestNotebooksInJupyterLab' ./pkg/nb/
+notebook-lab-server: kernel jlab
+	PRLAB_JLAB_BUILD=$(abspath $(JLAB_BUILD)) $(NB_PYTHON) tools/jlab/main.py --ServerApp.ip=127.0.0.1 --ServerApp.port=8889 \
+		--ServerApp.open_browser=False --ServerApp.root_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 notebook-server: kernel
 	$(NB_PYTHON) -m notebook --no-browser --ip=127.0.0.1 --port=8888 --NotebookApp.notebook_dir=$(CURDIR) $(if $(filter 0,$(shell id -u)),--allow-root)
 
