@@ -1,10 +1,6 @@
 package pagerank
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/stat"
-)
+import "math"
 
 // NearTie is the relative gap under which two neighbouring values of the
 // reference's top 100 count as tied in Validate's Spearman gate:
@@ -25,20 +21,14 @@ const NearTie = 1e-5
 // compared. With no near-ties it equals SpearmanTop. rho is 1 when
 // both rank vectors are constant (one group), 0 when only one is.
 func SpearmanNearTies(ref, got []float64, k int, nearTie float64) (rho float64, groups int) {
-	top := TopK(ref, k)
-	if len(top) < 2 {
-		return 1, len(top)
+	a, ra, rb := topRanks(ref, got, k)
+	if len(a) < 2 {
+		return 1, len(a)
 	}
-	a := make([]float64, len(top))
-	b := make([]float64, len(top))
-	for i, v := range top {
-		a[i], b[i] = ref[v], got[v]
-	}
-	ra, rb := AverageRanks(a), AverageRanks(b)
-	// top is in descending order of ref: groups are runs of it.
-	for i := 0; i < len(top); {
+	// a is in descending order: groups are runs of it.
+	for i := 0; i < len(a); {
 		j := i
-		for j+1 < len(top) && a[j]-a[j+1] <= nearTie*math.Abs(a[j]) {
+		for j+1 < len(a) && a[j]-a[j+1] <= nearTie*math.Abs(a[j]) {
 			j++
 		}
 		var ma, mb float64
@@ -53,21 +43,5 @@ func SpearmanNearTies(ref, got []float64, k int, nearTie float64) (rho float64, 
 		groups++
 		i = j + 1
 	}
-	ca, cb := isConstant(ra), isConstant(rb)
-	switch {
-	case ca && cb:
-		return 1, groups
-	case ca || cb:
-		return 0, groups
-	}
-	return stat.Correlation(ra, rb, nil), groups
-}
-
-func isConstant(x []float64) bool {
-	for _, v := range x {
-		if v != x[0] {
-			return false
-		}
-	}
-	return true
+	return rankCorrelation(ra, rb), groups
 }

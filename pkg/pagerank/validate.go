@@ -149,24 +149,36 @@ func TopK(ranks []float64, k int) []int {
 // When k < 2, or both rank vectors are constant (all tied), the orders agree
 // trivially and rho is 1; when exactly one is constant rho is 0.
 func SpearmanTop(ref, got []float64, k int) (rho float64, used int) {
-	top := TopK(ref, k)
-	if len(top) < 2 {
-		return 1, len(top)
+	a, ra, rb := topRanks(ref, got, k)
+	if len(a) < 2 {
+		return 1, len(a)
 	}
-	a := make([]float64, len(top))
+	return rankCorrelation(ra, rb), len(a)
+}
+
+// topRanks returns the values a of ref's top k nodes (descending) and the
+// average ranks ra, rb of those nodes' values in ref and in got.
+func topRanks(ref, got []float64, k int) (a, ra, rb []float64) {
+	top := TopK(ref, k)
+	a = make([]float64, len(top))
 	b := make([]float64, len(top))
 	for i, v := range top {
 		a[i], b[i] = ref[v], got[v]
 	}
-	ra, rb := AverageRanks(a), AverageRanks(b)
+	return a, AverageRanks(a), AverageRanks(b)
+}
+
+// rankCorrelation is the Pearson correlation of two rank vectors: 1 when
+// both are constant, 0 when exactly one is.
+func rankCorrelation(ra, rb []float64) float64 {
 	ca, cb := constant(ra), constant(rb)
 	switch {
 	case ca && cb:
-		return 1, len(top)
+		return 1
 	case ca || cb:
-		return 0, len(top)
+		return 0
 	}
-	return stat.Correlation(ra, rb, nil), len(top)
+	return stat.Correlation(ra, rb, nil)
 }
 
 func constant(x []float64) bool {

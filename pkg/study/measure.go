@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
 )
 
 // Measure is the one measurement every study command makes of one
@@ -83,6 +86,38 @@ func Measure(ctx context.Context, e Entry, g *pagerank.Graph, m Measurement) (Me
 		out.GBps = GBps(out.Timed.BytesPerIteration*int64(t.Iterations), t.MedianMs)
 	}
 	return out, nil
+}
+
+// Verdict is the status and reason of a validation, the same in every
+// command's rows: failed (it could not be validated: v.Problem), pass (the
+// reason is the near-tie note, if any) or fail (the gates missed, then the
+// near-tie note).
+func Verdict(v pagerank.Validation) (status, reason string) {
+	switch {
+	case v.Problem != "":
+		return report.StatusFailed, v.Problem
+	case v.Pass:
+		return report.StatusPass, v.TieNote
+	}
+	reason = failedGates(v)
+	if v.TieNote != "" {
+		reason += "; " + v.TieNote
+	}
+	return report.StatusFail, reason
+}
+
+func failedGates(v pagerank.Validation) string {
+	var why []string
+	if !v.SumPass {
+		why = append(why, fmt.Sprintf("|sum−1| %.3g > %.3g", math.Abs(v.SumMinus1), v.SumAllowed))
+	}
+	if !v.SpearmanPass {
+		why = append(why, fmt.Sprintf("ρ %.6f < %.3f", v.Spearman, pagerank.SpearmanGate))
+	}
+	if !v.ErrPass {
+		why = append(why, fmt.Sprintf("err/tol %.3g > 1", v.ErrOverTol))
+	}
+	return strings.Join(why, "; ")
 }
 
 // Measurement says what Measure does.

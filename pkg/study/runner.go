@@ -447,35 +447,11 @@ func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) re
 		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumMinus1: report.F(v.SumMinus1),
 		SumAllowed: report.F(v.SumAllowed), Spearman: report.F(v.Spearman),
 		SumPass: v.SumPass, SpearmanPass: v.SpearmanPass, ErrPass: v.ErrPass}
-	switch {
-	case v.Problem != "":
-		c.Status, c.Reason = report.StatusFailed, v.Problem
-	case v.Pass:
-		c.Status, c.Reason = report.StatusPass, v.TieNote
-	default:
-		c.Status, c.Reason = report.StatusFail, failedGates(v)
-		if v.TieNote != "" {
-			c.Reason += "; " + v.TieNote
-		}
-	}
+	c.Status, c.Reason = Verdict(v)
 	if e.Impl.Name() == OracleName && c.Reason == "" {
 		c.Reason = "reference (err and ρ against itself)"
 	}
 	return c
-}
-
-func failedGates(v pagerank.Validation) string {
-	var why []string
-	if !v.SumPass {
-		why = append(why, fmt.Sprintf("|sum−1| %.3g > %.3g", math.Abs(v.SumMinus1), v.SumAllowed))
-	}
-	if !v.SpearmanPass {
-		why = append(why, fmt.Sprintf("ρ %.6f < %.3f", v.Spearman, pagerank.SpearmanGate))
-	}
-	if !v.ErrPass {
-		why = append(why, fmt.Sprintf("err/tol %.3g > 1", v.ErrOverTol))
-	}
-	return strings.Join(why, "; ")
 }
 
 func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason string) report.Check {

@@ -617,17 +617,7 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 	}
 	v := m.Validation
 	row.ErrOverTol, row.SumMinus1, row.Spearman = report.F(v.ErrOverTol), report.F(v.SumMinus1), report.F(v.Spearman)
-	switch {
-	case v.Problem != "":
-		row.Status, row.Reason = report.StatusFailed, v.Problem
-	case v.Pass:
-		row.Status, row.Reason = report.StatusPass, v.TieNote
-	default:
-		row.Status, row.Reason = report.StatusFail, failedGates(v)
-		if v.TieNote != "" {
-			row.Reason += "; " + v.TieNote
-		}
-	}
+	row.Status, row.Reason = Verdict(v)
 	if name == sg.Reference {
 		row.Reason = "the reference on this graph (validated against itself: only the sum invariant is a check)"
 	}
