@@ -32,11 +32,6 @@ func RerunConfig(run *report.Run, impls []string, base Config) (cfg Config, miss
 	for _, im := range run.Implementations {
 		names = append(names, im.Name)
 	}
-	for _, n := range impls {
-		if !slices.Contains(names, n) {
-			return cfg, nil, fmt.Errorf("--impl %s: the report has no implementation %q (it has %v)", n, n, names)
-		}
-	}
 	cfg = base
 	// The report's T1 worker count (older reports: the GOMAXPROCS it ran with).
 	cfg.Workers = p.Workers
@@ -47,17 +42,8 @@ func RerunConfig(run *report.Run, impls []string, base Config) (cfg Config, miss
 	if entries == nil {
 		entries = RegistryWorkers(base.GPU, cfg.Workers)
 	}
-	registered := Names(entries)
-	cfg.Impls = nil
-	for _, n := range names {
-		if len(impls) > 0 && !slices.Contains(impls, n) && n != OracleName {
-			continue
-		}
-		if !slices.Contains(registered, n) {
-			missing = append(missing, n)
-			continue
-		}
-		cfg.Impls = append(cfg.Impls, n)
+	if cfg.Impls, missing, err = rerunImpls("report", names, impls, Names(entries), OracleName); err != nil {
+		return Config{}, nil, err
 	}
 	cfg.Cases = nil
 	for _, c := range run.Cases {
@@ -95,28 +81,14 @@ func ScaleRerunConfig(s *report.ScaleStudy, impls []string, base ScaleConfig) (c
 			names = append(names, r.Implementation)
 		}
 	}
-	for _, n := range impls {
-		if !slices.Contains(names, n) {
-			return cfg, nil, fmt.Errorf("--impl %s: the study has no implementation %q (it has %v)", n, n, names)
-		}
-	}
 	cfg = base
 	cfg.Workers = p.Workers // the study's T1 worker count (older studies: the GOMAXPROCS it ran with)
 	if cfg.Workers == 0 {
 		cfg.Workers = s.Env.GOMAXPROCS
 	}
 	cfg.defaults()
-	registered := Names(cfg.Entries)
-	cfg.Impls = nil
-	for _, n := range names {
-		if len(impls) > 0 && !slices.Contains(impls, n) {
-			continue
-		}
-		if !slices.Contains(registered, n) {
-			missing = append(missing, n)
-			continue
-		}
-		cfg.Impls = append(cfg.Impls, n)
+	if cfg.Impls, missing, err = rerunImpls("study", names, impls, Names(cfg.Entries), ""); err != nil {
+		return ScaleConfig{}, nil, err
 	}
 	cfg.MinScale, cfg.MaxScale, cfg.Grid, cfg.Seed, cfg.ValidateIterations = p.MinScale, p.MaxScale, p.Grid, p.Seed, p.ValidateIterations
 	cfg.Budget = 24 * time.Hour // the replayed protocol, not a budget, decides what runs
@@ -241,4 +213,28 @@ func fmtScan(s, format string, v *int) bool {
 	var rest string
 	n, _ := fmt.Sscanf(s+" end", format+" %s", v, &rest)
 	return n == 2 && rest == "end"
+}
+
+// rerunImpls picks the implementations a rerun runs, in the study's order
+// (names): those of impls (all when impls is empty; keep always) that this
+// binary registers; missing are the chosen ones it does not register. An
+// entry of impls the study does not have is an error naming what (report
+// or study) has which.
+func rerunImpls(what string, names, impls, registered []string, keep string) (chosen, missing []string, err error) {
+	for _, n := range impls {
+		if !slices.Contains(names, n) {
+			return nil, nil, fmt.Errorf("--impl %s: the %s has no implementation %q (it has %v)", n, what, n, names)
+		}
+	}
+	for _, n := range names {
+		if len(impls) > 0 && !slices.Contains(impls, n) && n != keep {
+			continue
+		}
+		if !slices.Contains(registered, n) {
+			missing = append(missing, n)
+			continue
+		}
+		chosen = append(chosen, n)
+	}
+	return chosen, missing, nil
 }

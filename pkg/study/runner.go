@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,33 +53,15 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.GraphName == "" {
-		c.GraphName = "aan"
-	}
-	if c.Name == "" {
-		c.Name = "latest"
-	}
-	if c.Iterations == 0 {
-		c.Iterations = pagerank.CorrectnessIterations
-	}
-	if c.TimingIterations == 0 {
-		c.TimingIterations = pagerank.TimingIterations
-	}
-	if c.Warmups == 0 {
-		c.Warmups = pagerank.TimingWarmups
-	}
-	if c.Runs == 0 {
-		c.Runs = pagerank.TimingRuns
-	}
-	if c.FloatTolerance == 0 {
-		c.FloatTolerance = pagerank.FloatTolerance
-	}
-	if c.OracleTolerance == 0 {
-		c.OracleTolerance = pagerank.OracleTolerance
-	}
-	if c.MaxIterations == 0 {
-		c.MaxIterations = 1000
-	}
+	c.GraphName = cmp.Or(c.GraphName, "aan")
+	c.Name = cmp.Or(c.Name, "latest")
+	c.Iterations = cmp.Or(c.Iterations, pagerank.CorrectnessIterations)
+	c.TimingIterations = cmp.Or(c.TimingIterations, pagerank.TimingIterations)
+	c.Warmups = cmp.Or(c.Warmups, pagerank.TimingWarmups)
+	c.Runs = cmp.Or(c.Runs, pagerank.TimingRuns)
+	c.FloatTolerance = cmp.Or(c.FloatTolerance, pagerank.FloatTolerance)
+	c.OracleTolerance = cmp.Or(c.OracleTolerance, pagerank.OracleTolerance)
+	c.MaxIterations = cmp.Or(c.MaxIterations, 1000)
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}

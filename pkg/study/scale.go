@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,27 +90,13 @@ type ScaleConfig struct {
 }
 
 func (c *ScaleConfig) defaults() {
-	if c.Name == "" {
-		c.Name = "scale"
-	}
-	if c.MinScale == 0 {
-		c.MinScale = DefaultMinScale
-	}
-	if c.MaxScale == 0 {
-		c.MaxScale = DefaultMaxScale
-	}
-	if c.Seed == 0 {
-		c.Seed = DefaultScaleSeed
-	}
-	if c.Budget == 0 {
-		c.Budget = DefaultScaleBudget
-	}
-	if c.ValidateIterations == 0 {
-		c.ValidateIterations = DefaultValidateIterations
-	}
-	if c.CopyBytes == 0 {
-		c.CopyBytes = DefaultCopyBytes
-	}
+	c.Name = cmp.Or(c.Name, "scale")
+	c.MinScale = cmp.Or(c.MinScale, DefaultMinScale)
+	c.MaxScale = cmp.Or(c.MaxScale, DefaultMaxScale)
+	c.Seed = cmp.Or(c.Seed, DefaultScaleSeed)
+	c.Budget = cmp.Or(c.Budget, DefaultScaleBudget)
+	c.ValidateIterations = cmp.Or(c.ValidateIterations, DefaultValidateIterations)
+	c.CopyBytes = cmp.Or(c.CopyBytes, DefaultCopyBytes)
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
