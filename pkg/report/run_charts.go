@@ -151,8 +151,9 @@ func RooflineChart(run *Run) *Chart {
 			Subtitle: "log-log; lines: the measured ceilings; hollow marker under a design: its launches × launch cost + barrier"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "bytes per iteration (log)", NameLocation: "middle", NameGap: 28, Min: axisBound(x0), Max: axisBound(x1),
 			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return (v / 1e6).toPrecision(2) + ' MB'; }")}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "µs per iteration (log)", NameLocation: "middle", NameGap: 44}),
-		charts.WithGridOpts(opts.Grid{Left: "20", Right: fmt.Sprint(legendRoom), Top: "70", Bottom: "44", ContainLabel: opts.Bool(true)}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "µs per iteration (log)", NameLocation: "middle", NameGap: 36}),
+		// containLabel does not count the axis name: Left leaves it room.
+		charts.WithGridOpts(opts.Grid{Left: "48", Right: fmt.Sprint(legendRoom), Top: "70", Bottom: "44", ContainLabel: opts.Bool(true)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(
 			"function (p) { var v = p.value; return p.marker + p.seriesName + '<br/>' + (v[2] || '') + (v[2] ? '<br/>' : '') + v[0].toLocaleString() + ' bytes, ' + v[1] + ' µs'; }")}),
 		charts.WithLegendOpts(plainLegend(nil, true)),
