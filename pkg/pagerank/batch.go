@@ -148,27 +148,7 @@ func ApplyBatch(g *Graph, b *Batch, workers int) (*Graph, BatchStats, error) {
 			}
 		}
 	}
-	out.OutDegree = make([]int32, n)
-	out.InvOutDegree = make([]float64, n)
-	out.Dangling = make([]uint8, n)
-	W := max(1, min(workers, n/4096))
-	dangling := make([]int, W)
-	rp := out.OutRowPtr
-	parallelDo(W, func(c int) {
-		for u := c * n / W; u < (c+1)*n/W; u++ {
-			deg := rp[u+1] - rp[u]
-			out.OutDegree[u] = deg
-			if deg == 0 {
-				out.Dangling[u] = 1
-				dangling[c]++
-			} else {
-				out.InvOutDegree[u] = 1 / float64(deg)
-			}
-		}
-	})
-	for _, d := range dangling {
-		out.DanglingCount += d
-	}
+	out.setDegrees(max(1, min(workers, n/4096)))
 	return out, st, nil
 }
 

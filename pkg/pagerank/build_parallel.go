@@ -152,13 +152,28 @@ func NewGraphParallelContext(ctx context.Context, name string, n int, src, dst [
 	g.OutColIdx = outColIdx[:outRowPtr[n]:outRowPtr[n]]
 	g.NNZ = int(outRowPtr[n])
 
+	g.setDegrees(W)
+	clear(counts)
+	g.InRowPtr, g.InColIdx = transposeParallel(n, g.OutRowPtr, g.OutColIdx, W, counts, stop)
+	if err := stop.err(what); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// setDegrees sets OutDegree, InvOutDegree, Dangling and DanglingCount of
+// g's N nodes from OutRowPtr (length N+1), with W goroutines over
+// contiguous node ranges.
+func (g *Graph) setDegrees(W int) {
+	n, rp := g.N, g.OutRowPtr
 	g.OutDegree = make([]int32, n)
 	g.InvOutDegree = make([]float64, n)
 	g.Dangling = make([]uint8, n)
+	g.DanglingCount = 0
 	dangling := make([]int, W)
 	parallelDo(W, func(c int) {
 		for u := c * n / W; u < (c+1)*n/W; u++ {
-			deg := outRowPtr[u+1] - outRowPtr[u]
+			deg := rp[u+1] - rp[u]
 			g.OutDegree[u] = deg
 			if deg == 0 {
 				g.Dangling[u] = 1
@@ -171,12 +186,6 @@ func NewGraphParallelContext(ctx context.Context, name string, n int, src, dst [
 	for _, d := range dangling {
 		g.DanglingCount += d
 	}
-	clear(counts)
-	g.InRowPtr, g.InColIdx = transposeParallel(n, g.OutRowPtr, g.OutColIdx, W, counts, stop)
-	if err := stop.err(what); err != nil {
-		return nil, err
-	}
-	return g, nil
 }
 
 // TransposeParallel is Transpose with up to workers goroutines (<= 0:
