@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -237,20 +236,12 @@ func (s *IncrementalStudy) sanitize() {
 // EncodeIncrementalJSON is incremental.json: the whole study, indented.
 func EncodeIncrementalJSON(s *IncrementalStudy) ([]byte, error) {
 	s.sanitize()
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", IncrementalJSONFile, err)
-	}
-	return append(b, '\n'), nil
+	return encodeDocument(s, IncrementalJSONFile)
 }
 
 // ReadIncrementalJSON reads and validates an incremental.json written by WriteIncremental.
 func ReadIncrementalJSON(path string) (*IncrementalStudy, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeIncrementalJSON(data, path)
+	return readFile(path, DecodeIncrementalJSON)
 }
 
 // DecodeIncrementalJSON parses and validates incremental.json bytes; errors
@@ -475,11 +466,7 @@ func EncodeIncrementalCSV(s *IncrementalStudy) ([]byte, error) {
 
 // ReadIncrementalCSV reads and validates an incremental.csv written by WriteIncremental.
 func ReadIncrementalCSV(path string) ([]IncrementalCSVRow, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeIncrementalCSV(data, path)
+	return readFile(path, DecodeIncrementalCSV)
 }
 
 // DecodeIncrementalCSV parses and validates incremental.csv bytes; errors

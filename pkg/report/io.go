@@ -149,11 +149,7 @@ func firstNonFinite(xs []float64) int {
 // EncodeJSON is results.json: the whole Run, indented.
 func EncodeJSON(run *Run) ([]byte, error) {
 	run.sanitize()
-	b, err := json.MarshalIndent(run, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", JSONFile, err)
-	}
-	return append(b, '\n'), nil
+	return encodeDocument(run, JSONFile)
 }
 
 // ReadJSON reads and validates a results.json written by Write. Errors name
@@ -161,11 +157,7 @@ func EncodeJSON(run *Run) ([]byte, error) {
 // path of a semantic one, e.g.
 // `results.json: correctness[3].status: "maybe" is not one of pass, fail, failed, skipped`.
 func ReadJSON(path string) (*Run, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeJSON(data, path)
+	return readFile(path, DecodeJSON)
 }
 
 // DecodeJSON parses and validates results.json bytes; name is used in errors.
@@ -516,11 +508,7 @@ func csvHeader() []string { return csvHeaderOf(blankRow(SectionCorrectness)) }
 // file, line and column, e.g. `results.csv:7: column spearman: want a number
 // or an empty cell, got "abc"`.
 func ReadCSV(path string) ([]CSVRow, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeCSV(data, path)
+	return readFile(path, DecodeCSV)
 }
 
 // DecodeCSV parses and validates results.csv bytes; name is used in errors.
@@ -572,6 +560,28 @@ func recordLines(data []byte) []int {
 		line, _ := cr.FieldPos(0)
 		lines = append(lines, line)
 	}
+}
+
+// encodeDocument is the one JSON writer of every document prlab writes
+// (results.json, scale.json, incremental.json, verify.json): indented by
+// one space, with a final newline; file names the document in errors.
+func encodeDocument(doc any, file string) ([]byte, error) {
+	b, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", file, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// readFile reads the regular file path and decodes it with decode, which
+// names path in its errors.
+func readFile[T any](path string, decode func(data []byte, name string) (T, error)) (T, error) {
+	data, err := readRegular(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(data, path)
 }
 
 // readRegular reads a file, rejecting directories with a clear error.

@@ -248,20 +248,12 @@ func (s *ScaleStudy) sanitize() {
 // EncodeScaleJSON is scale.json: the whole ScaleStudy, indented.
 func EncodeScaleJSON(s *ScaleStudy) ([]byte, error) {
 	s.sanitize()
-	b, err := json.MarshalIndent(s, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("encode %s: %w", ScaleJSONFile, err)
-	}
-	return append(b, '\n'), nil
+	return encodeDocument(s, ScaleJSONFile)
 }
 
 // ReadScaleJSON reads and validates a scale.json written by WriteScale.
 func ReadScaleJSON(path string) (*ScaleStudy, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeScaleJSON(data, path)
+	return readFile(path, DecodeScaleJSON)
 }
 
 // DecodeScaleJSON parses and validates scale.json bytes; name is used in
@@ -483,11 +475,7 @@ func scaleCSVHeader() []string { return csvHeaderOf(blankScaleRow(ScaleSectionRo
 
 // ReadScaleCSV reads and validates a scale.csv written by WriteScale.
 func ReadScaleCSV(path string) ([]ScaleCSVRow, error) {
-	data, err := readRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	return DecodeScaleCSV(data, path)
+	return readFile(path, DecodeScaleCSV)
 }
 
 // DecodeScaleCSV parses and validates scale.csv bytes; errors name the file,

@@ -139,11 +139,9 @@ func VerifyCSVRows(v *Verification) []VerifyCSVRow {
 
 // EncodeVerification renders verify.json, verify.csv and verify.html in memory.
 func EncodeVerification(v *Verification) (js, cs, page []byte, err error) {
-	js, err = json.MarshalIndent(v, "", " ")
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("encode %s: %w", VerifyJSONFile, err)
+	if js, err = encodeDocument(v, VerifyJSONFile); err != nil {
+		return nil, nil, nil, err
 	}
-	js = append(js, '\n')
 	cs, err = encodeCSVRows(VerifyCSVRows(v), csvHeaderOf(VerifyCSVRow{}), VerifyCSVFile)
 	if err != nil {
 		return nil, nil, nil, err
