@@ -69,17 +69,8 @@ type stageView struct {
 
 var funcs = template.FuncMap{
 	"f": func(format string, x any) string {
-		var v float64
-		switch t := x.(type) {
-		case F:
-			v = float64(t)
-		case float64:
-			v = t
-		case int:
-			v = float64(t)
-		case int64:
-			v = float64(t)
-		default:
+		v, ok := number(x)
+		if !ok {
 			return fmt.Sprint(x)
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -235,16 +226,25 @@ func topGuard(run *Run) string {
 	return s
 }
 
+// number is x as a float64 when x is an F, float64, int or int64.
+func number(x any) (float64, bool) {
+	switch t := x.(type) {
+	case F:
+		return float64(t), true
+	case float64:
+		return t, true
+	case int:
+		return float64(t), true
+	case int64:
+		return float64(t), true
+	}
+	return 0, false
+}
+
 // percent writes a fraction (F or float64) as a percentage with format
 // (e.g. "%.1f%%"), or "—" when it is not a finite number.
 func percent(format string, x any) string {
-	var v float64
-	switch t := x.(type) {
-	case F:
-		v = float64(t)
-	case float64:
-		v = t
-	}
+	v, _ := number(x)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
 	}
