@@ -133,13 +133,15 @@ scale-gpu-binary:
 	CGO_ENABLED=1 $(GO) build -o .gpu/prlab ./cmd/prlab
 
 # ---- the GPU host round trip (issues 3, 5, 7): build here, run there ----
-# make gpu-bundle   .gpu/prlab + .gpu/cudabind.test (+ .gpu/COMMIT) for scripts/h200-study.sh on a GPU host;
+# make gpu-bundle   .gpu/prlab + .gpu/cudabind.test + .gpu/pagerank.test (stripped: the device tool carries at most 64 MiB
+#                   with the working tree) (+ .gpu/COMMIT) for scripts/h200-study.sh on a GPU host;
 #                   carry .gpu and data/aan (bundled, committed) to the host, then: scripts/h200-study.sh build tests sanitize report oom
 .PHONY: gpu-bundle
 gpu-bundle:
 	@mkdir -p .gpu
-	$(GO) build -o .gpu/prlab ./cmd/prlab
-	$(GO) test -c -o .gpu/cudabind.test ./pkg/cudabind
+	$(GO) build -ldflags='-s -w' -o .gpu/prlab ./cmd/prlab
+	$(GO) test -c -ldflags='-s -w' -o .gpu/cudabind.test ./pkg/cudabind
+	$(GO) test -c -ldflags='-s -w' -o .gpu/pagerank.test ./pkg/pagerank
 	git rev-parse HEAD > .gpu/COMMIT
 	@if [ -n "$$(git status --porcelain --untracked-files=no)" ]; then echo "$$(cat .gpu/COMMIT)+dirty" > .gpu/COMMIT; fi
 	@echo "gpu-bundle: .gpu/ ready for commit $$(cat .gpu/COMMIT)"
