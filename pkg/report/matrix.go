@@ -39,16 +39,10 @@ var cellStyle = map[string]string{
 // run order. The exercise variant is marked: it is meant to fail wherever a
 // case has dangling nodes.
 func CorrectnessMatrixHTML(run *Run) (template.HTML, error) {
-	var cases, impls []string
+	impls, cases := correctnessAxes(run)
 	kind := map[string]string{}
 	cell := map[[2]string]Check{}
 	for _, c := range run.Correctness {
-		if !slices.Contains(cases, c.Case) {
-			cases = append(cases, c.Case)
-		}
-		if !slices.Contains(impls, c.Implementation) {
-			impls = append(impls, c.Implementation)
-		}
 		kind[c.Implementation] = c.Kind
 		cell[[2]string{c.Implementation, c.Case}] = c
 	}
@@ -105,4 +99,18 @@ func fnumF(format string, x F) string {
 		return "—"
 	}
 	return fmt.Sprintf(format, float64(x))
+}
+
+// correctnessAxes are the implementations and the cases of run's
+// correctness rows, each in the order it first appears.
+func correctnessAxes(run *Run) (impls, cases []string) {
+	for _, c := range run.Correctness {
+		if !slices.Contains(impls, c.Implementation) {
+			impls = append(impls, c.Implementation)
+		}
+		if !slices.Contains(cases, c.Case) {
+			cases = append(cases, c.Case)
+		}
+	}
+	return impls, cases
 }

@@ -277,15 +277,9 @@ func CorrectnessTable(run *Run) string {
 // PassMatrix is the correctness table folded to one cell per case ×
 // implementation ("pass", "FAIL", "skipped"), the quick view.
 func PassMatrix(run *Run) string {
-	var impls, cases []string
+	impls, cases := correctnessAxes(run)
 	cell := map[[2]string]string{}
 	for _, c := range run.Correctness {
-		if !slices.Contains(impls, c.Implementation) {
-			impls = append(impls, c.Implementation)
-		}
-		if !slices.Contains(cases, c.Case) {
-			cases = append(cases, c.Case)
-		}
 		v := c.Status
 		if v == StatusFail || v == StatusFailed {
 			v = strings.ToUpper(v)
