@@ -126,3 +126,73 @@ func LoadAverage() string {
 	}
 	return strings.Join(f[:3], " ")
 }
+
+// CPUTicks is one reading of the machine's and this process's CPU time in
+// clock ticks (USER_HZ): Busy and Total over all cores from /proc/stat's
+// "cpu" line (Total adds idle and iowait to Busy), Self this process's
+// user + system time from /proc/self/stat (fields 14 and 15, proc(5)).
+// OK is false where /proc is absent (not Linux).
+type CPUTicks struct {
+	Busy, Total, Self uint64
+	OK                bool
+}
+
+// ReadCPUTicks reads the machine's and this process's CPU ticks now.
+func ReadCPUTicks() CPUTicks {
+	var t CPUTicks
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return t
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return t
+	}
+	for i, s := range f[1:] {
+		if i >= 8 { // guest and guest_nice are already counted in user and nice
+			break
+		}
+		var v uint64
+		if _, err := fmt.Sscan(s, &v); err != nil {
+			return t
+		}
+		t.Total += v
+		if i != 3 && i != 4 { // idle, iowait
+			t.Busy += v
+		}
+	}
+	b, err = os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return t
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	g := strings.Fields(rest)
+	if !ok || len(g) < 13 {
+		return t
+	}
+	var ut, st uint64
+	if _, err := fmt.Sscan(g[11], &ut); err != nil {
+		return t
+	}
+	if _, err := fmt.Sscan(g[12], &st); err != nil {
+		return t
+	}
+	t.Self, t.OK = ut+st, true
+	return t
+}
+
+// OtherCPUShare is the share (0..1) of all cores' time between two readings
+// that processes other than this one kept busy: (Δbusy − Δself) / Δtotal,
+// clamped to [0, 1]. A multi-core CPU implementation uses every core, so
+// its time grows by about this share when others compete for the cores;
+// nil when either reading failed or no tick passed.
+func OtherCPUShare(start, end CPUTicks) *float64 {
+	if !start.OK || !end.OK || end.Total <= start.Total {
+		return nil
+	}
+	other := float64(end.Busy-start.Busy) - float64(end.Self-start.Self)
+	share := min(max(other/float64(end.Total-start.Total), 0), 1)
+	return &share
+}

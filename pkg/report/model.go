@@ -97,6 +97,11 @@ type Environment struct {
 	// LoadAverage is /proc/loadavg's 1, 5 and 15 minute load averages when
 	// the run started ("" where unknown or in reports written before it was kept).
 	LoadAverage string `json:"load_average,omitempty"`
+	// OtherCPU is the share (0..1) of the machine's CPU time that other
+	// processes used while the run measured (CPUShare: /proc/stat's busy
+	// ticks over all cores less this process's own, over all ticks); nil
+	// where unknown or in reports written before it was kept.
+	OtherCPU *float64 `json:"other_cpu,omitempty"`
 }
 
 // Checksum is one input file and its SHA-256.

@@ -561,6 +561,9 @@ func Compare(a, b Evidence, o Options) *Verification {
 				v.Comparable = append(v.Comparable, fmt.Sprintf("%s %s: load average %s on %d logical cores", loadedPrefix, e.Name, f[0], e.Env.CPUCores))
 			}
 		}
+		if o := e.Env.OtherCPU; o != nil && *o > OtherCPULimit {
+			v.Comparable = append(v.Comparable, fmt.Sprintf("%s %s: other processes used %.0f %% of the cores while it timed", loadedPrefix, e.Name, 100**o))
+		}
 	}
 	v.timing(a, b, o)
 	v.Pass = len(v.Failures()) == 0
@@ -691,6 +694,13 @@ func (v *Verification) orderGates(a, b Evidence, o Options) {
 		v.Gates = append(v.Gates, g)
 	}
 }
+
+// OtherCPULimit is the largest share of the cores that other processes may
+// have used while a run timed (Environment.OtherCPU) for its CPU rows to be
+// compared: a multi-core row uses every core, so it slows by about that
+// share, and above TimingMinEffect (5 %) a busy machine alone could raise
+// an alarm.
+const OtherCPULimit = TimingMinEffect
 
 // loadedPrefix starts the difference that names a loaded machine (CPU rows only).
 const loadedPrefix = "loaded machine"

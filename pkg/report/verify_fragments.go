@@ -118,6 +118,13 @@ func VerifyEnvironmentsHTML(v *Verification) string {
 	t.Add("", "machine", Machine(a), Machine(b))
 	t.Add("", "GOMAXPROCS", fmt.Sprint(a.Env.GOMAXPROCS), fmt.Sprint(b.Env.GOMAXPROCS))
 	t.Add("", "load average (1, 5, 15 min)", load(a), load(b))
+	other := func(e Evidence) string {
+		if e.Env.OtherCPU == nil {
+			return "not recorded"
+		}
+		return fmt.Sprintf("%.1f %%", 100**e.Env.OtherCPU)
+	}
+	t.Add("", "other processes' share of the cores while timing", other(a), other(b))
 	t.Add("", "Go, OS", a.Env.GoVersion+", "+a.Env.OS, b.Env.GoVersion+", "+b.Env.OS)
 	for _, d := range a.Data {
 		got := "not read"

@@ -33,8 +33,9 @@ import (
 //     of the ratio lies above 1 + TimingMinEffect, "faster" when Holm
 //     rejects and it lies below 1/(1 + TimingMinEffect), else "~"
 //     (unchanged); "not comparable" when the hardware or toolkit differ, or
-//     for CPU rows when either machine's load average exceeded its cores
-//     (the numbers are still shown). Requiring the interval, not only the point
+//     for CPU rows when either machine's load average exceeded its cores or
+//     other processes used more than OtherCPULimit of its cores while it
+//     timed (the numbers are still shown). Requiring the interval, not only the point
 //     ratio, to clear the minimum effect keeps a noisy machine from raising
 //     alarms: on a loaded 2-core VM a multi-threaded CPU row's runs spread by
 //     tens of percent and drift between two runs of one report, which the

@@ -257,6 +257,7 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 	if err != nil {
 		return nil, err
 	}
+	ticks := report.ReadCPUTicks()
 	r.out = &report.IncrementalStudy{Schema: report.IncrementalSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
 	if cfg.GPU == nil {
 		r.out.GPUSkipped = NoGPUReason
@@ -316,6 +317,7 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		checkpoint()
 	}
 	r.finish(true)
+	r.out.Env.OtherCPU = report.OtherCPUShare(ticks, report.ReadCPUTicks())
 	if start, end := r.out.Env.LoadAverage, report.LoadAverage(); start != "" && end != "" {
 		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores (above the core count, other processes competed for the CPU and every CPU time here is longer than this host can do)",
 			start, end, runtime.NumCPU())

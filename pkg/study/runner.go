@@ -252,9 +252,13 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 			return nil, err
 		}
 		fmt.Fprintf(p, "timed on %s, %d iterations, %d warm-ups then %d runs\n", g.Name, cfg.TimingIterations, cfg.Warmups, cfg.Runs)
+		ticks := report.ReadCPUTicks()
 		if err := r.timing(ctx, g); err != nil {
 			return nil, err
 		}
+		// Other processes' share of the cores while the rows were timed:
+		// prlab verify cannot compare CPU timings taken on a busy machine.
+		r.out.Env.OtherCPU = report.OtherCPUShare(ticks, report.ReadCPUTicks())
 	}
 	if cfg.GPU != nil && r.out.GPU != nil {
 		in := report.TierInput{Baseline: cfg.GPU.Baseline()}

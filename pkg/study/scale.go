@@ -150,7 +150,9 @@ type scaleRunner struct {
 	gpuCopy *pagerank.Stage
 	// loadStart is /proc/loadavg's three load averages when the study started ("" if unknown).
 	loadStart string
-	phaseW    int // width of the progress lines' phase column: the longest phase printed
+	// ticksStart is the machine's and this process's CPU ticks when the study started.
+	ticksStart report.CPUTicks
+	phaseW     int // width of the progress lines' phase column: the longest phase printed
 }
 
 // busierThan reports whether the 1-minute figure of a loadAverage string
@@ -219,7 +221,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		return nil, err
 	}
 	r.out = &report.ScaleStudy{Schema: report.ScaleSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
-	r.loadStart = report.LoadAverage()
+	r.loadStart, r.ticksStart = report.LoadAverage(), report.ReadCPUTicks()
 
 	gpuWhy := r.gpuContext()
 	for _, e := range entries {
@@ -298,6 +300,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		}
 	}
 	r.finish(true)
+	r.out.Env.OtherCPU = report.OtherCPUShare(r.ticksStart, report.ReadCPUTicks())
 	if start, end := r.loadStart, report.LoadAverage(); start != "" && end != "" {
 		verdict := "at most the core count, so the CPU rows had the cores to themselves"
 		if busierThan(start, runtime.NumCPU()) || busierThan(end, runtime.NumCPU()) {
