@@ -215,15 +215,36 @@ func topGuard(run *Run) string {
 	}
 	k := float64(len(run.Top))
 	s := fmt.Sprintf("Measured: the top %d have mean in-degree %.1f and mean out-degree %.1f; the graph's mean degree is %.2f.", len(run.Top), in/k, out/k, mean)
-	if in/k > out/k {
-		s += " In-degree well above out-degree: the graph is not transposed."
-	} else {
-		s += " Out-degree dominates: check the edge direction (CITING , CITED) before trusting this ranking."
-	}
+	s += " " + directionFinding(in/k, out/k, len(run.Top), run.Graph.Nodes)
 	if low > 0 {
 		s += fmt.Sprintf(" %d of them are cited less often than the average paper: PageRank counts who cites, not how often, so a paper cited by highly ranked papers (or two papers that cite each other and little else, which keeps rank circulating between them) can rank high with few citations.", low)
 	}
 	return s
+}
+
+// directionMargin is the factor by which one of the top-k's mean degrees
+// must exceed the other before the guard reads a direction from them: 1.25
+// (25 %), so rounding and a few ties on small or nearly symmetric graphs do
+// not flag an edge-direction problem.
+const directionMargin = 1.25
+
+// directionFinding is the guard's verdict from the top-k's mean in- and
+// out-degree (edges per node): not transposed when in > 1.25 x out,
+// check the direction when out > 1.25 x in, otherwise no verdict, saying
+// why (the top k are the whole graph of n nodes, so both sums are nnz; equal
+// means, as on a symmetric or --undirected graph; or means too close).
+func directionFinding(in, out float64, k, n int) string {
+	switch {
+	case k >= n:
+		return fmt.Sprintf("The top %d are all %d nodes, so their in- and out-degree sums are both the edge count: the guard cannot tell the edge direction here.", k, n)
+	case in == out:
+		return "Equal mean in- and out-degree: the graph looks symmetric (undirected), so the guard cannot tell the edge direction."
+	case in > directionMargin*out:
+		return "In-degree well above out-degree: the graph is not transposed."
+	case out > directionMargin*in:
+		return "Out-degree dominates: check the edge direction (CITING , CITED) before trusting this ranking."
+	}
+	return fmt.Sprintf("Mean in- and out-degree are within a factor %.2f of each other: the guard cannot tell the edge direction.", directionMargin)
 }
 
 // number is x as a float64 when x is an F, float64, int or int64.

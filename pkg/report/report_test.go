@@ -408,4 +408,21 @@ func TestTopGuardQuantifiesTheTransposeCheck(t *testing.T) {
 	if g := topGuard(run); !strings.Contains(g, "check the edge direction") {
 		t.Errorf("transposed graph not flagged: %q", g)
 	}
+	// Ties are no verdict: a symmetric (undirected) graph, a graph no larger
+	// than the top list, and means within the margin.
+	for _, c := range []struct {
+		nodes int
+		top   []TopRow
+		want  string
+	}{
+		{100, []TopRow{{InDegree: 7, OutDegree: 7}, {InDegree: 3, OutDegree: 3}}, "looks symmetric (undirected)"},
+		{2, []TopRow{{InDegree: 1, OutDegree: 4}, {InDegree: 4, OutDegree: 1}}, "are all 2 nodes"},
+		{100, []TopRow{{InDegree: 10, OutDegree: 11}}, "within a factor 1.25"},
+	} {
+		run.Graph.Nodes, run.Top = c.nodes, c.top
+		g := topGuard(run)
+		if !strings.Contains(g, c.want) || strings.Contains(g, "check the edge direction") || strings.Contains(g, "not transposed") {
+			t.Errorf("guard %q: want %q and no direction verdict", g, c.want)
+		}
+	}
 }
