@@ -59,6 +59,12 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// shownError is an error whose message run already wrote to stderr (above
+// the usage text), so main does not print it twice; it unwraps to the error.
+type shownError struct{ error }
+
+func (e shownError) Unwrap() error { return e.error }
+
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -70,7 +76,10 @@ func main() {
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
 	}
-	fmt.Fprintln(os.Stderr, "prlab:", err)
+	var shown shownError
+	if !errors.As(err, &shown) {
+		fmt.Fprintln(os.Stderr, "prlab:", err)
+	}
 	var ue usageError
 	if errors.As(err, &ue) {
 		os.Exit(2)
@@ -151,8 +160,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
+	msg := fmt.Sprintf("unknown command %q: want report, render, list, scale, verify, compare, incremental or export", args[0])
+	fmt.Fprintf(stderr, "prlab: %s\n\n", msg) // first, so it is not lost below the usage text
 	fmt.Fprint(stderr, usage)
-	return usageError{fmt.Sprintf("unknown command %q: want report, render, list, scale, verify, compare, incremental or export", args[0])}
+	return shownError{usageError{msg}}
 }
 
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -178,11 +189,16 @@ func parse(fs *flag.FlagSet, args []string, positional int) error {
 	return nil
 }
 
-// listFlag is a comma-separated list flag.
+// listFlag is a comma-separated list flag. An explicitly empty value
+// (--cases "") is an error, which parse turns into a usage error naming the
+// flag: "all" is spelled by leaving the flag out.
 type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error {
+	if strings.Trim(s, ", \t") == "" {
+		return errors.New("empty list: leave the flag out for its default")
+	}
 	for _, x := range strings.Split(s, ",") {
 		if x = strings.TrimSpace(x); x != "" {
 			*l = append(*l, x)
@@ -271,6 +287,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, 1000
 	if err := check.Validate(); err != nil {
 		return usageError{err.Error()}
+	}
+	if !cfg.WantsRealGraph() && (len(gf.paths) == 1 || dataSet) {
+		given := "--data " + *data
+		if len(gf.paths) == 1 {
+			given = "--graph " + gf.paths[0]
+		}
+		fmt.Fprintf(stderr, "prlab report: note: %s is not used: --cases %s does not include \"real\" (add real to --cases to rank that graph)\n", given, cases.String())
 	}
 	if cfg.WantsRealGraph() && len(gf.paths) == 1 { // the user's graph, as it is: no manifest
 		cfg.EdgeList, cfg.Papers = gf.paths[0], gf.metadata

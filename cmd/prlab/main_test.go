@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -91,6 +92,19 @@ func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
 	}
 	if run.Protocol.Workers != 3 {
 		t.Errorf("protocol records %d T1 workers, want the --workers 3 given", run.Protocol.Workers)
+	}
+	if !strings.Contains(stderr, `is not used: --cases tiny,star does not include "real"`) {
+		t.Errorf("no note that --data is unused:\n%s", stderr)
+	}
+	// The same for a --graph the cases do not use: a note, not silence.
+	graph := filepath.Join(t.TempDir(), "one.csv")
+	if err := os.WriteFile(graph, []byte("a,b\nb,c\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runCLI(t, "report", "--graph", graph, "--out", filepath.Join(t.TempDir(), "g"),
+		"--cases", "tiny", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "10")
+	if err != nil || !strings.Contains(stderr, "--graph "+graph+` is not used: --cases tiny does not include "real"`) {
+		t.Errorf("report --graph --cases tiny: %v; stderr lacks the unused-graph note:\n%s", err, stderr)
 	}
 }
 
@@ -205,12 +219,18 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"list", "extra"}, `list: unexpected argument "extra"`},
 		{[]string{"report", "--runs", "0"}, "--runs 0 out of range: must be in [1, 1000]"},
 		{[]string{"report", "--cases", "tiny,moon"}, `unknown case "moon"`},
+		{[]string{"report", "--cases", ""}, `invalid value "" for flag -cases: empty list`},
+		{[]string{"report", "--impl", ""}, `invalid value "" for flag -impl: empty list`},
 		{[]string{"report", "--workers", "0"}, "--workers 0 out of range: must be in [1, 1024]"},
 		{[]string{"scale", "--workers", "2000", "--plan"}, "--workers 2000 out of range: must be in [1, 1024]"},
 	} {
-		_, _, err := runCLI(t, c.args...)
-		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+		_, stderr, err := runCLI(t, c.args...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want a usage error containing %q", c.args, err, c.want)
+		}
+		if c.args != nil && c.args[0] == "frobnicate" && !strings.HasPrefix(stderr, `prlab: unknown command "frobnicate"`) {
+			t.Errorf("an unknown command's stderr does not start by naming it: %.80q", stderr)
 		}
 	}
 }
