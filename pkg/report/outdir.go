@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,11 +41,13 @@ import (
 //     is renamed aside to P/.B.prlab-old-* and the new directory renamed to
 //     D. P is fsynced, then the old directory is removed.
 //
-// D must be missing, empty, or hold a prlab output (index.html,
-// results.json or scale.json, or a name this write uses); any other
-// non-empty directory is refused, since it is not prlab's to replace. A name
-// the write uses that exists in D with another type (results.json made a
-// directory) is refused before anything is written.
+// D must be missing, empty, or hold a prlab output: a top-level
+// results.json, scale.json, incremental.json or verify.json whose "schema"
+// field (read from its first [markerReadLimit] bytes) starts with "prlab/".
+// File names alone do not count: a user's own index.html is not prlab's to
+// replace, so any other non-empty directory is refused before anything is
+// written. A name the write uses that exists in D with another type
+// (results.json made a directory) is refused the same way.
 //
 // Use: [WriteDir] for one write, or [LockOut] at the start of a long command
 // (a second run then fails before it computes anything) and [OutDir.Write]
@@ -66,9 +69,53 @@ func step(name string) error {
 	return nil
 }
 
-// reportMarkers are top-level names whose presence makes a directory a
-// prlab output that a write may replace.
-var reportMarkers = []string{HTMLFile, JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile}
+// reportMarkers are the top-level JSON documents that make a directory a
+// prlab output a write may replace, when their "schema" is a prlab schema
+// (see [isPrlabDocument]).
+var reportMarkers = []string{JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile}
+
+// markerReadLimit bounds what isPrlabDocument reads of a marker (bytes):
+// prlab writes "schema" as the first key, so a few bytes suffice.
+const markerReadLimit = 64 << 10
+
+// isPrlabDocument reports whether the regular file p is a JSON object whose
+// "schema" key, found among its top-level keys within the first
+// markerReadLimit bytes, is a string starting with "prlab/" (Schema,
+// ScaleSchema, IncrementalSchema, VerifySchema and their other versions).
+func isPrlabDocument(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, markerReadLimit))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if key == "schema" {
+			var v any
+			if dec.Decode(&v) != nil {
+				return false
+			}
+			s, ok := v.(string)
+			return ok && strings.HasPrefix(s, "prlab/")
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
+}
 
 // OutDir is an output directory locked for writing by this process.
 type OutDir struct {
@@ -402,17 +449,6 @@ func (o *OutDir) inspect(top map[string]bool) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", o.path, err)
 	}
-	ours := false
-	for _, e := range entries {
-		if _, named := top[e.Name()]; named || slices.Contains(reportMarkers, e.Name()) {
-			ours = true
-		}
-	}
-	if !ours && len(entries) > 0 && !allStaleTemps(entries) {
-		return nil, fmt.Errorf("write %s: the directory is not empty and holds no prlab output (no %s); "+
-			"prlab replaces its output directory as a whole, so choose a new or empty --out",
-			o.path, strings.Join(reportMarkers, ", "))
-	}
 	for _, e := range entries {
 		// A folder inside this one being written right now (prlab verify
 		// writes reports/NAME/verify-DATE/): replacing this directory under
@@ -441,6 +477,18 @@ func (o *OutDir) inspect(top map[string]bool) ([]fs.DirEntry, error) {
 			return nil, fmt.Errorf("write %s: %s is a %s, but this write puts a %s there; move it away and run again (nothing was changed)",
 				o.path, filepath.Join(o.path, e.Name()), kindOf(info.Mode()), kindOf(want))
 		}
+	}
+	ours := false
+	for _, e := range entries {
+		if slices.Contains(reportMarkers, e.Name()) && isPrlabDocument(filepath.Join(o.abs, e.Name())) {
+			ours = true
+			break
+		}
+	}
+	if !ours && len(entries) > 0 && !allStaleTemps(entries) {
+		return nil, fmt.Errorf("write %s: the directory is not empty and holds no prlab output (no %s with a prlab \"schema\"); "+
+			"prlab replaces its output directory as a whole, so choose a new or empty --out (nothing was changed)",
+			o.path, strings.Join(reportMarkers, ", "))
 	}
 	return entries, nil
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,9 +45,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+const (
+	jsonA = `{"schema": "prlab/results/v1", "name": "A"}`
+	jsonB = `{"schema": "prlab/results/v1", "name": "B"}`
+)
+
 var (
-	unitA = map[string][]byte{HTMLFile: []byte("page A"), CSVFile: []byte("csv A"), JSONFile: []byte("json A")}
-	unitB = map[string][]byte{HTMLFile: []byte("page B"), CSVFile: []byte("csv B"), JSONFile: []byte("json B")}
+	unitA = map[string][]byte{HTMLFile: []byte("page A"), CSVFile: []byte("csv A"), JSONFile: []byte(jsonA)}
+	unitB = map[string][]byte{HTMLFile: []byte("page B"), CSVFile: []byte("csv B"), JSONFile: []byte(jsonB)}
 )
 
 // which reports "A" or "B" when dir holds exactly that unit, else describes the mix.
@@ -129,7 +135,7 @@ func TestWriteDirKeepsWhatTheWriteDoesNotName(t *testing.T) {
 
 	// Render-like write: one file. Everything else stays.
 	mustWrite(t, dir, map[string][]byte{HTMLFile: []byte("page 2")})
-	for name, want := range map[string]string{HTMLFile: "page 2", CSVFile: "csv A", JSONFile: "json A",
+	for name, want := range map[string]string{HTMLFile: "page 2", CSVFile: "csv A", JSONFile: jsonA,
 		"README.md": "notes", "verify-h200/deep/log.txt": "log", "link": "notes"} {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
 			t.Errorf("%s = %q, %v; want %q", name, b, err, want)
@@ -215,6 +221,53 @@ func TestWriteDirRefusesForeignDirectories(t *testing.T) {
 
 // TestLockOutNamesTheOtherWriter: a second process holds the lock; LockOut
 // fails at once naming its pid, and works again once it is released.
+// TestWriteDirRefusesAUsersOwnSite: a folder with the user's own
+// index.html (a name prlab writes) and no prlab JSON document is refused and
+// left byte-identical; so are folders whose results.json is not prlab's
+// (no schema, another schema, not JSON, a schema past the read limit).
+func TestWriteDirRefusesAUsersOwnSite(t *testing.T) {
+	site := map[string]string{HTMLFile: "<h1>my own site</h1>\n", "other.txt": "notes", "sub/page.html": "<p>x</p>"}
+	for _, results := range []string{"", `{"name": "mine"}`, `{"schema": "other/v1"}`, `not json`, `["prlab/results/v1"]`,
+		`{"schema": 1}`, `{"pad": "` + strings.Repeat("x", markerReadLimit) + `", "schema": "prlab/results/v1"}`} {
+		dir := t.TempDir()
+		files := maps.Clone(site)
+		if results != "" {
+			files[JSONFile] = results
+		}
+		for name, b := range files {
+			os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+			os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644)
+		}
+		err := WriteDir(dir, unitA)
+		if err == nil || !strings.Contains(err.Error(), "is not empty and holds no prlab output") {
+			t.Fatalf("results.json %.40q: error %v, want a refusal", results, err)
+		}
+		for name, b := range files {
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != b {
+				t.Errorf("results.json %.40q: %s = %q, %v after the refusal, want %q", results, name, got, err, b)
+			}
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != len(files) { // sub/ is one entry, holding one file
+			t.Errorf("results.json %.40q: the directory changed: %v", results, entries)
+		}
+		if l := leftovers(dir); len(l) != 0 {
+			t.Errorf("left behind: %v", l)
+		}
+	}
+	// Each prlab document, schema first or not, makes the folder a report.
+	for name, doc := range map[string]string{JSONFile: `{"name": "x", "schema": "prlab/results/v1"}`,
+		ScaleJSONFile: `{"schema": "prlab/scale/v1"}`, IncrementalJSONFile: `{"schema": "prlab/incremental/v1"}`,
+		VerifyJSONFile: `{"schema": "prlab/verify/v1"}`} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644)
+		os.WriteFile(filepath.Join(dir, "README.md"), []byte("notes"), 0o644)
+		mustWrite(t, dir, map[string][]byte{HTMLFile: []byte("page")})
+		if b, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(b) != "notes" {
+			t.Errorf("%s: README.md lost", name)
+		}
+	}
+}
+
 func TestLockOutNamesTheOtherWriter(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "latest")
 	pid, release := holdLock(t, dir)
