@@ -369,6 +369,14 @@ func TestBadPapersInputs(t *testing.T) {
 	}
 }
 
+// A CSV metadata row with the wrong field count says how many the header has.
+func TestBadCSVMetadataFieldCount(t *testing.T) {
+	_, err := ParseMetadata(strings.NewReader("id,year,title\nX,1990,T\nY,1991\n"), "meta.csv", ',')
+	if err == nil || err.Error() != "meta.csv:3: want 3 comma-separated fields like the header, got 2" {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func TestPapersLongLine(t *testing.T) {
 	in := hdr + "X\t1990\tT\taan\nY\t1991\t" + strings.Repeat("t", 5*1024*1024) + "\taan\n"
 	_, err := ParsePapers(strings.NewReader(in), "papers.tsv")

@@ -789,11 +789,7 @@ func parseTable(r io.Reader, name string, f Format, columns []string) (*EdgeList
 		read = func() ([]string, int, error) {
 			rec, err := cr.Read()
 			if err != nil {
-				var pe *csv.ParseError
-				if errors.As(err, &pe) {
-					return nil, 0, &ParseError{name, pe.Line, pe.Err.Error()}
-				}
-				return nil, 0, err
+				return nil, 0, csvError(name, err, cr, rec)
 			}
 			line, _ := cr.FieldPos(0)
 			return rec, line, nil
@@ -884,6 +880,9 @@ func parseTable(r io.Reader, name string, f Format, columns []string) (*EdgeList
 		return nil, fmt.Errorf("%s: no edges after the header", name)
 	}
 	el.IDs = t.ids
+	// Said always, so a header-less table whose first edge was taken for the
+	// header is visible in the load notes.
+	el.Notes = append(el.Notes, fmt.Sprintf("columns %s,%s from the header line (line %d) are the source and target", header[col[0]], header[col[1]], hline))
 	var ignored []string
 	for i, h := range header {
 		if i != col[0] && i != col[1] {
@@ -894,6 +893,20 @@ func parseTable(r io.Reader, name string, f Format, columns []string) (*EdgeList
 		el.Notes = append(el.Notes, "columns "+strings.Join(ignored, ", ")+" ignored: PageRank here is unweighted")
 	}
 	return el, nil
+}
+
+// csvError is err from cr.Read as a ParseError naming file and line; a
+// row whose field count differs from the header's (csv.ErrFieldCount, rec
+// the row read) says how many fields the header has and how many were found.
+func csvError(name string, err error, cr *csv.Reader, rec []string) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		return &ParseError{name, pe.Line, fmt.Sprintf("want %d comma-separated fields like the header, got %d", cr.FieldsPerRecord, len(rec))}
+	}
+	return &ParseError{name, pe.Line, pe.Err.Error()}
 }
 
 func wrapRead(name string, err error) error {

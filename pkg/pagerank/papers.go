@@ -155,11 +155,7 @@ type csvLines struct {
 func (c *csvLines) Read() ([]string, error) {
 	rec, err := c.r.Read()
 	if err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return nil, &ParseError{c.name, pe.Line, pe.Err.Error()}
-		}
-		return nil, err
+		return nil, csvError(c.name, err, c.r, rec)
 	}
 	line, _ := c.r.FieldPos(0)
 	for i := range rec {
