@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -212,15 +213,30 @@ func (s *Summary) gates(run *Run) {
 	}
 }
 
+// micros writes a time given in µs with at least 3 significant figures, so
+// that a tiny graph's times never print as "0 µs": 12345 µs, 412 µs, 4.14 µs,
+// and under 1 µs in ns (412 ns, 3.25 ns).
+func micros(us float64) string {
+	switch {
+	case us == 0 || !finite(us):
+		return fmt.Sprintf("%g µs", us)
+	case math.Abs(us) >= 100:
+		return fmt.Sprintf("%.0f µs", us)
+	case math.Abs(us) >= 1:
+		return strconv.FormatFloat(sig3(us), 'f', -1, 64) + " µs"
+	}
+	return strconv.FormatFloat(sig3(us*1000), 'f', -1, 64) + " ns"
+}
+
 // bound states what limits the best GPU design, from the measured ceilings.
 func (s *Summary) bound(run *Run) {
 	b := s.BestGPU
 	if b == nil {
 		if p := s.BestCPU; p != nil {
-			s.Finding = fmt.Sprintf("No GPU row ran here. The fastest CPU row, %s, takes %.1f µs per iteration", p.Implementation, p.UsPerIter)
+			s.Finding = fmt.Sprintf("No GPU row ran here. The fastest CPU row, %s, takes %s per iteration", p.Implementation, micros(p.UsPerIter))
 			for _, t := range run.Timings {
 				if t.Implementation == run.Protocol.Oracle && t.Status == StatusPass && t.Implementation != p.Implementation {
-					s.Finding += fmt.Sprintf(", %.2f× the sequential oracle (%.1f µs) on %d cores", t.Timing.MsPerIteration()*1000/p.UsPerIter, t.Timing.MsPerIteration()*1000, run.Env.GOMAXPROCS)
+					s.Finding += fmt.Sprintf(", %.2f× the sequential oracle (%s) on %d cores", t.Timing.MsPerIteration()*1000/p.UsPerIter, micros(t.Timing.MsPerIteration()*1000), run.Env.GOMAXPROCS)
 				}
 			}
 			s.Finding += "."
@@ -292,8 +308,8 @@ func (s *Summary) next(run *Run) {
 		}
 		seq := t0.Timing.MsPerIteration() * 1000
 		ideal := seq / float64(run.Env.GOMAXPROCS)
-		s.Next = fmt.Sprintf("Next change: the CPU rows. %s takes %.0f µs per iteration, %.2f× the sequential oracle's %.0f µs on %d cores; perfect scaling would give %.0f µs (oracle time / GOMAXPROCS, this run's rows), so at most %.2f× is left in parallelising the same algorithm. The GPU rows need `make cuda-lib` on a CUDA host.",
-			s.BestCPU.Implementation, s.BestCPU.UsPerIter, seq/s.BestCPU.UsPerIter, seq, run.Env.GOMAXPROCS, ideal, s.BestCPU.UsPerIter/ideal)
+		s.Next = fmt.Sprintf("Next change: the CPU rows. %s takes %s per iteration, %.2f× the sequential oracle's %s on %d cores; perfect scaling would give %s (oracle time / GOMAXPROCS, this run's rows), so at most %.2f× is left in parallelising the same algorithm. The GPU rows need `make cuda-lib` on a CUDA host.",
+			s.BestCPU.Implementation, micros(s.BestCPU.UsPerIter), seq/s.BestCPU.UsPerIter, micros(seq), run.Env.GOMAXPROCS, micros(ideal), s.BestCPU.UsPerIter/ideal)
 	case b == nil:
 		s.Next = "Next change: none can be derived: no row was timed."
 	case b.Floor.Bound == BoundUnknown:

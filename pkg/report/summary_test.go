@@ -86,6 +86,29 @@ func TestSummaryOfACPURun(t *testing.T) {
 	}
 }
 
+// A tiny graph's times keep 3 significant figures (or go to ns) instead of
+// rounding to "0 µs".
+func TestMicrosKeepsThreeFigures(t *testing.T) {
+	for us, want := range map[float64]string{12345.6: "12346 µs", 412.4: "412 µs", 4.1449: "4.14 µs", 12.84: "12.8 µs", 0.4123: "412 ns", 0.00325: "3.25 ns", 0: "0 µs"} {
+		if got := micros(us); got != want {
+			t.Errorf("micros(%g) = %q, want %q", us, got, want)
+		}
+	}
+	run := fixtureRun(false)
+	for i := range run.Timings { // the same rows, a thousand times faster: a tiny graph
+		run.Timings[i].Timing.MedianMs /= 1e4
+	}
+	s := Summarize(run)
+	for _, text := range []string{s.Finding, s.Next} {
+		if strings.Contains(text, " 0 µs") || strings.Contains(text, "(0.0 µs)") || strings.Contains(text, " 0.0 µs") {
+			t.Errorf("a time rounded to zero: %s", text)
+		}
+	}
+	if !strings.Contains(s.Next, "perfect scaling") {
+		t.Errorf("next change: %s", s.Next)
+	}
+}
+
 // TestDecompositionAddsUp: the printed parts sum to the printed total even
 // when rounding each part alone would not (0.333 × 3 parts).
 func TestDecompositionAddsUp(t *testing.T) {
