@@ -5,12 +5,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -185,47 +189,150 @@ func LoadEdgeListContext(ctx context.Context, path, name string) (*Graph, error)
 // decompressed when the file starts with the gzip magic bytes 1f 8b (RFC
 // 1952; any name, .gz or not), as is otherwise. A directory is an error
 // naming it. Close closes the file.
+//
+// A file that is not regular (a pipe, FIFO, /dev/stdin, process
+// substitution) can be read once only, so its size and SHA-256 are taken
+// while the caller reads it: the raw bytes (and, for gzip, the decompressed
+// ones) go through SHA-256 on their way, and Close, when the caller read to
+// the end, records the checksum for [StreamedChecksum]. Regular files pay
+// nothing for this.
 func OpenInput(path string) (io.ReadCloser, error) {
 	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	var src io.Reader = f
+	var raw *streamHash
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		raw = &streamHash{h: sha256.New(), r: f}
+		src = raw
+	}
+	br := bufio.NewReaderSize(src, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("%s: gzip: %w", path, err)
 		}
-		return &gzipFile{zr, f, path}, nil
+		g := &gzipFile{zr: zr, f: f, path: path}
+		if raw != nil {
+			g.stream = &streamed{path: path, raw: raw, content: &streamHash{h: sha256.New()}}
+		}
+		return g, nil
 	}
-	return &plainFile{br, f}, nil
+	p := &plainFile{Reader: br, f: f}
+	if raw != nil {
+		p.stream = &streamed{path: path, raw: raw}
+	}
+	return p, nil
+}
+
+// streamHash counts and hashes the bytes read through it from r (or
+// written to it when r is nil) and notes the end of the stream.
+type streamHash struct {
+	h   hash.Hash
+	n   int64
+	r   io.Reader
+	eof bool
+}
+
+func (s *streamHash) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	s.n += int64(n)
+	s.h.Write(b[:n])
+	s.eof = s.eof || err == io.EOF
+	return n, err
+}
+
+func (s *streamHash) Write(b []byte) (int, error) { s.n += int64(len(b)); return s.h.Write(b) }
+
+// streamed is the checksum of one non-regular input being read.
+type streamed struct {
+	path    string
+	raw     *streamHash
+	content *streamHash // nil for a plain (not gzip) stream
+}
+
+// finish records the checksum when the whole stream was read (never
+// reading on: a stopped load of stdin must not wait for more input).
+func (s *streamed) finish() {
+	if !s.raw.eof || (s.content != nil && !s.content.eof) {
+		return
+	}
+	c := StreamChecksum{Bytes: s.raw.n, SHA256: hex.EncodeToString(s.raw.h.Sum(nil))}
+	if s.content != nil {
+		c.ContentSHA256 = hex.EncodeToString(s.content.h.Sum(nil))
+	}
+	streamedMu.Lock()
+	streamedSums[s.path] = c
+	streamedMu.Unlock()
+}
+
+// StreamChecksum is the size (bytes) and SHA-256 (64 lowercase hex digits)
+// of a non-regular input file as OpenInput read it; ContentSHA256 is that of
+// the decompressed content of a gzip stream ("" otherwise).
+type StreamChecksum struct {
+	Bytes         int64
+	SHA256        string
+	ContentSHA256 string
+}
+
+var (
+	streamedMu   sync.Mutex
+	streamedSums = map[string]StreamChecksum{} // path as given to OpenInput -> checksum
+)
+
+// StreamedChecksum returns the checksum of the non-regular file at path
+// (as given to OpenInput) taken while this process read it to the end and
+// closed it; ok is false when it has not been read so.
+func StreamedChecksum(path string) (c StreamChecksum, ok bool) {
+	streamedMu.Lock()
+	defer streamedMu.Unlock()
+	c, ok = streamedSums[path]
+	return c, ok
 }
 
 type plainFile struct {
 	*bufio.Reader
-	f *os.File
+	f      *os.File
+	stream *streamed // nil for a regular file
 }
 
-func (p *plainFile) Close() error { return p.f.Close() }
+func (p *plainFile) Close() error {
+	if p.stream != nil {
+		p.stream.finish()
+	}
+	return p.f.Close()
+}
 
 // gzipFile is a gzip stream over a file; read errors (a truncated or
 // corrupt stream) name the file.
 type gzipFile struct {
-	zr   *gzip.Reader
-	f    *os.File
-	path string
+	zr     *gzip.Reader
+	f      *os.File
+	path   string
+	stream *streamed // nil for a regular file
 }
 
 func (g *gzipFile) Read(b []byte) (int, error) {
 	n, err := g.zr.Read(b)
+	if g.stream != nil {
+		g.stream.content.Write(b[:n])
+		g.stream.content.eof = g.stream.content.eof || err == io.EOF
+	}
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("%s: gzip: %w", g.path, err)
 	}
 	return n, err
 }
 
-func (g *gzipFile) Close() error { g.zr.Close(); return g.f.Close() }
+func (g *gzipFile) Close() error {
+	if g.stream != nil {
+		g.stream.finish()
+	}
+	g.zr.Close()
+	return g.f.Close()
+}
 
 // openRegular opens path for reading and rejects directories with a clear error.
 func openRegular(path string) (*os.File, error) {

@@ -49,7 +49,21 @@ func CollectEnvironment(now time.Time, datasets []string) (Environment, error) {
 // and, when the file is gzip-compressed, the SHA-256 of its decompressed
 // content (ContentSHA256: what data/aan/SHA256SUMS lists and what reports
 // written before the data were bundled recorded as SHA256).
+//
+// A file that is not regular (a pipe, FIFO, /dev/stdin, process
+// substitution) can be read only once: its checksum is the one
+// pagerank.OpenInput took while the loader read it
+// ([pagerank.StreamedChecksum]), and an error when it was not read to the
+// end before; it is never read a second time.
 func FileChecksum(path string) (Checksum, error) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		s, ok := pagerank.StreamedChecksum(path)
+		if !ok {
+			return Checksum{}, fmt.Errorf("dataset checksum: %s is not a regular file (a pipe?) and was not read to its end before, "+
+				"so its size and SHA-256 are unknown; pass a regular file", path)
+		}
+		return Checksum{File: filepath.ToSlash(path), Bytes: s.Bytes, SHA256: s.SHA256, ContentSHA256: s.ContentSHA256}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Checksum{}, fmt.Errorf("dataset checksum: %w", err)

@@ -176,6 +176,15 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 		}
 	}
 
+	// The metadata is read before the checksums are taken: a piped file
+	// is hashed while it is read (report.FileChecksum), never twice.
+	var papers *pagerank.Papers
+	if cfg.Papers != "" && g != nil {
+		var err error
+		if papers, err = pagerank.LoadPapers(cfg.Papers); err != nil {
+			return nil, fmt.Errorf("load paper metadata: %w", err)
+		}
+	}
 	env, err := report.CollectEnvironment(cfg.Now(), cfg.Datasets)
 	if err != nil {
 		return nil, err
@@ -200,12 +209,7 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 			}
 		}
 	}
-	var papers *pagerank.Papers
-	if cfg.Papers != "" && g != nil {
-		papers, err = pagerank.LoadPapers(cfg.Papers)
-		if err != nil {
-			return nil, fmt.Errorf("load paper metadata: %w", err)
-		}
+	if papers != nil {
 		in, out := papers.Coverage(g)
 		r.out.Graph.MetadataPath, r.out.Graph.WithMetadata, r.out.Graph.MetadataNotInGraph = cfg.Papers, in, out
 		r.out.Graph.MetadataColumns = papers.Columns
