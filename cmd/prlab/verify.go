@@ -1,8 +1,9 @@
 package main
 
-// prlab verify REPORT_DIR [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR]
+// prlab verify REPORT_DIR [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR] [--graph PATH] [--metadata PATH]
 //     rerun a committed report's protocol on this machine (same data,
-//     checked by SHA-256; same cases, implementations, iterations, warm-ups
+//     checked by content SHA-256: the bundled data, or the report's own
+//     --graph files where they were, or where --graph says; same cases, implementations, iterations, warm-ups
 //     and runs, through the same study.Run) and compare: correctness gates
 //     and timing; writes DIR/verify.html, verify.json and verify.csv
 //     (default DIR: REPORT_DIR/verify-<date>).
@@ -19,13 +20,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/prlab/prlab/pkg/dataset"
+	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/report"
 	"github.com/prlab/prlab/pkg/study"
 )
@@ -68,8 +72,11 @@ func (c *compareFlags) check() error {
 func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, cf := addCompareFlags("verify", stderr, "directory for verify.html, verify.json and verify.csv (default REPORT_DIR/verify-<date>)")
 	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written")
+	var graphs, metadata listFlag
+	fs.Var(&graphs, "graph", "where the report's --graph file is now, when it moved (checked by content SHA-256 against the report; read-only); repeat for a scale study's files")
+	fs.Var(&metadata, "metadata", "where the report's --metadata file is now, when it moved (checked by content SHA-256; read-only)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR] REPORT_DIR")
+		fmt.Fprintln(stderr, "usage: prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] [--data DIR] [--graph PATH] [--metadata PATH] REPORT_DIR")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args, 1)
@@ -98,13 +105,14 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("verify: %w", err)
 	}
 	defer dst.Close()
+	moved := append(append([]string{}, graphs...), metadata...)
 	var b report.Evidence
 	var notes []string
 	switch a.Format {
 	case report.FormatResults:
-		b, notes, err = rerunResults(ctx, a, *data, cf.impls, dst, now, stderr)
+		b, notes, err = rerunResults(ctx, a, *data, moved, cf.impls, dst, now, stderr)
 	case report.FormatScale:
-		b, notes, err = rerunScale(ctx, a, cf.impls, dst, now, stderr)
+		b, notes, err = rerunScale(ctx, a, moved, cf.impls, dst, now, stderr)
 	case report.FormatIncremental:
 		b, notes, err = rerunIncremental(ctx, a, *data, cf.impls, dst, stderr)
 	default:
@@ -139,8 +147,59 @@ func localData(dir string) ([]dataset.Entry, report.Evidence, error) {
 	return entries, report.EvidenceOfRun(run, ""), nil
 }
 
+// userGraph reports whether run read a user's graph file (prlab report
+// --graph) rather than a data directory's graph (data/aan and its
+// SHA256SUMS): its graph file is not the bundled graph's name, or verify
+// was told where the file is now (moved).
+func userGraph(run *report.Run, moved []string) bool {
+	if run.Graph.Path == "" || !slices.ContainsFunc(run.Env.Datasets, func(c report.Checksum) bool { return c.File == filepath.ToSlash(run.Graph.Path) }) {
+		return false
+	}
+	return len(moved) > 0 || strings.TrimSuffix(filepath.Base(run.Graph.Path), ".gz") != dataset.EdgeName
+}
+
+// recordedFile returns where to read the input file the report recorded at
+// path: the first of moved whose content SHA-256 is the recorded one, else
+// path itself after checking its content against the record (sums, the
+// report's environment.datasets). A missing file is an error naming the
+// recorded path and --graph; a changed one is "not the same data" (exit 2).
+// An input the report has no checksum for (older scale studies) is read
+// as it is.
+func recordedFile(sums []report.Checksum, path string, moved []string) (string, error) {
+	i := slices.IndexFunc(sums, func(c report.Checksum) bool { return c.File == filepath.ToSlash(path) })
+	if i < 0 {
+		return path, nil
+	}
+	want := sums[i].Content()
+	for _, m := range moved {
+		if c, err := report.FileChecksum(m); err == nil && c.Content() == want {
+			return m, nil
+		}
+	}
+	c, err := report.FileChecksum(path)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return "", exitError{2, fmt.Sprintf("verify: the report read %s (content SHA-256 %s…), which is not there now%s: give its new place with --graph PATH (or --metadata PATH for the metadata table); it is checked by content SHA-256 (nothing was run or compared)",
+			path, want[:12], movedNote(moved))}
+	case err != nil:
+		return "", fmt.Errorf("verify: %w", err)
+	case c.Content() != want:
+		return "", exitError{2, fmt.Sprintf("verify: not the same data: %s has content SHA-256 %s… now, the report read %s…%s (nothing was run or compared)",
+			path, c.Content()[:12], want[:12], movedNote(moved))}
+	}
+	return path, nil
+}
+
+// movedNote says that none of the --graph/--metadata files given matched.
+func movedNote(moved []string) string {
+	if len(moved) == 0 {
+		return ""
+	}
+	return " (and none of " + strings.Join(moved, ", ") + " has that content)"
+}
+
 // rerunResults reruns a results.json report's protocol through study.Run.
-func rerunResults(ctx context.Context, a report.Evidence, data string, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
+func rerunResults(ctx context.Context, a report.Evidence, data string, moved, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
 	run, err := report.ReadJSON(a.Path)
 	if err != nil {
 		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
@@ -155,7 +214,23 @@ func rerunResults(ctx context.Context, a report.Evidence, data string, impls []s
 	if err != nil {
 		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
 	}
-	if cfg.WantsRealGraph() || len(run.Env.Datasets) > 0 {
+	if userGraph(run, moved) { // the report read the user's --graph file: reread it where it is
+		if cfg.EdgeList, err = recordedFile(run.Env.Datasets, run.Graph.Path, moved); err != nil {
+			return report.Evidence{}, nil, err
+		}
+		cfg.Datasets = []string{cfg.EdgeList}
+		if run.Graph.MetadataPath != "" {
+			if cfg.Papers, err = recordedFile(run.Env.Datasets, run.Graph.MetadataPath, moved); err != nil {
+				return report.Evidence{}, nil, err
+			}
+			cfg.Datasets = append(cfg.Datasets, cfg.Papers)
+		}
+		f, err := pagerank.ParseFormat(run.Graph.Format)
+		if err != nil {
+			return report.Evidence{}, nil, fmt.Errorf("verify: %s: graph.format: %w", a.Path, err)
+		}
+		cfg.Load = pagerank.LoadOptions{Format: f, Undirected: run.Graph.Undirected, Columns: run.Graph.Columns}
+	} else if cfg.WantsRealGraph() || len(run.Env.Datasets) > 0 {
 		entries, here, err := localData(data)
 		if err != nil {
 			return report.Evidence{}, nil, err
@@ -252,7 +327,7 @@ func finishComparison(v *report.Verification, out string, stdout io.Writer) erro
 
 // rerunScale reruns a scale.json study's protocol through study.RunScale
 // (study.ScaleRerunConfig: its graphs, references and per-row rungs).
-func rerunScale(ctx context.Context, a report.Evidence, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
+func rerunScale(ctx context.Context, a report.Evidence, moved, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
 	s, err := report.ReadScaleJSON(a.Path)
 	if err != nil {
 		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
@@ -260,6 +335,21 @@ func rerunScale(ctx context.Context, a report.Evidence, impls []string, dst *rep
 	cfg, missing, err := study.ScaleRerunConfig(s, impls, study.ScaleConfig{Name: filepath.Base(dst.Path()), GPU: gpu(), Progress: stderr})
 	if err != nil {
 		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
+	}
+	for _, g := range s.Graphs { // the study's --graph files, reread where they are, as they were read
+		if g.Family != report.FamilyFile || g.Skipped != "" {
+			continue
+		}
+		path, err := recordedFile(s.Env.Datasets, g.Path, moved)
+		if err != nil {
+			return report.Evidence{}, nil, err
+		}
+		f, err := pagerank.ParseFormat(g.Format)
+		if err != nil {
+			return report.Evidence{}, nil, fmt.Errorf("verify: %s: graph %s: format: %w", a.Path, g.Name, err)
+		}
+		cfg.Files = append(cfg.Files, study.GraphFile{Path: path, Name: g.Name,
+			Load: pagerank.LoadOptions{Format: f, Undirected: g.Undirected, Columns: g.Columns}})
 	}
 	var notes []string
 	if len(missing) > 0 {

@@ -156,6 +156,10 @@ type GraphSummary struct {
 	Line       string   `json:"line"`                 // "loaded N nodes and M edges (dropped ...); D dangling"
 	Format     string   `json:"format,omitempty"`     // pagerank.Format the file was read as, e.g. "aan", "el", "mtx"
 	LoadNotes  []string `json:"load_notes,omitempty"` // what the reader ignored, e.g. "weights in column 3 ignored: ..."
+	// How the file was read besides its format (prlab verify rereads it so):
+	// each edge stored both ways, and the csv/tsv source and target columns.
+	Undirected bool     `json:"undirected,omitempty"`
+	Columns    []string `json:"columns,omitempty"`
 	// Metadata coverage: graph nodes with a metadata row, and metadata rows
 	// for ids that are not in the graph (allowed, counted).
 	MetadataPath       string `json:"metadata_path,omitempty"`

@@ -99,19 +99,22 @@ type ScaleProtocol struct {
 
 // ScaleGraph is one graph of the study.
 type ScaleGraph struct {
-	Family       string  `json:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
-	Scale        int     `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)); file: the smallest Scale with 2^Scale >= n)
-	Name         string  `json:"name"`
-	Path         string  `json:"path,omitempty"`   // FamilyFile: the file read
-	Format       string  `json:"format,omitempty"` // FamilyFile: its format (pagerank.Format)
-	N            int     `json:"n"`
-	NNZ          int     `json:"nnz"` // directed edges after dropping self-loops and duplicates
-	SelfLoops    int     `json:"self_loops"`
-	Duplicates   int     `json:"duplicates"`
-	Dangling     int     `json:"dangling"`
-	MaxInDegree  int     `json:"max_in_degree"`
-	MaxOutDegree int     `json:"max_out_degree"`
-	BuildMs      float64 `json:"build_ms"` // edge generation + parallel CSR and transpose build, wall ms
+	Family string `json:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
+	Scale  int    `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)); file: the smallest Scale with 2^Scale >= n)
+	Name   string `json:"name"`
+	Path   string `json:"path,omitempty"`   // FamilyFile: the file read
+	Format string `json:"format,omitempty"` // FamilyFile: its format (pagerank.Format)
+	// FamilyFile: each edge stored both ways, and the csv/tsv columns read.
+	Undirected   bool     `json:"undirected,omitempty"`
+	Columns      []string `json:"columns,omitempty"`
+	N            int      `json:"n"`
+	NNZ          int      `json:"nnz"` // directed edges after dropping self-loops and duplicates
+	SelfLoops    int      `json:"self_loops"`
+	Duplicates   int      `json:"duplicates"`
+	Dangling     int      `json:"dangling"`
+	MaxInDegree  int      `json:"max_in_degree"`
+	MaxOutDegree int      `json:"max_out_degree"`
+	BuildMs      float64  `json:"build_ms"` // edge generation + parallel CSR and transpose build, wall ms
 	// Reference is the implementation every row on this graph is validated
 	// against; ReferenceNote says why when it is not the oracle.
 	Reference     string `json:"reference"`

@@ -229,6 +229,9 @@ func EvidenceOfRun(run *Run, path string) Evidence {
 // generator, seed and counts.
 func EvidenceOfScale(s *ScaleStudy, path string) Evidence {
 	ev := Evidence{Format: FormatScale, Name: s.Name, Path: path, Env: s.Env, GPU: s.GPU}
+	for _, d := range s.Env.Datasets { // the --graph files, by content
+		ev.Data = append(ev.Data, DataFact{Key: dataKey(d.File), Identity: d.Content(), File: d.File, Primary: true})
+	}
 	p := s.Protocol
 	for _, g := range s.Graphs {
 		if g.Skipped != "" {
@@ -314,9 +317,10 @@ func EvidenceOfIncremental(s *IncrementalStudy, path string) Evidence {
 	return ev
 }
 
-// dataKey matches an input file across reports: its base name without a
-// ".gz" suffix (data/aan/acl.txt and data/aan/acl.txt.gz are the same input
-// when their decompressed content's SHA-256 agrees).
+// dataKey names an input file across reports: its base name without a
+// ".gz" suffix. SameData matches files by content first (a renamed copy is
+// the same input), then by this key (data/aan/acl.txt and acl.txt.gz are
+// the same input when their decompressed content's SHA-256 agrees).
 func dataKey(path string) string {
 	return strings.TrimSuffix(filepath.Base(filepath.ToSlash(path)), ".gz")
 }
@@ -392,8 +396,19 @@ var ErrNotSameData = errors.New("not the same data")
 // difference; notes lists inputs only one side recorded.
 func SameData(a, b Evidence) (notes []string, err error) {
 	var diffs []string
+	// A file (File set: its Identity is its content's SHA-256) matches the
+	// other side's file of the same content under any name first, so a
+	// renamed or recompressed copy is the same input; else the same Key.
+	match := func(x DataFact, in []DataFact) int {
+		if x.File != "" {
+			if i := slices.IndexFunc(in, func(y DataFact) bool { return y.File != "" && y.Identity == x.Identity }); i >= 0 {
+				return i
+			}
+		}
+		return slices.IndexFunc(in, func(y DataFact) bool { return y.Key == x.Key })
+	}
 	for _, x := range a.Data {
-		i := slices.IndexFunc(b.Data, func(y DataFact) bool { return y.Key == x.Key })
+		i := match(x, b.Data)
 		switch {
 		case i >= 0 && b.Data[i].Identity != x.Identity:
 			diffs = append(diffs, fmt.Sprintf("%s: %s in %s, %s in %s", x.Key, short(x.Identity), a.Name, short(b.Data[i].Identity), b.Name))
@@ -404,7 +419,7 @@ func SameData(a, b Evidence) (notes []string, err error) {
 		}
 	}
 	for _, y := range b.Data {
-		if !slices.ContainsFunc(a.Data, func(x DataFact) bool { return x.Key == y.Key }) {
+		if match(y, a.Data) < 0 {
 			notes = append(notes, fmt.Sprintf("%s (%s) is recorded by %s only", y.Key, short(y.Identity), b.Name))
 		}
 	}

@@ -202,7 +202,8 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	}
 	if g != nil {
 		r.out.Graph = report.GraphSummary{Name: g.Name, Path: cfg.EdgeList, Nodes: g.N, Edges: g.NNZ, SelfLoops: g.SelfLoops,
-			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary(), Format: string(info.Format), LoadNotes: info.Notes}
+			Duplicates: g.Duplicates, Dangling: g.DanglingCount, Line: g.Summary(), Format: string(info.Format), LoadNotes: info.Notes,
+			Undirected: cfg.Load.Undirected, Columns: cfg.Load.Columns}
 		for i := range r.out.Env.Datasets {
 			if r.out.Env.Datasets[i].File == filepath.ToSlash(cfg.EdgeList) {
 				r.out.Env.Datasets[i].Format = string(info.Format)

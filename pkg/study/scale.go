@@ -216,7 +216,11 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	t1 := ResolveWorkers(cfg.Workers)
 	r := &scaleRunner{cfg: cfg, ctx: ctx, start: cfg.Now(), entries: entries, avail: map[string]string{},
 		plan: &planner{cfg: &cfg, workers: t1, buildWorkers: workers, rates: map[string]ScaleRates{}}, cpuCopy: map[bool]pagerank.Stage{}}
-	env, err := report.CollectEnvironment(cfg.Now(), nil)
+	var files []string // the --graph files' checksums, so that verify and compare check them by content
+	for _, f := range cfg.Files {
+		files = append(files, f.Path)
+	}
+	env, err := report.CollectEnvironment(cfg.Now(), files)
 	if err != nil {
 		return nil, err
 	}
@@ -461,6 +465,7 @@ func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
 		r.plan.buildNs = buildS * 1e9 * float64(workers) / (float64(g.NNZ+g.SelfLoops+g.Duplicates) + 1)
 	} else {
 		sg.Path, sg.Format = pg.File.Path, pg.format
+		sg.Undirected, sg.Columns = pg.File.Load.Undirected, pg.File.Load.Columns
 		sg.Scale = bits.Len(uint(g.N - 1))
 	}
 	pg.NNZ = g.NNZ
