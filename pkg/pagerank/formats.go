@@ -368,6 +368,7 @@ type blockEdges struct {
 	src, dst []int32
 	lines    int   // newlines in the block
 	maxID    int64 // largest id seen (after subtracting base), -1 when none
+	maxLine  int   // the block-local line where maxID first occurs
 	extra    bool  // a line had more than 2 fields (ignored columns)
 	bad      *lineProblem
 }
@@ -467,7 +468,9 @@ func parseBlock(data []byte, spec intSpec) blockEdges {
 		}
 		res.src = append(res.src, int32(ids[0]))
 		res.dst = append(res.dst, int32(ids[1]))
-		res.maxID = max(res.maxID, ids[0], ids[1])
+		if m := max(ids[0], ids[1]); m > res.maxID { // the same compare max() makes; the line is noted for the memory guard
+			res.maxID, res.maxLine = m, line
+		}
 	}
 	return res
 }
@@ -475,8 +478,9 @@ func parseBlock(data []byte, spec intSpec) blockEdges {
 // parseBlocks cuts r into blocks at line ends, parses them with up to
 // workers goroutines (<= 0: GOMAXPROCS) and concatenates the edges in file
 // order. firstLine is the number of lines already read before r (headers).
-// Errors name the file and the first bad line.
-func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers int) (src, dst []int32, maxID int64, extra bool, err error) {
+// maxLine is the 1-based line of the file where the largest id maxID first
+// occurs. Errors name the file and the first bad line.
+func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers int) (src, dst []int32, maxID int64, maxLine int, extra bool, err error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -553,24 +557,26 @@ func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers 
 	}
 	if readErr != nil {
 		if _, ok := readErr.(*ParseError); ok {
-			return nil, nil, 0, false, readErr
+			return nil, nil, 0, 0, false, readErr
 		}
-		return nil, nil, 0, false, fmt.Errorf("%s: read: %w", name, readErr)
+		return nil, nil, 0, 0, false, fmt.Errorf("%s: read: %w", name, readErr)
 	}
 	total, line := 0, firstLine
 	maxID = -1
 	for i := 0; i < seq; i++ {
 		b := results[i]
 		if b.bad != nil {
-			return nil, nil, 0, false, &ParseError{name, line + b.bad.line, b.bad.problem}
+			return nil, nil, 0, 0, false, &ParseError{name, line + b.bad.line, b.bad.problem}
+		}
+		total += len(b.src)
+		if b.maxID > maxID {
+			maxID, maxLine = b.maxID, line+b.maxLine
 		}
 		line += b.lines
-		total += len(b.src)
-		maxID = max(maxID, b.maxID)
 		extra = extra || b.extra
 	}
 	if total > maxEdges {
-		return nil, nil, 0, false, fmt.Errorf("%s: %d edges exceed the int32 index limit %d", name, total, maxEdges)
+		return nil, nil, 0, 0, false, fmt.Errorf("%s: %d edges exceed the int32 index limit %d", name, total, maxEdges)
 	}
 	src, dst = make([]int32, 0, total), make([]int32, 0, total)
 	for i := 0; i < seq; i++ {
@@ -580,18 +586,22 @@ func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers 
 		delete(results, i) // let the block's arrays go
 		b.src, b.dst = nil, nil
 	}
-	return src, dst, maxID, extra, nil
+	return src, dst, maxID, maxLine, extra, nil
 }
 
 // parseInts reads a GAP .el or .wel file: n = largest id + 1, ids kept as
 // the indices.
 func parseInts(r io.Reader, name string, spec intSpec, workers int) (*EdgeList, error) {
-	src, dst, maxID, _, err := parseBlocks(r, name, 0, spec, workers)
+	src, dst, maxID, maxLine, _, err := parseBlocks(r, name, 0, spec, workers)
 	if err != nil {
 		return nil, err
 	}
 	if len(src) == 0 {
 		return nil, fmt.Errorf("%s: no edges (the file is empty or holds only comments): want lines %s", name, spec.what)
+	}
+	if err := checkGraphMemory(maxID+1, int64(len(src))); err != nil {
+		return nil, &ParseError{name, maxLine, fmt.Sprintf("node id %d: ids are kept as given, so the graph has n = %d nodes (largest id + 1); %v; "+
+			"renumber the ids densely from 0, or read them as labels with --format snap (integer ids, renumbered) or --format csv (string ids)", maxID, maxID+1, err)}
 	}
 	return &EdgeList{N: int(maxID + 1), Src: src, Dst: dst}, nil
 }
@@ -614,7 +624,7 @@ func parseSNAP(r io.Reader, name string, workers int) (*EdgeList, error) {
 		break
 	}
 	spec := intSpec{what: `"FROM TO" (SNAP: whitespace-separated integer ids)`}
-	src, dst, maxID, extra, err := parseBlocks(br, name, 0, spec, workers)
+	src, dst, maxID, _, extra, err := parseBlocks(br, name, 0, spec, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -739,6 +749,14 @@ func parseMTX(r io.Reader, name string, workers int) (*EdgeList, error) {
 	if dims[0] < 1 || dims[0] > int64(maxNodes) {
 		return nil, &ParseError{name, line, fmt.Sprintf("%d rows: want 1 to %d (int32 index limit)", dims[0], maxNodes)}
 	}
+	entries := dims[2]
+	if symmetric {
+		entries *= 2 // each off-diagonal entry is stored both ways
+	}
+	if err := checkGraphMemory(dims[0], entries); err != nil {
+		return nil, &ParseError{name, line, fmt.Sprintf("the size line says %d rows and %d entries; %v; renumber the nodes densely "+
+			"(the size line's n is the number of nodes), or give the edges as string ids with --format csv", dims[0], dims[2], err)}
+	}
 	spec.base, spec.n = 1, dims[0]
 	if spec.fields == 2 {
 		spec.what = `"I J" (MatrixMarket pattern entry, 1-based)`
@@ -746,7 +764,7 @@ func parseMTX(r io.Reader, name string, workers int) (*EdgeList, error) {
 		spec.what = `"I J VALUE" (MatrixMarket ` + f[3] + ` entry, 1-based)`
 		spec.weight = true
 	}
-	src, dst, _, _, err := parseBlocks(br, name, line, spec, workers)
+	src, dst, _, _, _, err := parseBlocks(br, name, line, spec, workers)
 	if err != nil {
 		return nil, err
 	}
