@@ -231,17 +231,12 @@ func rerunResults(ctx context.Context, a report.Evidence, data string, moved, im
 		}
 		cfg.Load = pagerank.LoadOptions{Format: f, Undirected: run.Graph.Undirected, Columns: run.Graph.Columns}
 	} else if cfg.WantsRealGraph() || len(run.Env.Datasets) > 0 {
-		entries, here, err := localData(data)
+		edges, papers, files, err := bundledData(a, data)
 		if err != nil {
 			return report.Evidence{}, nil, err
 		}
-		if _, err := report.SameData(a, here); err != nil {
-			return report.Evidence{}, nil, exitError{2, fmt.Sprintf("verify: %v (nothing was run or compared)", err)}
-		}
-		cfg.EdgeList, cfg.Papers = dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName)
-		for _, e := range entries {
-			cfg.Datasets = append(cfg.Datasets, e.Path)
-		}
+		cfg.EdgeList, cfg.Papers = edges, papers
+		cfg.Datasets = append(cfg.Datasets, files...)
 	}
 	var notes []string
 	if len(missing) > 0 {
@@ -378,17 +373,12 @@ func rerunIncremental(ctx context.Context, a report.Evidence, data string, impls
 		return report.Evidence{}, nil, usageError{"verify: " + err.Error()}
 	}
 	if byYear {
-		entries, here, err := localData(data)
+		edges, papers, files, err := bundledData(a, data)
 		if err != nil {
 			return report.Evidence{}, nil, err
 		}
-		if _, err := report.SameData(a, here); err != nil {
-			return report.Evidence{}, nil, exitError{2, fmt.Sprintf("verify: %v (nothing was run or compared)", err)}
-		}
-		cfg.EdgeList, cfg.Papers = dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName)
-		for _, e := range entries {
-			cfg.Datasets = append(cfg.Datasets, e.Path)
-		}
+		cfg.EdgeList, cfg.Papers = edges, papers
+		cfg.Datasets = append(cfg.Datasets, files...)
 	}
 	var notes []string
 	if len(missing) > 0 {
@@ -444,4 +434,22 @@ func renderPage(in string) (page []byte, name string, err error) {
 	}
 	page, err = report.RenderHTML(run)
 	return page, report.HTMLFile, err
+}
+
+// bundledData checks that this machine's bundled data (the folder data) is
+// the data report a was measured on, and returns its edge list, paper
+// metadata and every file's path for the rerun; different data is exit
+// status 2 with nothing run.
+func bundledData(a report.Evidence, data string) (edges, papers string, files []string, err error) {
+	entries, here, err := localData(data)
+	if err != nil {
+		return "", "", nil, err
+	}
+	if _, err := report.SameData(a, here); err != nil {
+		return "", "", nil, exitError{2, fmt.Sprintf("verify: %v (nothing was run or compared)", err)}
+	}
+	for _, e := range entries {
+		files = append(files, e.Path)
+	}
+	return dataset.Lookup(entries, dataset.EdgeName), dataset.Lookup(entries, dataset.PapersName), files, nil
 }
