@@ -309,7 +309,8 @@ type GPUContext struct {
 	L2Bytes            int64  `json:"l2_bytes"`
 	MaxThreadsPerBlock int    `json:"max_threads_per_block"`
 	GlobalMemBytes     int64  `json:"global_mem_bytes,omitempty"`
-	Driver             string `json:"driver"`
+	Driver             string `json:"driver"`                  // CUDA driver API version, "major.minor"
+	KernelDriver       string `json:"kernel_driver,omitempty"` // NVIDIA kernel module version, e.g. "580.159.04" (/proc/driver/nvidia/version); empty where unreadable or in reports before it was recorded
 	Runtime            string `json:"runtime"`
 	CCCL               string `json:"cccl,omitempty"`
 	Library            string `json:"library,omitempty"` // path of the CUDA library that was loaded

@@ -741,7 +741,10 @@ func envDifferences(a, b Evidence) []string {
 		gb = *b.GPU
 	}
 	cmp("GPU", ga.Name, gb.Name)
-	cmp("driver", ga.Driver, gb.Driver)
+	cmp("CUDA driver API", ga.Driver, gb.Driver)
+	if ga.KernelDriver != "" && gb.KernelDriver != "" { // older reports did not record it
+		cmp("driver", ga.KernelDriver, gb.KernelDriver)
+	}
 	cmp("CUDA runtime", ga.Runtime, gb.Runtime)
 	cmp("CCCL", ga.CCCL, gb.CCCL)
 	return d

@@ -14,11 +14,14 @@ import (
 //go:embed verify.html.tmpl
 var verifyTemplate string
 
-// Machine names the hardware of e in words: the GPU with its driver and
-// CUDA runtime when one ran, else the CPU and its cores.
+// Machine names the hardware of e in words: the GPU with its kernel driver
+// (where recorded), CUDA driver API and runtime versions when one ran, else the CPU and its cores.
 func Machine(e Evidence) string {
 	if e.GPU != nil && e.GPU.Name != "" {
-		return fmt.Sprintf("%s with driver %s and CUDA %s", e.GPU.Name, orNone(e.GPU.Driver), orNone(e.GPU.Runtime))
+		if e.GPU.KernelDriver != "" {
+			return fmt.Sprintf("%s with driver %s (CUDA driver API %s) and CUDA runtime %s", e.GPU.Name, e.GPU.KernelDriver, orNone(e.GPU.Driver), orNone(e.GPU.Runtime))
+		}
+		return fmt.Sprintf("%s with CUDA driver API %s and CUDA runtime %s", e.GPU.Name, orNone(e.GPU.Driver), orNone(e.GPU.Runtime))
 	}
 	return fmt.Sprintf("%s (%d logical cores, no GPU)", e.Env.CPUModel, e.Env.CPUCores)
 }

@@ -2,6 +2,8 @@ package study
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -33,7 +35,33 @@ func (CUDA) Context() (*report.GPUContext, error) {
 	v := func(x int) string { return fmt.Sprintf("%d.%d", x/1000, (x%1000)/10) }
 	return &report.GPUContext{Name: d.Name, ComputeCapability: d.ComputeCapability(), SMs: d.SMs, L2Bytes: int64(d.L2Bytes),
 		MaxThreadsPerBlock: d.MaxThreadsPerBlock, GlobalMemBytes: d.GlobalMemBytes, Driver: v(d.DriverVersion),
-		Runtime: v(d.RuntimeVersion), CCCL: d.CCCL, Library: d.Library}, nil
+		KernelDriver: kernelDriver(nvidiaVersionFile), Runtime: v(d.RuntimeVersion), CCCL: d.CCCL, Library: d.Library}, nil
+}
+
+// nvidiaVersionFile is where the NVIDIA kernel module states its version on Linux
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ...", or
+// "... Open Kernel Module for x86_64  570.86.15 ...").
+const nvidiaVersionFile = "/proc/driver/nvidia/version"
+
+// kernelDriver is the kernel module's version from path's first line: the first
+// field starting with a digit after "Kernel Module"; "" if path is missing or
+// says something else (containers without /proc/driver, other OSes).
+func kernelDriver(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	_, rest, ok := strings.Cut(line, "Kernel Module")
+	if !ok {
+		return ""
+	}
+	for _, f := range strings.Fields(rest) {
+		if f[0] >= '0' && f[0] <= '9' {
+			return f
+		}
+	}
+	return ""
 }
 
 // StageTable is cudabind.MeasureStages: the 128 MiB and one-iteration copy
