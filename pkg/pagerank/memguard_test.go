@@ -62,3 +62,37 @@ func TestLoadRefusesAGraphLargerThanMemory(t *testing.T) {
 		t.Fatalf("fits.el: %v", err)
 	}
 }
+
+func TestCgroupRoom(t *testing.T) {
+	write := func(dir, name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v2 := t.TempDir()
+	write(v2, "memory.max", "4294967296\n")
+	write(v2, "memory.current", "1073741824\n")
+	if room, where, ok := cgroupRoom(v2); !ok || room != 3<<30 || !strings.Contains(where, "memory.max") {
+		t.Errorf("v2 limit 4 GiB, 1 GiB used: room %d (%q, %v), want 3 GiB", room, where, ok)
+	}
+	unlimited := t.TempDir()
+	write(unlimited, "memory.max", "max\n")
+	write(unlimited, "memory/memory.limit_in_bytes", "9223372036854771712\n")
+	if room, _, ok := cgroupRoom(unlimited); ok {
+		t.Errorf("no limit (v2 max, v1 unlimited): room %d, want none", room)
+	}
+	v1 := t.TempDir()
+	write(v1, "memory/memory.limit_in_bytes", "2147483648\n")
+	write(v1, "memory/memory.usage_in_bytes", "3221225472\n")
+	if room, _, ok := cgroupRoom(v1); !ok || room != 0 {
+		t.Errorf("v1 usage above limit: room %d, %v, want 0", room, ok)
+	}
+	if _, _, ok := cgroupRoom(filepath.Join(v2, "absent")); ok {
+		t.Error("absent cgroup files: want no limit")
+	}
+}
