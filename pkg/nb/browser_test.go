@@ -19,11 +19,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// EnvBrowserTest gates TestNotebookInBrowser: it needs the Jupyter stack from
-// Debian (jupyter-notebook, python3-ipykernel), Debian's chromium and the GoNB
-// kernel spec (`make kernel`). `make notebooks-test` sets it.
-const EnvBrowserTest = "PRLAB_NOTEBOOK_TEST"
-
 // TestNotebookInBrowser does what a user does: it starts the classic Jupyter
 // Notebook server on 127.0.0.1 with a token, opens a notebook in headless
 // Chromium, chooses Cell > Run All, waits until the GoNB kernel has run every
@@ -35,24 +30,14 @@ const EnvBrowserTest = "PRLAB_NOTEBOOK_TEST"
 // PRLAB_NOTEBOOK_TEST_NB picks the notebook (default 04-dangling-exercise);
 // PRLAB_NOTEBOOK_SCREENSHOT=path.png saves a screenshot of the page.
 func TestNotebookInBrowser(t *testing.T) {
-	if os.Getenv(EnvBrowserTest) == "" {
-		t.Skipf("set %s=1 (make notebooks-test) to run the notebook in Jupyter + headless Chromium", EnvBrowserTest)
-	}
-	root, err := Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := browserTestRoot(t, EnvBrowserTest, "(make notebooks-test) to run the notebook in Jupyter + headless Chromium")
 	name := os.Getenv("PRLAB_NOTEBOOK_TEST_NB")
 	if name == "" {
 		name = "04-dangling-exercise"
 	}
 	copyName := copyNotebook(t, root, name, "zz-browser-test")
 
-	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
-	python := "/usr/bin/python3"
-	if p := os.Getenv("PRLAB_PYTHON"); p != "" {
-		python = p
-	}
+	chromium, python := browserTestTools(t)
 
 	// The server: classic Notebook, loopback only, a random token, no browser.
 	port := freePort(t)
@@ -298,13 +283,7 @@ func TestChartUnderRequireJS(t *testing.T) {
 // (default reports/notebooks, written by make notebooks) from disk in headless Chromium and checks that
 // each chart it holds has drawn pixels, with no server and no network.
 func TestExportedNotebookHTML(t *testing.T) {
-	if os.Getenv(EnvBrowserTest) == "" {
-		t.Skipf("set %s=1 (make notebooks-test) after make notebooks", EnvBrowserTest)
-	}
-	root, err := Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := browserTestRoot(t, EnvBrowserTest, "(make notebooks-test) after make notebooks")
 	dir := os.Getenv("PRLAB_NB_OUT") // make notebooks-test passes its NB_OUT
 	if dir == "" {
 		dir = filepath.Join("reports", "notebooks")

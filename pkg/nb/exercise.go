@@ -53,11 +53,7 @@ type Exercise struct {
 // iterations) and comparing their top k (the course uses 20).
 func RunExercise(g *pagerank.Graph, k int) (*Exercise, error) {
 	p := pagerank.Converge(pagerank.OracleTolerance, pagerank.MaxIterationsCap)
-	oracle, err := reference.Oracle().Run(g, p)
-	if err != nil {
-		return nil, err
-	}
-	broken, err := reference.NoDangling().Run(g, p)
+	oracle, broken, err := oracleAndBroken(g, p)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +135,18 @@ func (e *Exercise) ComparePrediction(predicted float64) string {
 		predicted, e.BrokenSum, predicted-e.BrokenSum, e.Predicted)
 }
 
+// oracleAndBroken runs the float64 oracle and the no-dangling variant
+// (t0-nodangling) on g with p.
+func oracleAndBroken(g *pagerank.Graph, p pagerank.Params) (oracle, broken *pagerank.Result, err error) {
+	if oracle, err = reference.Oracle().Run(g, p); err != nil {
+		return nil, nil, err
+	}
+	if broken, err = reference.NoDangling().Run(g, p); err != nil {
+		return nil, nil, err
+	}
+	return oracle, broken, nil
+}
+
 // ExerciseChecks runs the oracle and the no-dangling variant on the six
 // synthetic cases for the fixed iteration count and validates the variant
 // against the oracle (pagerank.Validate), as the correctness table does.
@@ -149,11 +157,7 @@ func ExerciseChecks(iterations int) (*Table, error) {
 	}
 	p := pagerank.Fixed(iterations)
 	for _, g := range pagerank.SyntheticCases() {
-		oracle, err := reference.Oracle().Run(g, p)
-		if err != nil {
-			return nil, err
-		}
-		broken, err := reference.NoDangling().Run(g, p)
+		oracle, broken, err := oracleAndBroken(g, p)
 		if err != nil {
 			return nil, err
 		}

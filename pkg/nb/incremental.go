@@ -21,13 +21,11 @@ type CommittedIncremental struct {
 // that reads as an incremental study, those that measured a GPU first, then
 // newest first.
 func CommittedIncrementalRuns() ([]CommittedIncremental, error) {
-	files, err := committedReports(report.IncrementalJSONFile, report.ReadIncrementalJSON,
-		func(s *report.IncrementalStudy) (bool, string) { return s.GPU != nil, s.Env.Date })
-	var out []CommittedIncremental
-	for _, f := range files {
-		out = append(out, CommittedIncremental{IncrementalStudy: f.study, Path: f.path})
-	}
-	return out, err
+	return committedReports([]string{"reports/*/" + report.IncrementalJSONFile}, report.ReadIncrementalJSON,
+		func(s *report.IncrementalStudy) (bool, string) { return s.GPU != nil, s.Env.Date },
+		func(s *report.IncrementalStudy, path string) CommittedIncremental {
+			return CommittedIncremental{s, path}
+		})
 }
 
 // IncrementalSourceMarkdown says which committed incremental report a

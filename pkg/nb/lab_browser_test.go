@@ -20,12 +20,6 @@ import (
 	"github.com/prlab/prlab/pkg/report"
 )
 
-// EnvLabTest gates TestNotebooksInJupyterLab: it needs Debian's
-// python3-jupyterlab-server and chromium, the front end built by `make jlab`
-// (build/jlab) and the GoNB binaries of `make kernel`. `make
-// notebooks-lab-test` sets it.
-const EnvLabTest = "PRLAB_LAB_TEST"
-
 // TestNotebooksInJupyterLab opens every notebook in a real JupyterLab front
 // end (3.6.8, tools/jlab, served by Debian 12's jupyterlab_server on
 // jupyter_server; loopback only, a random port and token) in headless
@@ -53,13 +47,7 @@ const EnvLabTest = "PRLAB_LAB_TEST"
 // notebooks (comma-separated names, default all of notebooks/[0-9]*.ipynb);
 // PRLAB_NOTEBOOK_SCREENSHOT_DIR saves one screenshot per notebook and step.
 func TestNotebooksInJupyterLab(t *testing.T) {
-	if os.Getenv(EnvLabTest) == "" {
-		t.Skipf("set %s=1 (make notebooks-lab-test) to run the notebooks in JupyterLab + headless Chromium", EnvLabTest)
-	}
-	root, err := Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := browserTestRoot(t, EnvLabTest, "(make notebooks-lab-test) to run the notebooks in JupyterLab + headless Chromium")
 	var names []string
 	if s := os.Getenv("PRLAB_LAB_TEST_NB"); s != "" {
 		names = strings.Split(s, ",")
@@ -79,11 +67,7 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(build, "bundle.js")); err != nil {
 		t.Fatalf("no JupyterLab front end in %s: run make jlab first", build)
 	}
-	chromium := findExe(t, "PRLAB_CHROMIUM", "chromium", "chromium-browser", "google-chrome")
-	python := "/usr/bin/python3"
-	if p := os.Getenv("PRLAB_PYTHON"); p != "" {
-		python = p
-	}
+	chromium, python := browserTestTools(t)
 
 	// A private Jupyter data dir: the "gonb" kernel spec for this checkout
 	// (tools/nbkernel, as make kernel writes it) and the notary's key.

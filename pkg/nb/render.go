@@ -70,7 +70,8 @@ func PassMatrix(run *report.Run) string {
 	return string(h)
 }
 
-// The tables, as index.html's notebook-sized fragments (pkg/report).
+// The tables, as the pages' notebook-sized fragments (pkg/report):
+// index.html's, then the scale page's.
 var (
 	CasesTable       = report.CasesTable
 	ValidationLines  = report.ValidationLines
@@ -82,6 +83,13 @@ var (
 	StageTable       = report.StageTable
 	CountChecks      = report.CountChecks
 	BestGPUTiming    = report.BestGPUTiming
+
+	ScaleStudyEnvironment = report.ScaleStudyEnvironment
+	ScaleBandwidthTable   = report.ScaleBandwidthTable
+	ScaleRowsTable        = report.ScaleRowsTable
+	ScaleMatrix           = report.ScaleMatrix
+	ScaleGoalsTable       = report.ScaleGoalsTable
+	BestScaleGPU          = report.BestScaleGPU
 )
 
 // Counts tallies correctness rows by kind and status (report.Counts).

@@ -3,7 +3,6 @@ package nb
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -190,59 +189,9 @@ type CommittedScale struct {
 // folders git does not track are left out), those that measured a GPU
 // first, then newest first.
 func CommittedScaleRuns() ([]CommittedScale, error) {
-	files, err := committedReports(report.ScaleJSONFile, report.ReadScaleJSON,
-		func(s *report.ScaleStudy) (bool, string) { return s.GPU != nil, s.Env.Date })
-	var out []CommittedScale
-	for _, f := range files {
-		out = append(out, CommittedScale{ScaleStudy: f.study, Path: f.path})
-	}
-	return out, err
-}
-
-// committedReport is one committed report file read as a study.
-type committedReport[T any] struct {
-	study *T
-	path  string // relative to the checkout
-}
-
-// committedReports reads every committed reports/*/file with read, leaving
-// out what does not read and what git does not track (committedFilter),
-// and orders them: those whose order func says measured a GPU first, then
-// newest date first.
-func committedReports[T any](file string, read func(string) (*T, error), order func(*T) (gpu bool, date string)) ([]committedReport[T], error) {
-	root, err := Root()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := filepath.Glob(filepath.Join(root, "reports", "*", file))
-	if err != nil {
-		return nil, err
-	}
-	committed := committedFilter(root)
-	var out []committedReport[T]
-	for _, p := range paths {
-		rel, _ := filepath.Rel(root, p)
-		if !committed(rel) {
-			continue
-		}
-		s, err := read(p)
-		if err != nil {
-			continue
-		}
-		out = append(out, committedReport[T]{s, rel})
-	}
-	slices.SortStableFunc(out, func(a, b committedReport[T]) int {
-		ga, da := order(a.study)
-		gb, db := order(b.study)
-		if ga != gb {
-			if ga {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(db, da)
-	})
-	return out, nil
+	return committedReports([]string{"reports/*/" + report.ScaleJSONFile}, report.ReadScaleJSON,
+		func(s *report.ScaleStudy) (bool, string) { return s.GPU != nil, s.Env.Date },
+		func(s *report.ScaleStudy, path string) CommittedScale { return CommittedScale{s, path} })
 }
 
 // ScaleSourceMarkdown says which scale report a notebook shows (the first of
@@ -287,16 +236,6 @@ func clipText(s string, n int) string {
 	}
 	return s
 }
-
-// The scale study's fragments, as the scale page shows them (pkg/report).
-var (
-	ScaleStudyEnvironment = report.ScaleStudyEnvironment
-	ScaleBandwidthTable   = report.ScaleBandwidthTable
-	ScaleRowsTable        = report.ScaleRowsTable
-	ScaleMatrix           = report.ScaleMatrix
-	ScaleGoalsTable       = report.ScaleGoalsTable
-	BestScaleGPU          = report.BestScaleGPU
-)
 
 // ScaleFindings is the list that opens the scale page: the fastest GPU per
 // family, the crossover, every failure and skip (report.ScaleFindingsHTML).

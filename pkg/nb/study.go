@@ -149,30 +149,25 @@ func Study(p Params) (*StudyRun, error) {
 	}
 	out := filepath.Join(cache, "study-"+key)
 	path := filepath.Join(out, report.JSONFile)
-	if run, err := report.ReadJSON(path); err == nil {
-		return &StudyRun{Run: run, CachePath: path, FromCache: true}, nil
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return nil, err
-	}
-	unlock, err := lockFile(out + ".lock")
+	var took time.Duration
+	run, fromCache, err := cachedCompute(cache, out+".lock",
+		func() (*report.Run, bool) { run, err := report.ReadJSON(path); return run, err == nil },
+		func() (*report.Run, error) {
+			start := time.Now()
+			run, err := study.Run(context.Background(), cfg)
+			took = time.Since(start)
+			return run, err
+		},
+		func(run *report.Run) error {
+			if err := report.Write(out, run); err != nil {
+				return fmt.Errorf("cache the study run: %w", err)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	if run, err := report.ReadJSON(path); err == nil { // computed while we waited
-		return &StudyRun{Run: run, CachePath: path, FromCache: true}, nil
-	}
-	start := time.Now()
-	run, err := study.Run(context.Background(), cfg)
-	if err != nil {
-		return nil, err
-	}
-	took := time.Since(start)
-	if err := report.Write(out, run); err != nil {
-		return nil, fmt.Errorf("cache the study run: %w", err)
-	}
-	return &StudyRun{Run: run, CachePath: path, Took: took}, nil
+	return &StudyRun{Run: run, CachePath: path, FromCache: fromCache, Took: took}, nil
 }
 
 // Cached returns the value compute returns, computing it only when
@@ -185,37 +180,52 @@ func Cached[T any](name string, compute func() (T, error)) (T, error) {
 		return zero, err
 	}
 	path := filepath.Join(cache, name+".json")
-	read := func() (T, bool) {
-		var v T
-		b, err := os.ReadFile(path)
-		return v, err == nil && json.Unmarshal(b, &v) == nil
-	}
+	v, _, err := cachedCompute(cache, path+".lock",
+		func() (T, bool) {
+			var v T
+			b, err := os.ReadFile(path)
+			ok := err == nil && json.Unmarshal(b, &v) == nil
+			return v, ok
+		},
+		compute,
+		func(v T) error {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("cache %s: %w", name, err)
+			}
+			return report.WriteFileAtomic(path, b)
+		})
+	return v, err
+}
+
+// cachedCompute is the notebook cache's protocol: read the cached value;
+// failing that, create the cache directory, take the lock file lockPath
+// (one computation per value across kernels), read again (another kernel
+// may have computed it while this one waited), and only then compute and
+// write it. fromCache says the value was read.
+func cachedCompute[T any](cache, lockPath string, read func() (T, bool), compute func() (T, error), write func(T) error) (v T, fromCache bool, err error) {
 	if v, ok := read(); ok {
-		return v, nil
+		return v, true, nil
 	}
+	var zero T
 	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return zero, err
+		return zero, false, err
 	}
-	unlock, err := lockFile(path + ".lock")
+	unlock, err := lockFile(lockPath)
 	if err != nil {
-		return zero, err
+		return zero, false, err
 	}
 	defer unlock()
 	if v, ok := read(); ok { // computed while we waited
-		return v, nil
+		return v, true, nil
 	}
-	v, err := compute()
-	if err != nil {
-		return zero, err
+	if v, err = compute(); err != nil {
+		return zero, false, err
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return zero, fmt.Errorf("cache %s: %w", name, err)
+	if err := write(v); err != nil {
+		return zero, false, err
 	}
-	if err := report.WriteFileAtomic(path, b); err != nil {
-		return zero, err
-	}
-	return v, nil
+	return v, false, nil
 }
 
 // CacheKey is a short hex digest of the parts, for cache names.
@@ -265,33 +275,15 @@ type CommittedRun struct {
 // GPU, newest first (by the run's date). Files that do not read as a
 // results.json are skipped.
 func CommittedGPURuns() ([]CommittedRun, error) {
-	root, err := Root()
-	if err != nil {
-		return nil, err
+	runs, err := committedReports([]string{"reports/*/" + report.JSONFile, "reports/*/*/" + report.JSONFile}, report.ReadJSON,
+		func(r *report.Run) (bool, string) { return r.GPU != nil, r.Env.Date },
+		func(r *report.Run, path string) CommittedRun { return CommittedRun{r, path} })
+	// GPU runs sort first: keep them, newest first.
+	i := slices.IndexFunc(runs, func(r CommittedRun) bool { return r.GPU == nil })
+	if i >= 0 {
+		runs = runs[:i]
 	}
-	var paths []string
-	for _, pat := range []string{"reports/*/" + report.JSONFile, "reports/*/*/" + report.JSONFile} {
-		m, err := filepath.Glob(filepath.Join(root, pat))
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, m...)
-	}
-	committed := committedFilter(root)
-	var out []CommittedRun
-	for _, p := range paths {
-		rel, _ := filepath.Rel(root, p)
-		if !committed(rel) {
-			continue
-		}
-		run, err := report.ReadJSON(p)
-		if err != nil || run.GPU == nil {
-			continue
-		}
-		out = append(out, CommittedRun{Run: run, Path: rel})
-	}
-	slices.SortStableFunc(out, func(a, b CommittedRun) int { return strings.Compare(b.Env.Date, a.Env.Date) })
-	return out, nil
+	return runs, err
 }
 
 // committedFilter returns a test of whether a path (relative to the

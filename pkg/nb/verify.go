@@ -2,8 +2,6 @@ package nb
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/report"
@@ -22,41 +20,9 @@ type CommittedVerification struct {
 // verification and is committed (scratch and untracked folders are left
 // out): reruns on a GPU first, then newest first.
 func CommittedVerifications() ([]CommittedVerification, error) {
-	root, err := Root()
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, pat := range []string{"reports/*/verify-*/" + report.VerifyJSONFile, "reports/*/*/verify-*/" + report.VerifyJSONFile} {
-		m, err := filepath.Glob(filepath.Join(root, pat))
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, m...)
-	}
-	committed := committedFilter(root)
-	var out []CommittedVerification
-	for _, p := range paths {
-		rel, _ := filepath.Rel(root, p)
-		if !committed(rel) {
-			continue
-		}
-		v, err := report.ReadVerification(p)
-		if err != nil {
-			continue
-		}
-		out = append(out, CommittedVerification{Verification: v, Path: filepath.ToSlash(rel)})
-	}
-	slices.SortStableFunc(out, func(a, b CommittedVerification) int {
-		if (a.Rerun.GPU != nil) != (b.Rerun.GPU != nil) {
-			if a.Rerun.GPU != nil {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(b.Rerun.Env.Date, a.Rerun.Env.Date)
-	})
-	return out, nil
+	return committedReports([]string{"reports/*/verify-*/" + report.VerifyJSONFile, "reports/*/*/verify-*/" + report.VerifyJSONFile}, report.ReadVerification,
+		func(v *report.Verification) (bool, string) { return v.Rerun.GPU != nil, v.Rerun.Env.Date },
+		func(v *report.Verification, path string) CommittedVerification { return CommittedVerification{v, path} })
 }
 
 // VerificationSourceMarkdown says which committed verification a notebook

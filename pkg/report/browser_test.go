@@ -294,23 +294,36 @@ func wantCharts(run *Run) []string {
 // series, no paginated legend, no text outside a chart.
 func TestBrowserCommittedReports(t *testing.T) {
 	findChromium(t)
-	runs, _ := filepath.Glob("../../reports/*/" + JSONFile)
-	deeper, _ := filepath.Glob("../../reports/*/*/" + JSONFile)
-	runs = append(runs, deeper...)
-	scales, _ := filepath.Glob("../../reports/*/" + ScaleJSONFile)
-	deeper, _ = filepath.Glob("../../reports/*/*/" + ScaleJSONFile)
-	scales = append(scales, deeper...)
-	if len(runs)+len(scales) == 0 {
+	n := browserCommitted(t, JSONFile, ReadJSON, RenderHTML, wantCharts)
+	n += browserCommitted(t, ScaleJSONFile, ReadScaleJSON, RenderScaleHTML, func(s *ScaleStudy) []string {
+		var want []string
+		for _, m := range []ScaleMetric{ScaleTime, ScaleSpeedup, ScaleFloor} {
+			if ScaleChart(s, m) != nil {
+				want = append(want, m.ID)
+			}
+		}
+		return want
+	})
+	if n == 0 {
 		t.Skip("no committed report under reports/")
 	}
-	for _, p := range runs {
+}
+
+// browserCommitted re-renders every committed reports/*/file and
+// reports/*/*/file (read, then render) in a subtest and checks the page in
+// the browser for the charts want names; it returns how many it found.
+func browserCommitted[T any](t *testing.T, file string, read func(string) (*T, error), render func(*T) ([]byte, error), want func(*T) []string) int {
+	paths, _ := filepath.Glob("../../reports/*/" + file)
+	deeper, _ := filepath.Glob("../../reports/*/*/" + file)
+	paths = append(paths, deeper...)
+	for _, p := range paths {
 		name := strings.ReplaceAll(strings.TrimPrefix(filepath.Dir(p), "../../reports/"), "/", "-")
 		t.Run(name, func(t *testing.T) {
-			run, err := ReadJSON(p)
+			doc, err := read(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			page, err := RenderHTML(run)
+			page, err := render(doc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,33 +331,10 @@ func TestBrowserCommittedReports(t *testing.T) {
 			if err := os.WriteFile(out, page, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			assertCharts(t, browserCheck(t, out, screenshotPath("committed-"+name+".png")), wantCharts(run)...)
+			assertCharts(t, browserCheck(t, out, screenshotPath("committed-"+name+".png")), want(doc)...)
 		})
 	}
-	for _, p := range scales {
-		name := strings.ReplaceAll(strings.TrimPrefix(filepath.Dir(p), "../../reports/"), "/", "-")
-		t.Run(name, func(t *testing.T) {
-			s, err := ReadScaleJSON(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			page, err := RenderScaleHTML(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(t.TempDir(), HTMLFile)
-			if err := os.WriteFile(out, page, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var want []string
-			for _, m := range []ScaleMetric{ScaleTime, ScaleSpeedup, ScaleFloor} {
-				if ScaleChart(s, m) != nil {
-					want = append(want, m.ID)
-				}
-			}
-			assertCharts(t, browserCheck(t, out, screenshotPath("committed-"+name+".png")), want...)
-		})
-	}
+	return len(paths)
 }
 
 // TestBrowserSeesTextOutsideAChart is the control for assertCharts' overflow

@@ -32,14 +32,20 @@ func checkReadErr(t *testing.T, err error, name string) {
 	}
 }
 
-func FuzzDecodeJSON(f *testing.F) {
+// addFixtureSeeds adds the CPU-only and the GPU fixture run, encoded with
+// encode, to f's seed corpus.
+func addFixtureSeeds(f *testing.F, encode func(*Run) ([]byte, error)) {
 	for _, gpu := range []bool{false, true} {
-		b, err := EncodeJSON(fixtureRun(gpu))
+		b, err := encode(fixtureRun(gpu))
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	addFixtureSeeds(f, EncodeJSON)
 	f.Add([]byte(`{"schema":"prlab/results/v1","name":"x","environment":{"date":"d"}}`))
 	f.Add([]byte(`{"schema":"prlab/results/v1"}`))
 	f.Add([]byte(`[1,2]`))
@@ -97,13 +103,7 @@ func FuzzRenderJSON(f *testing.F) {
 }
 
 func FuzzDecodeCSV(f *testing.F) {
-	for _, gpu := range []bool{false, true} {
-		b, err := EncodeCSV(fixtureRun(gpu))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	addFixtureSeeds(f, EncodeCSV)
 	f.Add([]byte(strings.Join(csvHeader(), ",") + "\n"))
 	f.Add([]byte(strings.Join(csvHeader(), ",") + "\ncorrectness,tiny\n"))
 	f.Add([]byte(""))

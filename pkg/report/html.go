@@ -26,13 +26,20 @@ func RenderHTML(run *Run) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := template.New("report").Funcs(funcs).Parse(pageTemplate)
+	return renderPage("report", pageTemplate, nil, v, HTMLFile)
+}
+
+// renderPage is the one page renderer: it parses text (the page template
+// named name) with funcs and the page's own extra functions, and executes
+// it on view; errors name the template or the file being rendered.
+func renderPage(name, text string, extra template.FuncMap, view any, file string) ([]byte, error) {
+	t, err := template.New(name).Funcs(funcs).Funcs(extra).Parse(text)
 	if err != nil {
-		return nil, fmt.Errorf("report template: %w", err)
+		return nil, fmt.Errorf("%s template: %w", name, err)
 	}
 	var buf bytes.Buffer
-	if err := t.Execute(&buf, v); err != nil {
-		return nil, fmt.Errorf("render %s: %w", HTMLFile, err)
+	if err := t.Execute(&buf, view); err != nil {
+		return nil, fmt.Errorf("render %s %s: %w", name, file, err)
 	}
 	return buf.Bytes(), nil
 }

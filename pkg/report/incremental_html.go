@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
 	_ "embed"
 	"fmt"
@@ -74,15 +73,7 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 			return &ys[len(ys)-1]
 		},
 	}
-	t, err := template.New("incremental").Funcs(funcs).Funcs(fm).Parse(incrementalTemplate)
-	if err != nil {
-		return nil, fmt.Errorf("incremental template: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, v); err != nil {
-		return nil, fmt.Errorf("render incremental %s: %w", HTMLFile, err)
-	}
-	return buf.Bytes(), nil
+	return renderPage("incremental", incrementalTemplate, fm, v, HTMLFile)
 }
 
 func incrementalSpeedupChart(s *IncrementalStudy) (template.HTML, error) {

@@ -281,15 +281,7 @@ func TestReadJSONRejectsBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := DecodeJSON(c.data, "results.json")
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: unexpected error %v", c.name, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
-		}
+		checkErrContains(t, c.name, err, c.want)
 	}
 	if _, err := ReadJSON(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: %v", err)
@@ -348,15 +340,7 @@ func TestReadCSVRejectsBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := DecodeCSV([]byte(c.data), "results.csv")
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: unexpected error %v", c.name, err)
-			}
-			continue
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
-		}
+		checkErrContains(t, c.name, err, c.want)
 	}
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -73,15 +72,7 @@ func RenderScaleHTML(s *ScaleStudy) ([]byte, error) {
 		}
 	}
 	fm := template.FuncMap{"secs": func(ms float64) float64 { return ms / 1000 }, "reason": scaleReason}
-	t, err := template.New("scale").Funcs(funcs).Funcs(fm).Parse(scaleTemplate)
-	if err != nil {
-		return nil, fmt.Errorf("scale template: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, v); err != nil {
-		return nil, fmt.Errorf("render scale %s: %w", HTMLFile, err)
-	}
-	return buf.Bytes(), nil
+	return renderPage("scale", scaleTemplate, fm, v, HTMLFile)
 }
 
 // spearmanNote is said once under the rows table instead of in every row

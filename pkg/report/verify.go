@@ -357,33 +357,28 @@ func readEvidenceFile(p string) (ev Evidence, err error) {
 	}()
 	switch filepath.Base(p) {
 	case ScaleJSONFile:
-		s, err := ReadScaleJSON(p)
-		if err != nil {
-			return Evidence{}, err
-		}
-		return EvidenceOfScale(s, p), nil
+		return evidenceOf(p, ReadScaleJSON, EvidenceOfScale)
 	case JSONFile:
-		run, err := ReadJSON(p)
-		if err != nil {
-			return Evidence{}, err
-		}
-		return EvidenceOfRun(run, p), nil
+		return evidenceOf(p, ReadJSON, EvidenceOfRun)
 	case IncrementalJSONFile:
-		s, err := ReadIncrementalJSON(p)
-		if err != nil {
-			return Evidence{}, err
-		}
-		return EvidenceOfIncremental(s, p), nil
+		return evidenceOf(p, ReadIncrementalJSON, EvidenceOfIncremental)
 	case VerifyJSONFile:
-		v, err := ReadVerification(p)
-		if err != nil {
-			return Evidence{}, err
-		}
-		ev := v.Rerun
-		ev.Path = p
-		return ev, nil
+		return evidenceOf(p, ReadVerification, func(v *Verification, p string) Evidence {
+			ev := v.Rerun
+			ev.Path = p
+			return ev
+		})
 	}
 	return Evidence{}, fmt.Errorf("%s: not a report file (want %s, %s, %s or %s)", p, JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile)
+}
+
+// evidenceOf reads the document p with read and takes its Evidence with of.
+func evidenceOf[T any](p string, read func(string) (*T, error), of func(*T, string) Evidence) (Evidence, error) {
+	doc, err := read(p)
+	if err != nil {
+		return Evidence{}, err
+	}
+	return of(doc, p), nil
 }
 
 // ErrNotSameData is returned (wrapped) by SameData when two reports were

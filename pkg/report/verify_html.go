@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -199,13 +198,5 @@ func RenderVerifyHTML(v *Verification) ([]byte, error) {
 	if v.Mode != "verify" {
 		vv.Title = "comparison of " + v.Report.Name + " and " + v.Rerun.Name
 	}
-	t, err := template.New("verify").Funcs(funcs).Funcs(template.FuncMap{"day": day, "machine": Machine}).Parse(verifyTemplate)
-	if err != nil {
-		return nil, fmt.Errorf("verify template: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, vv); err != nil {
-		return nil, fmt.Errorf("render %s: %w", VerifyHTMLFile, err)
-	}
-	return buf.Bytes(), nil
+	return renderPage("verify", verifyTemplate, template.FuncMap{"day": day, "machine": Machine}, vv, VerifyHTMLFile)
 }
