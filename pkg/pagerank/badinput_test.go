@@ -51,16 +51,7 @@ func TestBadEdgeListInputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			el, err := ParseEdgeList(strings.NewReader(c.in), "edges.txt")
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %v, %v; want *ParseError", el, err)
-			}
-			if pe.File != "edges.txt" || pe.Line != c.line || !strings.Contains(pe.Problem, c.problem) {
-				t.Fatalf("got %q (file %q line %d), want line %d and %q", err, pe.File, pe.Line, c.line, c.problem)
-			}
-			if !strings.HasPrefix(err.Error(), "edges.txt:") {
-				t.Fatalf("message %q does not start with the file name", err)
-			}
+			wantParseError(t, el, err, "edges.txt", c.line, c.problem)
 		})
 	}
 }
@@ -125,6 +116,23 @@ func TestEdgeListIDsAreText(t *testing.T) {
 	}
 	if !slices.Equal(el.IDs, []string{"1", "01", "École", "Zürich"}) || !slices.Equal(el.Src, []int32{0, 1, 2}) || !slices.Equal(el.Dst, []int32{1, 0, 3}) {
 		t.Fatalf("ids %q src %v dst %v", el.IDs, el.Src, el.Dst)
+	}
+}
+
+// wantParseError fails t unless err is a *ParseError naming file and line
+// whose problem contains problem, and whose message starts with the file
+// name; got is what the parser returned with it.
+func wantParseError(t *testing.T, got any, err error, file string, line int, problem string) {
+	t.Helper()
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %+v, %v; want *ParseError", got, err)
+	}
+	if pe.File != file || pe.Line != line || !strings.Contains(pe.Problem, problem) {
+		t.Fatalf("got %q (file %q line %d), want line %d and %q", err, pe.File, pe.Line, line, problem)
+	}
+	if !strings.HasPrefix(err.Error(), file+":") {
+		t.Fatalf("message %q does not start with the file name", err)
 	}
 }
 
@@ -353,13 +361,7 @@ func TestBadPapersInputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := ParsePapers(strings.NewReader(c.in), "papers.tsv")
-			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("got %+v, %v; want *ParseError", p, err)
-			}
-			if pe.File != "papers.tsv" || pe.Line != c.line || !strings.Contains(pe.Problem, c.problem) {
-				t.Fatalf("got %q (line %d), want line %d and %q", err, pe.Line, c.line, c.problem)
-			}
+			wantParseError(t, p, err, "papers.tsv", c.line, c.problem)
 		})
 	}
 	for name, in := range map[string]string{"empty": "", "blank lines": "\n \n\t\n", "only a BOM": "\ufeff", "BOM and CRLF": "\ufeff\r\n"} {

@@ -1,6 +1,7 @@
 package pagerank
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -41,20 +42,7 @@ func BenchmarkApplyBatch(b *testing.B) {
 		}
 	}
 	path := needRealGraph(b)
-	f, err := OpenInput(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	el, err := ParseEdgeList(f, path)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	papers, err := LoadPapers(filepath.Join(filepath.Dir(path), "papers.tsv.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	y, err := NewYearlyGraph("aan", el, papers)
+	y, err := LoadYearlyGraph(context.Background(), "aan", path, filepath.Join(filepath.Dir(path), "papers.tsv.gz"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -300,20 +301,7 @@ func TestAANByYear(t *testing.T) {
 	path := needRealGraph(t)
 	dir := filepath.Dir(path)
 	nodes, edges, _, maxYear := aanByYear(t, dir)
-	f, err := OpenInput(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	el, err := ParseEdgeList(f, path)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	papers, err := LoadPapers(filepath.Join(dir, "papers.tsv.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := NewYearlyGraph("aan", el, papers)
+	y, err := LoadYearlyGraph(context.Background(), "aan", path, filepath.Join(dir, "papers.tsv.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,28 @@ type YearlyGraph struct {
 	Src, Dst []int32  // every edge line, length m
 	EdgeYear []int    // edge year of each edge, non-decreasing, length m
 	Forward  int      // edges citing a paper of a later year
+	Papers   *Papers  // the metadata the years were taken from
+}
+
+// LoadYearlyGraph reads the AAN-form edge list at edges (ParseEdgeList,
+// read-only, gzip or not; it stops soon after ctx is done) and the paper
+// metadata at papers (LoadPapers), and orders the edges by year
+// (NewYearlyGraph). Errors name the file and line.
+func LoadYearlyGraph(ctx context.Context, name, edges, papers string) (*YearlyGraph, error) {
+	f, err := OpenInput(edges)
+	if err != nil {
+		return nil, err
+	}
+	el, err := ParseEdgeList(ContextReader(ctx, f), edges)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	p, err := LoadPapers(papers)
+	if err != nil {
+		return nil, err
+	}
+	return NewYearlyGraph(name, el, p)
 }
 
 // NewYearlyGraph orders the edge list el by the years in papers (see
@@ -59,7 +81,7 @@ func NewYearlyGraph(name string, el *EdgeList, papers *Papers) (*YearlyGraph, er
 	}
 	sort.SliceStable(order, func(a, b int) bool { return year[order[a]] < year[order[b]] })
 	label := make([]int32, n) // old -> new
-	y := &YearlyGraph{Name: name, IDs: make([]string, n), Years: make([]int, n)}
+	y := &YearlyGraph{Name: name, IDs: make([]string, n), Years: make([]int, n), Papers: papers}
 	for i, v := range order {
 		label[v] = int32(i)
 		y.IDs[i] = el.IDs[v]

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -39,16 +40,25 @@ var edgeSeeds = []string{
 	"a b\n\ufeffa c\n",
 }
 
-func FuzzParseEdgeList(f *testing.F) {
-	for _, s := range edgeSeeds {
+// fuzzParser fuzzes parse (reading the file named file) from seeds: what it
+// rejects must be a well-formed error (checkParseErr); what it accepts,
+// check checks.
+func fuzzParser[T any](f *testing.F, seeds []string, file string, parse func(io.Reader, string) (T, error), check func(t *testing.T, v T, data []byte)) {
+	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		el, err := ParseEdgeList(bytes.NewReader(data), "in.txt")
+		v, err := parse(bytes.NewReader(data), file)
 		if err != nil {
-			checkParseErr(t, err, "in.txt", data)
+			checkParseErr(t, err, file, data)
 			return
 		}
+		check(t, v, data)
+	})
+}
+
+func FuzzParseEdgeList(f *testing.F) {
+	fuzzParser(f, edgeSeeds, "in.txt", ParseEdgeList, func(t *testing.T, el *EdgeList, data []byte) {
 		checkEdgeList(t, el)
 		g, err := NewGraph("fuzz", len(el.IDs), el.Src, el.Dst, el.IDs)
 		if err != nil {
@@ -197,15 +207,7 @@ var paperSeeds = []string{
 }
 
 func FuzzParsePapers(f *testing.F) {
-	for _, s := range paperSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePapers(bytes.NewReader(data), "papers.tsv")
-		if err != nil {
-			checkParseErr(t, err, "papers.tsv", data)
-			return
-		}
+	fuzzParser(f, paperSeeds, "papers.tsv", ParsePapers, func(t *testing.T, p *Papers, data []byte) {
 		if p.Rows != len(p.ByID) {
 			t.Fatalf("%d rows, %d ids", p.Rows, len(p.ByID))
 		}

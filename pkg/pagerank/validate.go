@@ -134,6 +134,12 @@ func TopK(ranks []float64, k int) []int {
 	if top, ok := topKSelect(ranks, k); ok { // same answer in O(n log k); see topk.go
 		return top
 	}
+	return topKSort(ranks, k)
+}
+
+// topKSort is TopK's definition, and its answer where topKSelect declines
+// (a NaN): a stable sort of all n indices by value, descending, O(n log n).
+func topKSort(ranks []float64, k int) []int {
 	k = max(0, min(k, len(ranks)))
 	idx := make([]int, len(ranks))
 	for i := range idx {

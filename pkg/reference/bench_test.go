@@ -53,18 +53,8 @@ func BenchmarkIteration(b *testing.B) {
 		b.Run(benchGraphNames[gi], func(b *testing.B) {
 			g := load(b)
 			b.Run("t0-oracle", func(b *testing.B) {
-				st := newOracleState(g, pagerank.DefaultDamping, true, nil)
-				st.step()
-				stamps := make([]time.Time, 0, b.N+1)
 				b.ReportAllocs()
-				b.ResetTimer()
-				stamps = append(stamps, time.Now())
-				for range b.N {
-					st.step()
-					stamps = append(stamps, time.Now())
-				}
-				b.StopTimer()
-				reportIterTimes(b, stamps, 1)
+				benchOracle(b, g)
 			})
 			for _, w := range []int{1, 0} {
 				suffix := ""
@@ -90,6 +80,22 @@ func workersOr(w int) int {
 // minimum of the b.N single-iteration times (p50-ns/iter, min-ns/iter):
 // on a machine shared with other jobs the mean absorbs every time slice
 // lost to them, the median and minimum much less.
+// benchOracle times the T0 oracle's iteration on g: one warm-up step, then
+// b.N steps, each stamped (reportIterTimes).
+func benchOracle(b *testing.B, g *pagerank.Graph) {
+	st := newOracleState(g, pagerank.DefaultDamping, true, nil)
+	st.step()
+	stamps := make([]time.Time, 0, b.N+1)
+	b.ResetTimer()
+	stamps = append(stamps, time.Now())
+	for range b.N {
+		st.step()
+		stamps = append(stamps, time.Now())
+	}
+	b.StopTimer()
+	reportIterTimes(b, stamps, 1)
+}
+
 func benchEngine[T float](b *testing.B, e *engine[T]) {
 	e.run(pagerank.Fixed(3), nil) // warm caches and the scheduler
 	e.stamps = make([]time.Time, 0, b.N+1)
@@ -215,17 +221,7 @@ func BenchmarkRowOrder(b *testing.B) {
 				g    *pagerank.Graph
 			}{{"natural", g}, {"by-indegree", relabelByInDegree(b, g)}} {
 				b.Run("t0-"+variant.name, func(b *testing.B) {
-					st := newOracleState(variant.g, pagerank.DefaultDamping, true, nil)
-					st.step()
-					stamps := make([]time.Time, 0, b.N+1)
-					b.ResetTimer()
-					stamps = append(stamps, time.Now())
-					for range b.N {
-						st.step()
-						stamps = append(stamps, time.Now())
-					}
-					b.StopTimer()
-					reportIterTimes(b, stamps, 1)
+					benchOracle(b, variant.g)
 				})
 			}
 		})

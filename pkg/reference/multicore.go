@@ -120,25 +120,30 @@ func (m *multicore) runFrom(ctx context.Context, g *pagerank.Graph, p pagerank.P
 		return nil, interrupted(m.Name(), 0, err)
 	}
 	res := newResult(m.Name(), m.prec, g, p)
+	var ok bool
 	switch m.prec {
 	case pagerank.Float64:
-		e := newEngine[float64](g, p.Damping, workers)
-		e.start = start
-		if !e.runContext(ctx, p, res) {
-			return nil, interrupted(m.Name(), res.Iterations, context.Cause(ctx))
-		}
-		res.Ranks = e.ranks()
+		ok = runEngine(ctx, newEngine[float64](g, p.Damping, workers), p, start, res)
 	case pagerank.Float32:
-		e := newEngine[float32](g, p.Damping, workers)
-		e.start = start
-		if !e.runContext(ctx, p, res) {
-			return nil, interrupted(m.Name(), res.Iterations, context.Cause(ctx))
-		}
-		res.Ranks = e.ranks()
+		ok = runEngine(ctx, newEngine[float32](g, p.Damping, workers), p, start, res)
 	default:
 		return nil, fmt.Errorf("%s: precision %q not supported: must be %q or %q", m.Name(), m.prec, pagerank.Float64, pagerank.Float32)
 	}
+	if !ok {
+		return nil, interrupted(m.Name(), res.Iterations, context.Cause(ctx))
+	}
 	return res, nil
+}
+
+// runEngine runs e from start (nil: 1/n) with p into res and sets
+// res.Ranks; false when ctx stopped the run.
+func runEngine[T float](ctx context.Context, e *engine[T], p pagerank.Params, start []float64, res *pagerank.Result) bool {
+	e.start = start
+	if !e.runContext(ctx, p, res) {
+		return false
+	}
+	res.Ranks = e.ranks()
+	return true
 }
 
 // runContext is run with ctx wired to the barrier's abort; false when ctx

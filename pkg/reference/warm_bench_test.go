@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -20,20 +21,7 @@ func BenchmarkWarmRecompute(b *testing.B) {
 	}
 	var snaps []snap
 	path := aanPath()
-	f, err := pagerank.OpenInput(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	el, err := pagerank.ParseEdgeList(f, path)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	papers, err := pagerank.LoadPapers(filepath.Join(filepath.Dir(path), "papers.tsv.gz"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	y, err := pagerank.NewYearlyGraph("aan", el, papers)
+	y, err := pagerank.LoadYearlyGraph(context.Background(), "aan", path, filepath.Join(filepath.Dir(path), "papers.tsv.gz"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -134,12 +134,7 @@ func (c *IncrementalConfig) defaults() {
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
-	if c.Progress == nil {
-		c.Progress = io.Discard
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	defaultIO(&c.Progress, &c.Now)
 	if c.Entries == nil {
 		c.Entries = RegistryWorkers(c.GPU, c.Workers)
 	}
@@ -736,20 +731,7 @@ func coldRun(ctx context.Context, e Entry, g *pagerank.Graph, p pagerank.Params)
 // byYear runs the by-year workload.
 func (r *incrementalRunner) byYear() error {
 	cfg := r.cfg
-	f, err := pagerank.OpenInput(cfg.EdgeList)
-	if err != nil {
-		return fmt.Errorf("by year: %w", err)
-	}
-	el, err := pagerank.ParseEdgeList(pagerank.ContextReader(r.ctx, f), cfg.EdgeList)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("by year: %w", err)
-	}
-	papers, err := pagerank.LoadPapers(cfg.Papers)
-	if err != nil {
-		return fmt.Errorf("by year: %w", err)
-	}
-	yg, err := pagerank.NewYearlyGraph(cfg.GraphName, el, papers)
+	yg, err := pagerank.LoadYearlyGraph(r.ctx, cfg.GraphName, cfg.EdgeList, cfg.Papers)
 	if err != nil {
 		return fmt.Errorf("by year: %w", err)
 	}
@@ -771,7 +753,7 @@ func (r *incrementalRunner) byYear() error {
 	prev := r.coldRanks(g)
 	var prevTop []int
 	if x := prev[OracleName]; x != nil {
-		prevTop = r.yearTop(g, first, yg.PapersIn(first), &pagerank.Result{Ranks: x}, nil, papers)
+		prevTop = r.yearTop(g, first, yg.PapersIn(first), &pagerank.Result{Ranks: x}, nil, yg.Papers)
 	}
 	from := first
 	for _, yr := range yg.YearsBetween(first, cfg.LastYear) {
@@ -787,7 +769,7 @@ func (r *incrementalRunner) byYear() error {
 			return err
 		}
 		if m.oracle != nil {
-			prevTop = r.yearTop(m.after, yr, yg.PapersIn(yr), m.oracle, prevTop, papers)
+			prevTop = r.yearTop(m.after, yr, yg.PapersIn(yr), m.oracle, prevTop, yg.Papers)
 		}
 		g, prev, from = m.after, m.warm, yr
 	}

@@ -62,14 +62,20 @@ func (c *Config) defaults() {
 	c.FloatTolerance = cmp.Or(c.FloatTolerance, pagerank.FloatTolerance)
 	c.OracleTolerance = cmp.Or(c.OracleTolerance, pagerank.OracleTolerance)
 	c.MaxIterations = cmp.Or(c.MaxIterations, 1000)
-	if c.Progress == nil {
-		c.Progress = io.Discard
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	defaultIO(&c.Progress, &c.Now)
 	if c.Entries == nil {
 		c.Entries = RegistryWorkers(c.GPU, c.Workers)
+	}
+}
+
+// defaultIO is every study's default progress writer (none: io.Discard)
+// and clock (none: time.Now).
+func defaultIO(progress *io.Writer, now *func() time.Time) {
+	if *progress == nil {
+		*progress = io.Discard
+	}
+	if *now == nil {
+		*now = time.Now
 	}
 }
 

@@ -97,12 +97,7 @@ func (c *ScaleConfig) defaults() {
 	c.Budget = cmp.Or(c.Budget, DefaultScaleBudget)
 	c.ValidateIterations = cmp.Or(c.ValidateIterations, DefaultValidateIterations)
 	c.CopyBytes = cmp.Or(c.CopyBytes, DefaultCopyBytes)
-	if c.Progress == nil {
-		c.Progress = io.Discard
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	defaultIO(&c.Progress, &c.Now)
 	if c.Entries == nil {
 		for _, e := range RegistryWorkers(c.GPU, c.Workers) {
 			if e.Kind != report.KindExercise {

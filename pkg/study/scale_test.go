@@ -21,27 +21,10 @@ import (
 // derived number of a GPU row is known exactly.
 type scaleGPU struct{}
 
-type scaleGPUImpl struct{ pagerank.Implementation }
-
-func (scaleGPUImpl) Name() string  { return "gpu-fake" }
-func (scaleGPUImpl) Label() string { return "fake GPU, 1 us per iteration" }
-func (f scaleGPUImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
-	res, err := f.Run(g, p)
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]float64, runs)
-	for i := range ms {
-		ms[i] = 0.001 * float64(p.Iterations)
-	}
-	tm := pagerank.NewTiming(p.Iterations, warmups, ms, "cuda-events")
-	res.Timing, res.BytesPerIteration = &tm, 1234
-	return res, nil
-}
-
 func (scaleGPU) Available() (bool, string) { return true, "" }
 func (scaleGPU) Implementations() []pagerank.Implementation {
-	return []pagerank.Implementation{scaleGPUImpl{reference.Multicore(pagerank.Float32, 2)}}
+	return []pagerank.Implementation{fakeGPUImpl{Implementation: reference.Multicore(pagerank.Float32, 2), name: "gpu-fake", label: "fake GPU, 1 us per iteration",
+		runMs: func(iterations int) float64 { return 0.001 * float64(iterations) }, bytes: 1234}}
 }
 func (scaleGPU) Context() (*report.GPUContext, error) {
 	return &report.GPUContext{Name: "Fake GPU", ComputeCapability: "9.0", SMs: 1, L2Bytes: 1 << 20}, nil

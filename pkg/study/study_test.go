@@ -174,35 +174,19 @@ type fakeGPU struct {
 	why       string
 }
 
-type fakeGPUImpl struct {
-	pagerank.Implementation
-	name string
-}
-
-func (f fakeGPUImpl) Name() string  { return f.name }
-func (f fakeGPUImpl) Label() string { return "fake GPU " + f.name }
-func (f fakeGPUImpl) Benchmark(g *pagerank.Graph, p pagerank.Params, warmups, runs int) (*pagerank.Result, error) {
-	res, err := f.Run(g, p)
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]float64, runs)
-	for i := range ms {
-		ms[i] = 0.5 // 50 iterations in 0.5 ms
-	}
-	tm := pagerank.NewTiming(p.Iterations, warmups, ms, "cuda-events")
-	res.Timing = &tm
-	res.BytesPerIteration = 1000000                                         // 50e6 bytes / 0.5 ms = 100 GB/s
-	res.Stages = []pagerank.Stage{{Name: "spmv", Ms: 0.005, Bytes: 500000}} // 100 GB/s
-	res.LaunchesPerIteration, res.HostSyncsPerIteration = 5, 0
-	return res, nil
+// fakeH200Impl is a fake GPU row on the fake H200: every run of 50
+// iterations takes 0.5 ms, 1e6 bytes per iteration (100 GB/s), one 100 GB/s
+// stage, 5 launches and no host sync per iteration.
+func fakeH200Impl(im pagerank.Implementation, name string) fakeGPUImpl {
+	return fakeGPUImpl{Implementation: im, name: name, label: "fake GPU " + name, runMs: func(int) float64 { return 0.5 },
+		bytes: 1000000, stages: []pagerank.Stage{{Name: "spmv", Ms: 0.005, Bytes: 500000}}, launches: 5}
 }
 
 func (f fakeGPU) Available() (bool, string) { return f.available, f.why }
 func (f fakeGPU) Implementations() []pagerank.Implementation {
 	return []pagerank.Implementation{
-		fakeGPUImpl{reference.Multicore(pagerank.Float32, 1), "gpu-fake-tpr"},
-		fakeGPUImpl{reference.Multicore(pagerank.Float32, 2), "gpu-fake-warp"},
+		fakeH200Impl(reference.Multicore(pagerank.Float32, 1), "gpu-fake-tpr"),
+		fakeH200Impl(reference.Multicore(pagerank.Float32, 2), "gpu-fake-warp"),
 	}
 }
 func (f fakeGPU) Context() (*report.GPUContext, error) {
