@@ -90,7 +90,7 @@ func TestStagesSumToIterationAndCounts(t *testing.T) {
 		t.Fatalf("%d implementations, want %d", len(impls), len(want))
 	}
 	for _, pi := range impls {
-		im := pi.(*gpuDesign)
+		im := designImpl(pi)
 		w, ok := want[im.Name()]
 		if !ok {
 			t.Errorf("unexpected implementation %q", im.Name())

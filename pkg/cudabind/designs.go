@@ -193,13 +193,14 @@ func withRelabelled(base []design, rel []struct{ name, kernelsOf, label string }
 // gpu-fused, gpu-graph, gpu-persistent, gpu-cluster), then the designs on
 // the graph relabelled by out-degree (gpu-cusparse-reordered,
 // gpu-fused-reordered, gpu-t4-bucketed-reordered). Each also implements
-// pagerank.Benchmarker and pagerank.Unavailable. They are returned even
+// pagerank.Benchmarker and pagerank.Unavailable; gpu-cusparse and
+// gpu-warp-per-row also pagerank.Resident (resident.go). They are returned even
 // when no GPU is present; then Reason() says why and Run returns an error
 // wrapping ErrUnavailable.
 func Designs() []pagerank.Implementation {
 	out := make([]pagerank.Implementation, len(designs))
 	for i := range designs {
-		out[i] = &gpuDesign{design: designs[i]}
+		out[i] = implFor(designs[i])
 	}
 	return out
 }
@@ -208,7 +209,7 @@ func Designs() []pagerank.Implementation {
 func DesignByName(name string) (pagerank.Implementation, bool) {
 	for i := range designs {
 		if designs[i].name == name {
-			return &gpuDesign{design: designs[i]}, true
+			return implFor(designs[i]), true
 		}
 	}
 	return nil, false

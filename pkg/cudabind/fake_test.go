@@ -75,7 +75,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 			if math.Abs(res.FinalSum()-1) > 4*fltEpsilon*math.Sqrt(float64(g.N)) {
 				t.Errorf("%s on %s: sum %v", pi.Name(), g.Name, res.FinalSum())
 			}
-			if res.BytesPerIteration != pi.(*gpuDesign).BytesFormula().Bytes(g.N, g.NNZ) || res.Case != g.Name {
+			if res.BytesPerIteration != designImpl(pi).BytesFormula().Bytes(g.N, g.NNZ) || res.Case != g.Name {
 				t.Errorf("%s: result metadata %+v", pi.Name(), res)
 			}
 		}
@@ -207,7 +207,7 @@ func TestLayoutDesignsWithFakeLibrary(t *testing.T) {
 			if e := maxRelErr(res.Ranks, want); e > 1e-3 || len(res.Residuals) != 30 || res.Implementation != pi.Name() || res.Case != g.Name {
 				t.Errorf("%s on %s: max relative error %.3g, %d residuals, %s on %s", pi.Name(), g.Name, e, len(res.Residuals), res.Implementation, res.Case)
 			}
-			if f := pi.(*gpuDesign).BytesFormula(); res.BytesPerIteration != f.Bytes(g.N, g.NNZ) {
+			if f := designImpl(pi).BytesFormula(); res.BytesPerIteration != f.Bytes(g.N, g.NNZ) {
 				t.Errorf("%s on %s: %d bytes, formula %s", pi.Name(), g.Name, res.BytesPerIteration, f)
 			}
 		}

@@ -371,7 +371,7 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 		fmt.Fprintf(&sb, "%-24s %9s %9s %9s %6s %10s %9s %8s %7s %5s\n", "implementation", "mean ms", "median ms", "ms/iter", "CV", "bytes/iter", "GB/s", "x DRAM", "launch", "sync")
 		var handMs, libMs float64
 		for _, pi := range stageDesigns() {
-			im := pi.(*gpuDesign)
+			im := designImpl(pi)
 			res, err := im.Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), pagerank.TimingWarmups, pagerank.TimingRuns)
 			if err != nil {
 				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
@@ -424,4 +424,17 @@ func TestGPUBenchmarkAndStages(t *testing.T) {
 // dramGBps is the DRAM copy row's rate in tab (for the logs of these tests).
 func dramGBps(tab *StageTable) float64 {
 	return float64(tab.CopyDRAM.Bytes) / (tab.CopyDRAM.Ms * 1e6)
+}
+
+// Resident sessions on the device: after every batch (random insertions,
+// deletions, mixed; new nodes, duplicates, self-loops, absent deletions, a
+// row emptied) the device's in-edge CSR, out-degrees, dangling mask and
+// mass equal a rebuild's, the counts equal ApplyBatch's, and the warm and
+// cold starts pass the gates against float64 and each other.
+func TestResidentGPU(t *testing.T) {
+	needGPU(t)
+	checkResidentSessions(t, residentGraphOf(t, 10), 1e-7)
+	if !quick() {
+		checkResidentSessions(t, residentGraphOf(t, 16), 1e-6)
+	}
 }

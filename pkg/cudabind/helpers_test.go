@@ -104,7 +104,7 @@ func synthetic(t *testing.T) []*pagerank.Graph {
 func designsWhere(keep func(d *design) bool) []pagerank.Implementation {
 	var out []pagerank.Implementation
 	for _, im := range Designs() {
-		if keep(&im.(*gpuDesign).design) {
+		if keep(&designImpl(im).design) {
 			out = append(out, im)
 		}
 	}
@@ -133,11 +133,23 @@ func mustDesign(t *testing.T, name string) *gpuDesign {
 	if !ok {
 		t.Fatalf("no design %q", name)
 	}
-	return im.(*gpuDesign)
+	return designImpl(im)
 }
 
 // isLayout reports whether im is a layout design.
 func isLayout(im pagerank.Implementation) bool {
-	d, ok := im.(*gpuDesign)
-	return ok && d.family == familyLayout
+	d := designImpl(im)
+	return d != nil && d.family == familyLayout
+}
+
+// designImpl is the gpuDesign behind a GPU implementation (a residentDesign's
+// embedded one), or nil.
+func designImpl(im pagerank.Implementation) *gpuDesign {
+	switch d := im.(type) {
+	case *gpuDesign:
+		return d
+	case *residentDesign:
+		return &d.gpuDesign
+	}
+	return nil
 }

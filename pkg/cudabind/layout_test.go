@@ -78,7 +78,7 @@ func TestLayoutRegistry(t *testing.T) {
 		NameCluster:    "16n + 8nnz + 4",
 	}
 	for _, pi := range layoutDesigns() {
-		im := pi.(*gpuDesign)
+		im := designImpl(pi)
 		if got := im.BytesFormula().String(); got != want[im.Name()] {
 			t.Errorf("%s: bytes %q, want %q", im.Name(), got, want[im.Name()])
 		}
@@ -178,7 +178,7 @@ func TestT4Buckets(t *testing.T) {
 		}
 	}
 	for _, pi := range layoutDesigns() {
-		c := pi.(*gpuDesign).Costs(star, 50)
+		c := designImpl(pi).Costs(star, 50)
 		if c.HostSyncs != 0 || c.HostLaunches <= 0 || c.Kernels < c.HostLaunches {
 			t.Errorf("%s: costs %+v", pi.Name(), c)
 		}
@@ -525,7 +525,7 @@ func frBench(t *testing.T, pi pagerank.Implementation, g *pagerank.Graph, ref *p
 		USPerIter: 1000 * tm.MedianMs / float64(tm.Iterations), Bytes: res.BytesPerIteration,
 		Launches: res.LaunchesPerIteration, HostSyncs: res.HostSyncsPerIteration, Kernels: res.LaunchesPerIteration}
 	if isLayout(pi) {
-		c := pi.(*gpuDesign).Costs(g, tm.Iterations)
+		c := designImpl(pi).Costs(g, tm.Iterations)
 		r.Kernels, r.Barriers = c.Kernels, c.DeviceBarriers
 	}
 	r.GBps = float64(r.Bytes) / (tm.MedianMs / float64(tm.Iterations) * 1e6)

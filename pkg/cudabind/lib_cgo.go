@@ -92,6 +92,25 @@ static int pr_knob(void *f, void *h, int knob, int value, char *msg, int len) {
 static int pr_prim(void *f, void *h, int which, int count, int warm, int reps, float *med, char *msg, int len) {
 	return ((__typeof__(&prlab_time_primitive))f)(h, which, count, warm, reps, med, msg, len);
 }
+static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
+                    int maxIter, void **s, char *msg, int len) {
+	return ((__typeof__(&prlab_session_open))f)(dev, impl, n, nnz, rp, ci, od, maxIter, s, msg, len);
+}
+static int pr_sapply(void *f, void *s, int nn, const int *is, const int *id, int ni, const int *ds, const int *dd,
+                     int nd, prlab_batch_stats *st, char *msg, int len) {
+	return ((__typeof__(&prlab_session_apply))f)(s, nn, is, id, ni, ds, dd, nd, st, msg, len);
+}
+static int pr_srun(void *f, void *s, float d, int iters, float tol, const float *start, float *ranks, float *res,
+                   double *sums, int *done, int *conv, float *ms, char *msg, int len) {
+	return ((__typeof__(&prlab_session_run))f)(s, d, iters, tol, start, ranks, res, sums, done, conv, ms, msg, len);
+}
+static int pr_sgraph(void *f, void *s, int *n, int *nnz, int *rp, int *ci, int *od, unsigned char *dm, float *inv,
+                     char *msg, int len) {
+	return ((__typeof__(&prlab_session_graph))f)(s, n, nnz, rp, ci, od, dm, inv, msg, len);
+}
+static int pr_sclose(void *f, void *s, char *msg, int len) {
+	return ((__typeof__(&prlab_session_close))f)(s, msg, len);
+}
 */
 import "C"
 
@@ -112,6 +131,7 @@ type library struct {
 	h                                                            unsafe.Pointer
 	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
 	layout, knob, prim                                           unsafe.Pointer // optional: nil when absent
+	sOpen, sApply, sRun, sGraph, sClose                          unsafe.Pointer // optional: resident sessions
 }
 
 // symbol is one entry point of the library: its C name, where its address
@@ -132,6 +152,9 @@ func (l *library) symbols() []symbol {
 		{"prlab_check_reduction", &l.chk, true},
 		{"prlab_layout_info_get", &l.layout, false}, {"prlab_layout_set", &l.knob, false},
 		{"prlab_time_primitive", &l.prim, false},
+		{"prlab_session_open", &l.sOpen, false}, {"prlab_session_apply", &l.sApply, false},
+		{"prlab_session_run", &l.sRun, false}, {"prlab_session_graph", &l.sGraph, false},
+		{"prlab_session_close", &l.sClose, false},
 	}
 }
 
@@ -389,4 +412,106 @@ func designFamily(impl int) int {
 		}
 	}
 	return -1
+}
+
+// hasSessions reports whether the library has the resident-session entry
+// points (an error wrapping ErrUnavailable naming the first missing one if not).
+func (l *library) hasSessions() error {
+	for _, s := range []struct {
+		p    unsafe.Pointer
+		name string
+	}{{l.sOpen, "prlab_session_open"}, {l.sApply, "prlab_session_apply"}, {l.sRun, "prlab_session_run"},
+		{l.sGraph, "prlab_session_graph"}, {l.sClose, "prlab_session_close"}} {
+		if err := l.optional(s.p, s.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intPtr is &v[0] as a C int pointer (nil for an empty slice).
+func intPtr(v []int32) *C.int {
+	if len(v) == 0 {
+		return nil
+	}
+	return (*C.int)(unsafe.Pointer(&v[0]))
+}
+
+// sessionOpen is prlab_session_open on g's in-edge CSR and outDeg [n].
+func (l *library) sessionOpen(dev, impl int, g *pagerank.Graph, outDeg []int32, maxIter int) (unsafe.Pointer, error) {
+	if err := l.hasSessions(); err != nil {
+		return nil, err
+	}
+	var msg [msgLen]C.char
+	var h unsafe.Pointer
+	rc := C.pr_sopen(l.sOpen, C.int(dev), C.int(impl), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
+		intPtr(outDeg), C.int(maxIter), &h, &msg[0], msgLen)
+	if err := status("prlab_session_open", rc, &msg); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// sessionApply is prlab_session_apply of one batch given as edge arrays.
+func (l *library) sessionApply(h unsafe.Pointer, newNodes int, insSrc, insDst, delSrc, delDst []int32) (deviceStats, error) {
+	var msg [msgLen]C.char
+	var st C.prlab_batch_stats
+	rc := C.pr_sapply(l.sApply, h, C.int(newNodes), intPtr(insSrc), intPtr(insDst), C.int(len(insSrc)),
+		intPtr(delSrc), intPtr(delDst), C.int(len(delSrc)), &st, &msg[0], msgLen)
+	if err := status("prlab_session_apply", rc, &msg); err != nil {
+		return deviceStats{}, err
+	}
+	return deviceStats{
+		BatchStats: pagerank.BatchStats{NewNodes: int(st.new_nodes), Inserted: int(st.inserted), Deleted: int(st.deleted),
+			DuplicateInserts: int(st.duplicate_inserts), AbsentDeletes: int(st.absent_deletes), SelfLoops: int(st.self_loops),
+			TouchedRows: int(st.touched_rows)},
+		N: int(st.n), NNZ: int(st.nnz), UpdateMs: float64(st.update_ms),
+	}, nil
+}
+
+// sessionRun is prlab_session_run from start [n] (nil: 1/n).
+func (l *library) sessionRun(h unsafe.Pointer, d float32, iters int, tol float32, start []float32, n int) (runOut, float64, error) {
+	out := runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
+	var msg [msgLen]C.char
+	var done, conv C.int
+	var ms C.float
+	var ps *C.float
+	if start != nil {
+		ps = (*C.float)(unsafe.Pointer(&start[0]))
+	}
+	rc := C.pr_srun(l.sRun, h, C.float(d), C.int(iters), C.float(tol), ps,
+		(*C.float)(unsafe.Pointer(&out.ranks[0])), (*C.float)(unsafe.Pointer(&out.residuals[0])),
+		(*C.double)(unsafe.Pointer(&out.sums[0])), &done, &conv, &ms, &msg[0], msgLen)
+	if err := status("prlab_session_run", rc, &msg); err != nil {
+		return runOut{}, 0, err
+	}
+	out.done = int(done)
+	out.converged = conv != 0
+	out.residuals = out.residuals[:out.done]
+	out.sums = out.sums[:out.done]
+	return out, float64(ms), nil
+}
+
+// sessionGraph is prlab_session_graph: the resident graph, copied to the host.
+func (l *library) sessionGraph(h unsafe.Pointer) (*residentGraph, error) {
+	var msg [msgLen]C.char
+	var n, nnz C.int
+	if err := status("prlab_session_graph", C.pr_sgraph(l.sGraph, h, &n, &nnz, nil, nil, nil, nil, nil, &msg[0], msgLen), &msg); err != nil {
+		return nil, err
+	}
+	g := &residentGraph{RowPtr: make([]int32, int(n)+1), ColIdx: make([]int32, int(nnz)), OutDegree: make([]int32, int(n)),
+		Dangling: make([]uint8, int(n)), InvOut: make([]float32, int(n))}
+	var dm *C.uchar = (*C.uchar)(unsafe.Pointer(&g.Dangling[0]))
+	rc := C.pr_sgraph(l.sGraph, h, &n, &nnz, intPtr(g.RowPtr), intPtr(g.ColIdx), intPtr(g.OutDegree), dm,
+		(*C.float)(unsafe.Pointer(&g.InvOut[0])), &msg[0], msgLen)
+	if err := status("prlab_session_graph", rc, &msg); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// sessionClose is prlab_session_close.
+func (l *library) sessionClose(h unsafe.Pointer) error {
+	var msg [msgLen]C.char
+	return status("prlab_session_close", C.pr_sclose(l.sClose, h, &msg[0], msgLen), &msg)
 }

@@ -45,6 +45,19 @@ func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, er
 	return 0, errNoCgo
 }
 
+func (l *library) hasSessions() error { return errNoCgo }
+func (l *library) sessionOpen(int, int, *pagerank.Graph, []int32, int) (unsafe.Pointer, error) {
+	return nil, errNoCgo
+}
+func (l *library) sessionApply(unsafe.Pointer, int, []int32, []int32, []int32, []int32) (deviceStats, error) {
+	return deviceStats{}, errNoCgo
+}
+func (l *library) sessionRun(unsafe.Pointer, float32, int, float32, []float32, int) (runOut, float64, error) {
+	return runOut{}, 0, errNoCgo
+}
+func (l *library) sessionGraph(unsafe.Pointer) (*residentGraph, error) { return nil, errNoCgo }
+func (l *library) sessionClose(unsafe.Pointer) error                   { return errNoCgo }
+
 // Without cgo the C table of designs is not compiled in: no stage lists.
 func designStages(int) []int { return nil }
 func designFamily(int) int   { return -1 }

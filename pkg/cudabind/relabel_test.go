@@ -28,7 +28,7 @@ func TestLocalityRegistry(t *testing.T) {
 		t.Fatalf("%d relabelled designs, want %d", len(ls), len(want))
 	}
 	for _, im := range ls {
-		ri := im.(*gpuDesign)
+		ri := designImpl(im)
 		inner := mustDesign(t, ri.kernelsOf)
 		if want[im.Name()] != ri.kernelsOf || inner.id != ri.id || inner.order != "" || ri.order != LocalityOrder {
 			t.Errorf("%s runs %s (code %d, inner code %d), want %s", im.Name(), ri.kernelsOf, ri.id, inner.id, want[im.Name()])
@@ -166,12 +166,12 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 			}
 			// The same kernels on the relabelled graph, permuted back by hand.
 			rg, perm, _, _ := relabelled(g)
-			inner, err := mustDesign(t, im.(*gpuDesign).kernelsOf).Run(rg, pagerank.Fixed(iters))
+			inner, err := mustDesign(t, designImpl(im).kernelsOf).Run(rg, pagerank.Fixed(iters))
 			if err != nil {
-				t.Fatalf("%s on %s: %v", im.(*gpuDesign).kernelsOf, rg.Name, err)
+				t.Fatalf("%s on %s: %v", designImpl(im).kernelsOf, rg.Name, err)
 			}
 			tol := 0.0 // fixed-order reductions: the same bits
-			if im.(*gpuDesign).kernelsOf == NameCusparse {
+			if designImpl(im).kernelsOf == NameCusparse {
 				tol = 1e-5
 			}
 			for old, nw := range perm {

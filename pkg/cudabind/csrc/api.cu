@@ -219,10 +219,12 @@ static int create(int device, int n, int nnz, const int *rowPtr, const int *colI
   return PRLAB_OK;
 }
 
-static int run(Ctx &c, int impl, float d, int iterations, float tol, float *ranks,
-               float *residuals, double *sums, int *done, int *converged, Err &e) {
+int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *start, float *ranks,
+            float *residuals, double *sums, int *done, int *converged, Err &e) {
   const prlab_design *D = nullptr;
   PR_TRY(checkDesign(impl, &D, e));
+  if (D->family == PRLAB_FAMILY_LAYOUT && start != nullptr)
+    return fail(e, PRLAB_ERR_ARG, "layout design %d cannot start from given ranks", impl);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   PR_TRY(checkDamping(d, e));
@@ -232,7 +234,11 @@ static int run(Ctx &c, int impl, float d, int iterations, float tol, float *rank
   if (!ranks || !residuals || !sums || !done || !converged)
     return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
   PR_TRY(prepareDesign(c, *D, e));
-  PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
+  if (start != nullptr)
+    PR_CUDA(e, cudaMemcpy(c.xbuf[0], start, 4 * static_cast<size_t>(c.n), cudaMemcpyHostToDevice),
+            "cudaMemcpy(start ranks, %zu bytes, host to device)", 4 * static_cast<size_t>(c.n));
+  else
+    PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
   PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)),
           "cudaMemsetAsync(d_residuals)");
   PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)),
@@ -500,8 +506,8 @@ int prlab_run(void *handle, int impl, float damping, int iterations, float toler
               int msg_len) {
   return entry(msg, msg_len, [&](Err &e) -> int {
     PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::run(*static_cast<Ctx *>(handle), impl, damping, iterations, tolerance, ranks,
-                      residuals, sums, iterations_done, converged, e);
+    return prlab::runFrom(*static_cast<Ctx *>(handle), impl, damping, iterations, tolerance,
+                          nullptr, ranks, residuals, sums, iterations_done, converged, e);
   });
 }
 

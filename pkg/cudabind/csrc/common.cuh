@@ -173,6 +173,10 @@ int cusparseInit(Ctx &c, Err &e);
 // y = P x[in] with cusparseSpMV (CSR, float, ALG1). Bytes 4(n+1) + 4nnz + 4nnz + 4nnz + 4n.
 int cusparseSpmv(Ctx &c, int in, Err &e);
 void libraryFree(Ctx &c);
+// Drops the library state built on c's graph (cuSPARSE's matrix and vector
+// descriptors, P values and SpMV buffer, CUB temporary storage) after the
+// graph changed in place (resident.cu); the cuSPARSE handle is kept.
+int libraryGraphChanged(Ctx &c, Err &e);
 void cclVersion(char *buf, int len);
 int cusparseVersion();
 
@@ -183,6 +187,10 @@ int cusparseVersion();
 int checkHandle(void *h, Err &e);
 // checkDamping fails with PRLAB_ERR_ARG unless 0 < d < 1.
 int checkDamping(float d, Err &e);
+// runFrom is prlab_run from the host ranks start[n] (NULL: x = 1/n; a
+// layout design accepts NULL only).
+int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *start, float *ranks,
+            float *residuals, double *sums, int *done, int *converged, Err &e);
 // medianOf is the median of v (the mean of the two middle values for an
 // even count; 0 for none): every timed row reports it.
 float medianOf(std::vector<float> v);

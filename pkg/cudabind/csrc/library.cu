@@ -146,7 +146,7 @@ int cusparseInit(Ctx &c, Err &e) {
   PR_TRY(devAlloc(reinterpret_cast<void **>(&c.pVals), sizeof(float) * static_cast<size_t>(c.nnz),
                   "d_pVals", e));
   PR_TRY(buildPValues(c, e));
-  PR_CUSPARSE(e, cusparseCreate(&c.sp), "cusparseCreate");
+  if (c.sp == nullptr) PR_CUSPARSE(e, cusparseCreate(&c.sp), "cusparseCreate");
   if (c.nnz > 0) {
     PR_CUSPARSE(e,
                 cusparseCreateCsr(&c.spA, c.n, c.n, c.nnz, c.rowPtr, c.colIdx, c.pVals,
@@ -201,6 +201,25 @@ void libraryFree(Ctx &c) {
   c.spBuf = c.cubTemp = nullptr;
   c.pVals = nullptr;
   c.spReady = c.cubReady = false;
+}
+
+int libraryGraphChanged(Ctx &c, Err &e) {
+  (void)e;
+  if (c.spY) cusparseDestroyDnVec(c.spY);
+  for (int i = 0; i < 2; ++i)
+    if (c.spX[i]) cusparseDestroyDnVec(c.spX[i]);
+  if (c.spA) cusparseDestroySpMat(c.spA);
+  if (c.spBuf) cudaFree(c.spBuf);
+  if (c.pVals) cudaFree(c.pVals);
+  if (c.cubTemp) cudaFree(c.cubTemp);
+  c.spY = nullptr;
+  c.spX[0] = c.spX[1] = nullptr;
+  c.spA = nullptr;
+  c.spBuf = c.cubTemp = nullptr;
+  c.pVals = nullptr;
+  c.spBufBytes = c.cubTempBytes = 0;
+  c.spReady = c.cubReady = false;
+  return PRLAB_OK;
 }
 
 void cclVersion(char *buf, int len) {

@@ -308,6 +308,52 @@ PRLAB_API int prlab_layout_set(void *handle, int knob, int value, char *msg, int
 PRLAB_API int prlab_time_primitive(void *handle, int which, int count, int warmups, int repeats,
                                        float *median_ms, char *msg, int msg_len);
 
+/* ---- Resident sessions (csrc/resident.cu; optional symbols) ----
+ * A graph uploaded once and kept on the device while batches of edge
+ * updates are applied there (no host rebuild, no re-upload), iterated warm
+ * with a stage-by-stage design: PRLAB_IMPL_NAIVE, _THREAD_PER_ROW,
+ * _WARP_PER_ROW or _CUSPARSE. The batch semantics are pkg/pagerank's
+ * ApplyBatch: new_nodes nodes appended (dangling), then the deletions, then
+ * the insertions; self-loops dropped, duplicate insertions and deletions of
+ * absent edges counted, never errors. An index outside [0, n + new_nodes)
+ * is PRLAB_ERR_ARG and leaves the graph unchanged. */
+typedef struct prlab_batch_stats {
+  int new_nodes, inserted, deleted, duplicate_inserts, absent_deletes, self_loops;
+  int touched_rows; /* sources (out-CSR rows) with an edge really inserted or deleted */
+  int n, nnz;       /* the graph after the batch */
+  float update_ms;  /* CUDA events around the whole update (batch upload and read-backs included) */
+} prlab_batch_stats;
+
+/* Uploads the in-edge CSR (row_ptr [n+1], col_idx [nnz], rows sorted by
+ * source) and out_degree [n]; 1/outdeg and the dangling mask are derived
+ * from it. *session receives the handle; free it with prlab_session_close. */
+PRLAB_API int prlab_session_open(int device, int impl, int n, int nnz, const int *row_ptr, const int *col_idx,
+                                 const int *out_degree, int max_iterations, void **session, char *msg,
+                                 int msg_len);
+
+/* Applies one batch: n_ins insertions ins_src[i] -> ins_dst[i], n_del
+ * deletions del_src[i] -> del_dst[i] (host arrays). */
+PRLAB_API int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const int *ins_dst,
+                                  int n_ins, const int *del_src, const int *del_dst, int n_del,
+                                  prlab_batch_stats *stats, char *msg, int msg_len);
+
+/* prlab_run on the session's graph from start[n] (host floats; NULL: 1/n);
+ * *run_ms (may be NULL) receives the CUDA-event time of the whole call. */
+PRLAB_API int prlab_session_run(void *session, float damping, int iterations, float tolerance,
+                                const float *start, float *ranks, float *residuals, double *sums,
+                                int *iterations_done, int *converged, float *run_ms, char *msg,
+                                int msg_len);
+
+/* Copies the session's graph to the host (any output may be NULL):
+ * *n, *nnz, row_ptr [n+1], col_idx [nnz], out_degree [n], dangling [n],
+ * inv_out [n]. Call with NULL arrays first to learn n and nnz. */
+PRLAB_API int prlab_session_graph(void *session, int *n, int *nnz, int *row_ptr, int *col_idx,
+                                  int *out_degree, unsigned char *dangling, float *inv_out, char *msg,
+                                  int msg_len);
+
+/* Frees the session (NULL is a no-op). */
+PRLAB_API int prlab_session_close(void *session, char *msg, int msg_len);
+
 #ifdef __cplusplus
 }
 #endif

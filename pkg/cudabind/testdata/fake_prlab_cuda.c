@@ -10,6 +10,10 @@
  * optional layout entry points (a library built before the layout designs).
  * The layout designs run the same sequential PageRank; their layout has the
  * T4 buckets of the graph, and the cluster holds graphs of n <= 4096 only.
+ * Resident sessions (prlab_session_*) keep a host CSR and apply batches by
+ * the device's rules (sorted keys, classification, merge); FAKE_NO_SESSION
+ * leaves them out (a library built before them); an update_ms of
+ * 0.5 + 0.001 x (batch edges).
  */
 #include <math.h>
 #include <stdio.h>
@@ -121,9 +125,10 @@ static void step(const fake_ctx *c, float d, const float *x, float *xn) {
   }
 }
 
-int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
-              float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
-              int msg_len) {
+/* prlab_run from start[n] (NULL: 1/n). */
+static int run_from(void *handle, int impl, float damping, int iterations, float tolerance, const float *start,
+                    float *ranks, float *residuals, double *sums, int *iterations_done, int *converged,
+                    char *msg, int msg_len) {
   fake_ctx *c = handle;
   if (!is_design(impl)) return say(msg, msg_len, PRLAB_ERR_ARG, "bad impl");
   if (iterations == 7777)
@@ -131,7 +136,7 @@ int prlab_run(void *handle, int impl, float damping, int iterations, float toler
                "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)");
   if (iterations > c->max_iter) return say(msg, msg_len, PRLAB_ERR_ARG, "too many iterations");
   float *x = malloc(sizeof(float) * (size_t)c->n), *xn = malloc(sizeof(float) * (size_t)c->n);
-  for (int i = 0; i < c->n; ++i) x[i] = 1.0f / (float)c->n;
+  for (int i = 0; i < c->n; ++i) x[i] = start ? start[i] : 1.0f / (float)c->n;
   int k = 0;
   *converged = 0;
   while (k < iterations) {
@@ -158,6 +163,13 @@ int prlab_run(void *handle, int impl, float damping, int iterations, float toler
   free(x);
   free(xn);
   return PRLAB_OK;
+}
+
+int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
+              float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
+              int msg_len) {
+  return run_from(handle, impl, damping, iterations, tolerance, NULL, ranks, residuals, sums, iterations_done,
+                  converged, msg, msg_len);
 }
 
 int prlab_benchmark(void *handle, int impl, float damping, int iterations, int warmups, int runs,
@@ -276,5 +288,199 @@ int prlab_time_primitive(void *handle, int which, int count, int warmups, int re
   if (which < 0 || which >= PRLAB_PRIM_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "primitive out of range");
   *median_ms = 0.001f * (float)(which + 1) * (float)count;
   return PRLAB_OK;
+}
+#endif
+
+#ifndef FAKE_NO_SESSION
+typedef struct {
+  fake_ctx g;
+  int *out_deg;
+  int impl;
+} fake_session;
+
+typedef unsigned long long fkey;
+
+static int cmp_key(const void *a, const void *b) {
+  fkey x = *(const fkey *)a, y = *(const fkey *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int in_row(const fake_ctx *c, int v, int s) {
+  if (v >= c->n) return 0;
+  int lo = c->row_ptr[v], hi = c->row_ptr[v + 1];
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (c->col_idx[mid] < s) lo = mid + 1; else hi = mid;
+  }
+  return lo < c->row_ptr[v + 1] && c->col_idx[lo] == s;
+}
+
+static int has_key(const fkey *k, int m, fkey x) {
+  int lo = 0, hi = m;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (k[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo < m && k[lo] == x;
+}
+
+static void derive(fake_session *f) {
+  for (int u = 0; u < f->g.n; ++u) {
+    f->g.inv_out[u] = f->out_deg[u] > 0 ? (float)(1.0 / (double)f->out_deg[u]) : 0.0f;
+    f->g.dangling[u] = f->out_deg[u] == 0;
+  }
+}
+
+int prlab_session_open(int device, int impl, int n, int nnz, const int *row_ptr, const int *col_idx,
+                       const int *out_degree, int max_iterations, void **session, char *msg, int msg_len) {
+  (void)device;
+  if (impl != PRLAB_IMPL_NAIVE && impl != PRLAB_IMPL_THREAD_PER_ROW && impl != PRLAB_IMPL_WARP_PER_ROW &&
+      impl != PRLAB_IMPL_CUSPARSE)
+    return say(msg, msg_len, PRLAB_ERR_ARG, "implementation cannot run a resident session");
+  if (n < 1 || row_ptr[n] != nnz || !out_degree) return say(msg, msg_len, PRLAB_ERR_ARG, "bad shape");
+  fake_session *f = calloc(1, sizeof(*f));
+  f->impl = impl;
+  f->g.n = n;
+  f->g.nnz = nnz;
+  f->g.max_iter = max_iterations;
+  f->g.row_ptr = malloc(sizeof(int) * (size_t)(n + 1));
+  f->g.col_idx = malloc(sizeof(int) * (size_t)(nnz + 1));
+  f->g.inv_out = malloc(sizeof(float) * (size_t)n);
+  f->g.dangling = malloc((size_t)n);
+  f->out_deg = malloc(sizeof(int) * (size_t)n);
+  memcpy(f->g.row_ptr, row_ptr, sizeof(int) * (size_t)(n + 1));
+  if (nnz > 0) memcpy(f->g.col_idx, col_idx, sizeof(int) * (size_t)nnz);
+  memcpy(f->out_deg, out_degree, sizeof(int) * (size_t)n);
+  derive(f);
+  *session = f;
+  return PRLAB_OK;
+}
+
+int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const int *ins_dst, int n_ins,
+                        const int *del_src, const int *del_dst, int n_del, prlab_batch_stats *st, char *msg,
+                        int msg_len) {
+  fake_session *f = session;
+  if (!f || !st || new_nodes < 0 || n_ins < 0 || n_del < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "bad argument");
+  fake_ctx *c = &f->g;
+  const int n_old = c->n, n_new = c->n + new_nodes;
+  for (int i = 0; i < n_ins + n_del; ++i) {
+    int s = i < n_ins ? ins_src[i] : del_src[i - n_ins], d = i < n_ins ? ins_dst[i] : del_dst[i - n_ins];
+    if (s < 0 || s >= n_new || d < 0 || d >= n_new) {
+      if (msg && msg_len > 0)
+        snprintf(msg, (size_t)msg_len, "batch edges have an index outside [0, %d); the first is %s %d", n_new,
+                 i < n_ins ? "insertion" : "deletion", i < n_ins ? i : i - n_ins);
+      return PRLAB_ERR_ARG;
+    }
+  }
+  memset(st, 0, sizeof(*st));
+  fkey *ik = malloc(sizeof(fkey) * (size_t)(n_ins + 1)), *dk = malloc(sizeof(fkey) * (size_t)(n_del + 1));
+  int ni = 0, nd = 0;
+  for (int i = 0; i < n_ins; ++i) {
+    if (ins_src[i] == ins_dst[i]) st->self_loops++;
+    else ik[ni++] = (fkey)ins_dst[i] << 32 | (fkey)(unsigned)ins_src[i];
+  }
+  for (int i = 0; i < n_del; ++i) {
+    if (del_src[i] == del_dst[i]) st->absent_deletes++;
+    else dk[nd++] = (fkey)del_dst[i] << 32 | (fkey)(unsigned)del_src[i];
+  }
+  qsort(ik, (size_t)ni, sizeof(fkey), cmp_key);
+  qsort(dk, (size_t)nd, sizeof(fkey), cmp_key);
+  fkey *ed = malloc(sizeof(fkey) * (size_t)(nd + 1)), *ei = malloc(sizeof(fkey) * (size_t)(ni + 1));
+  int ned = 0, nei = 0;
+  for (int i = 0; i < nd; ++i) {
+    int v = (int)(dk[i] >> 32), s = (int)(unsigned)dk[i];
+    if ((i > 0 && dk[i - 1] == dk[i]) || !in_row(c, v, s)) st->absent_deletes++;
+    else ed[ned++] = dk[i];
+  }
+  for (int i = 0; i < ni; ++i) {
+    int v = (int)(ik[i] >> 32), s = (int)(unsigned)ik[i];
+    if ((i > 0 && ik[i - 1] == ik[i]) || (in_row(c, v, s) && !has_key(ed, ned, ik[i]))) st->duplicate_inserts++;
+    else ei[nei++] = ik[i];
+  }
+  /* The new CSR: each row's kept entries merged with its insertions. */
+  const int nnz_new = c->nnz - ned + nei;
+  int *rp = malloc(sizeof(int) * (size_t)(n_new + 1)), *ci = malloc(sizeof(int) * (size_t)(nnz_new + 1));
+  int w = 0, a = 0, b = 0;
+  for (int v = 0; v < n_new; ++v) {
+    rp[v] = w;
+    int j = v < n_old ? c->row_ptr[v] : 0, end = v < n_old ? c->row_ptr[v + 1] : 0;
+    for (;;) {
+      while (j < end && b < ned && (int)(ed[b] >> 32) == v && (int)(unsigned)ed[b] == c->col_idx[j]) { ++j; ++b; }
+      int has_old = j < end, has_ins = a < nei && (int)(ei[a] >> 32) == v;
+      if (!has_old && !has_ins) break;
+      if (has_old && (!has_ins || c->col_idx[j] < (int)(unsigned)ei[a])) ci[w++] = c->col_idx[j++];
+      else ci[w++] = (int)(unsigned)ei[a++];
+    }
+  }
+  rp[n_new] = w;
+  free(c->row_ptr);
+  free(c->col_idx);
+  c->row_ptr = rp;
+  c->col_idx = ci;
+  c->n = n_new;
+  c->nnz = w;
+  f->out_deg = realloc(f->out_deg, sizeof(int) * (size_t)n_new);
+  for (int u = n_old; u < n_new; ++u) f->out_deg[u] = 0;
+  unsigned char *touched = calloc((size_t)n_new, 1);
+  for (int i = 0; i < ned; ++i) {
+    int u = (int)(unsigned)ed[i];
+    f->out_deg[u]--;
+    st->touched_rows += !touched[u];
+    touched[u] = 1;
+  }
+  for (int i = 0; i < nei; ++i) {
+    int u = (int)(unsigned)ei[i];
+    f->out_deg[u]++;
+    st->touched_rows += !touched[u];
+    touched[u] = 1;
+  }
+  c->inv_out = realloc(c->inv_out, sizeof(float) * (size_t)n_new);
+  c->dangling = realloc(c->dangling, (size_t)n_new);
+  derive(f);
+  st->new_nodes = new_nodes;
+  st->inserted = nei;
+  st->deleted = ned;
+  st->n = n_new;
+  st->nnz = w;
+  st->update_ms = 0.5f + 0.001f * (float)(n_ins + n_del);
+  free(touched);
+  free(ik);
+  free(dk);
+  free(ed);
+  free(ei);
+  return PRLAB_OK;
+}
+
+int prlab_session_run(void *session, float damping, int iterations, float tolerance, const float *start,
+                      float *ranks, float *residuals, double *sums, int *iterations_done, int *converged,
+                      float *run_ms, char *msg, int msg_len) {
+  fake_session *f = session;
+  if (!f) return say(msg, msg_len, PRLAB_ERR_ARG, "session handle is NULL");
+  int rc = run_from(&f->g, f->impl, damping, iterations, tolerance, start, ranks, residuals, sums, iterations_done,
+                    converged, msg, msg_len);
+  if (rc == PRLAB_OK && run_ms) *run_ms = 0.25f * (float)*iterations_done;
+  return rc;
+}
+
+int prlab_session_graph(void *session, int *n, int *nnz, int *row_ptr, int *col_idx, int *out_degree,
+                        unsigned char *dangling, float *inv_out, char *msg, int msg_len) {
+  fake_session *f = session;
+  if (!f) return say(msg, msg_len, PRLAB_ERR_ARG, "session handle is NULL");
+  const fake_ctx *c = &f->g;
+  if (n) *n = c->n;
+  if (nnz) *nnz = c->nnz;
+  if (row_ptr) memcpy(row_ptr, c->row_ptr, sizeof(int) * (size_t)(c->n + 1));
+  if (col_idx && c->nnz) memcpy(col_idx, c->col_idx, sizeof(int) * (size_t)c->nnz);
+  if (out_degree) memcpy(out_degree, f->out_deg, sizeof(int) * (size_t)c->n);
+  if (dangling) memcpy(dangling, c->dangling, (size_t)c->n);
+  if (inv_out) memcpy(inv_out, c->inv_out, sizeof(float) * (size_t)c->n);
+  return PRLAB_OK;
+}
+
+int prlab_session_close(void *session, char *msg, int msg_len) {
+  fake_session *f = session;
+  if (!f) return PRLAB_OK;
+  free(f->out_deg);
+  return prlab_graph_free(&f->g, msg, msg_len) == PRLAB_OK ? PRLAB_OK : PRLAB_ERR_INTERNAL;
 }
 #endif
