@@ -205,7 +205,7 @@ func TestDesignTableMatchesC(t *testing.T) {
 	}
 	defs := headerDefines(t)
 	if defs["PRLAB_FAMILY_STAGES"] != int(familyStages) || defs["PRLAB_FAMILY_LAYOUT"] != int(familyLayout) ||
-		defs["PRLAB_DESIGN_COUNT"] != len(stageDesigns())+len(layoutDesigns()) {
+		defs["PRLAB_DESIGN_COUNT"] != len(stageDesigns())+len(layoutDesigns())+len(ownRelabelledDesigns()) {
 		t.Errorf("header: families %d, %d; %d designs", defs["PRLAB_FAMILY_STAGES"], defs["PRLAB_FAMILY_LAYOUT"], defs["PRLAB_DESIGN_COUNT"])
 	}
 	for _, d := range designs {

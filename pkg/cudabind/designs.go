@@ -32,6 +32,8 @@ const (
 	implPersistent  = 19
 	implCluster     = 20
 	implLayoutEnd   = 21
+
+	implHotHead = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
 )
 
 // Registry names of the GPU designs, as reports and verify know them.
@@ -50,6 +52,7 @@ const (
 	NameCusparseReordered   = "gpu-cusparse-reordered"
 	NameFusedReordered      = "gpu-fused-reordered"
 	NameT4BucketedReordered = "gpu-t4-bucketed-reordered"
+	NameHotHead             = "gpu-hothead"
 )
 
 // family is how a design's iteration is built, which decides how its bytes,
@@ -94,8 +97,9 @@ type design struct {
 	needs string
 	// order is "" when the design runs on the graph as given; otherwise the
 	// graph is relabelled once on the host by it (pagerank.DegreeOrder), the
-	// design runs the kernels of the design named kernelsOf on the relabelled
-	// graph, and its ranks are permuted back to the graph's order.
+	// design runs the kernels of the design named kernelsOf (its own when
+	// kernelsOf is "") on the relabelled graph, and its ranks are permuted
+	// back to the graph's order.
 	order     pagerank.Order
 	kernelsOf string
 }
@@ -158,6 +162,14 @@ var designs = withRelabelled([]design{
 		costs: func(g *pagerank.Graph, iters int) Costs { // after the load, one per iteration, one before exit
 			I := float64(max(iters, 1))
 			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
+		}},
+	{id: implHotHead, name: NameHotHead, label: "GPU hot head: one launch per iteration (T4 buckets + combine), the hottest contributions from shared memory, graph relabelled by out-degree",
+		family: familyLayout, bytes: ByteFormula{24, 8, 0}, order: LocalityOrder,
+		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 96 KiB by default) and the dangling partials O(G) not counted",
+		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
 		}},
 }, []struct{ name, kernelsOf, label string }{
 	{NameCusparseReordered, NameCusparse, "GPU cuSPARSE SpMV on the graph relabelled by out-degree (one-time host relabel)"},
@@ -320,8 +332,10 @@ func (d *design) formula() string {
 func (d *design) newResult(g *pagerank.Graph, mode pagerank.Mode, iters int) *pagerank.Result {
 	f := d.BytesFormula()
 	formula := d.formula()
-	if d.order != "" {
+	if d.order != "" && d.kernelsOf != "" {
 		formula += fmt.Sprintf(" (%s's kernels and bytes, on the graph relabelled by %s)", d.kernelsOf, d.order)
+	} else if d.order != "" {
+		formula += fmt.Sprintf(" (on the graph relabelled by %s)", d.order)
 	}
 	c := d.Costs(g, iters)
 	return &pagerank.Result{

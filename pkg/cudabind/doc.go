@@ -79,6 +79,13 @@
 //	gpu-fused-reordered        gpu-fused on the relabelled graph                                    16n + 8nnz + 4
 //	gpu-t4-bucketed-reordered  gpu-t4-bucketed on the relabelled graph                              32n + 8nnz
 //
+// The hot-head design (csrc/hothead.cu) has its own kernel and runs only on
+// the relabelled graph: one launch per iteration over the T4 buckets with
+// the combine fused, contrib[0, H) staged in every block's shared memory
+// (knobs PRLAB_KNOB_HOT_*):
+//
+//	gpu-hothead                one launch per iteration, hot contributions from shared memory      24n + 8nnz
+//
 // The hand-written iteration's 33n + 8nnz + 4 and the library's 41n + 16nnz + 4
 // reproduce the course's 3,437,470 and 6,173,886 bytes for n = 28042,
 // nnz = 314010 (see bytes_test.go). The dangling mass D stays on the device:

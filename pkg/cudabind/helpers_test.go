@@ -121,9 +121,16 @@ func layoutDesigns() []pagerank.Implementation {
 	return designsWhere(func(d *design) bool { return d.family == familyLayout && d.order == "" })
 }
 
-// relabelledDesigns: the designs that run on the graph relabelled by out-degree.
+// relabelledDesigns: the designs that run another design's kernels on the
+// graph relabelled by out-degree.
 func relabelledDesigns() []pagerank.Implementation {
-	return designsWhere(func(d *design) bool { return d.order != "" })
+	return designsWhere(func(d *design) bool { return d.order != "" && d.kernelsOf != "" })
+}
+
+// ownRelabelledDesigns: the designs whose own kernels run only on the
+// relabelled graph (gpu-hothead).
+func ownRelabelledDesigns() []pagerank.Implementation {
+	return designsWhere(func(d *design) bool { return d.order != "" && d.kernelsOf == "" })
 }
 
 // mustDesign returns the design named name.

@@ -44,6 +44,13 @@ const (
 	knobResident    = 5
 	knobClusterMode = 6
 	knobCount       = 7
+
+	// The hot-head design's knobs (PRLAB_KNOB_HOT_*, csrc/hothead.cu).
+	knobHotFloats      = 16 // contributions staged in shared memory per block (0: 24576)
+	knobHotThreads     = 17 // threads per block: 256, 512, 1024 (0: 1024)
+	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
+	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)
+	knobHotEnd         = 20
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

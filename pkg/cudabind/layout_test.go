@@ -54,8 +54,8 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 func TestLayoutRegistry(t *testing.T) {
 	all := Designs()
-	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns()) || len(layoutDesigns()) != 5 || len(all) != 14 {
-		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()))
+	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 5 || len(ownRelabelledDesigns()) != 1 || len(all) != 15 {
+		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled, %d own relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()), len(ownRelabelledDesigns()))
 	}
 	seen := map[string]bool{}
 	for _, im := range all {
@@ -104,35 +104,44 @@ func TestLayoutRegistry(t *testing.T) {
 func TestLayoutConstantsMatchHeader(t *testing.T) {
 	defs := headerDefines(t)
 	want := map[string]int{
-		"PRLAB_ABI_VERSION":           abiVersion,
-		"PRLAB_IMPL_LAYOUT_FIRST":     implLayoutFirst,
-		"PRLAB_IMPL_T4_BUCKETED":      implT4Bucketed,
-		"PRLAB_IMPL_FUSED":            implFused,
-		"PRLAB_IMPL_GRAPH":            implGraph,
-		"PRLAB_IMPL_PERSISTENT":       implPersistent,
-		"PRLAB_IMPL_CLUSTER":          implCluster,
-		"PRLAB_IMPL_LAYOUT_END":       implLayoutEnd,
-		"PRLAB_STAGE_LAYOUT_FIRST":    stageLayoutFirst,
-		"PRLAB_STAGE_T4_SPMV_THREAD":  stageT4Thread,
-		"PRLAB_STAGE_T4_SPMV_WARP":    stageT4Warp,
-		"PRLAB_STAGE_T4_SPMV_BLOCK":   stageT4Block,
-		"PRLAB_STAGE_T4_COMBINE":      stageT4Combine,
-		"PRLAB_STAGE_FUSED_ITERATION": stageFusedIteration,
-		"PRLAB_STAGE_LAYOUT_END":      stageLayoutEnd,
-		"PRLAB_PRIM_EMPTY_LAUNCH":     primEmptyLaunch,
-		"PRLAB_PRIM_GRAPH_NODE":       primGraphNode,
-		"PRLAB_PRIM_GRID_SYNC":        primGridSync,
-		"PRLAB_PRIM_CLUSTER_SYNC":     primClusterSync,
-		"PRLAB_PRIM_COOP_LAUNCH":      primCoopLaunch,
-		"PRLAB_PRIM_COUNT":            primCount,
-		"PRLAB_KNOB_TILE_EDGES":       knobTileEdges,
-		"PRLAB_KNOB_TILE_ROWS":        knobTileRows,
-		"PRLAB_KNOB_BLOCKS_PER_SM":    knobBlocksPerSM,
-		"PRLAB_KNOB_GRAPH_K":          knobGraphK,
-		"PRLAB_KNOB_CLUSTER_SIZE":     knobClusterSize,
-		"PRLAB_KNOB_RESIDENT":         knobResident,
-		"PRLAB_KNOB_CLUSTER_MODE":     knobClusterMode,
-		"PRLAB_KNOB_COUNT":            knobCount,
+		"PRLAB_ABI_VERSION":            abiVersion,
+		"PRLAB_IMPL_LAYOUT_FIRST":      implLayoutFirst,
+		"PRLAB_IMPL_T4_BUCKETED":       implT4Bucketed,
+		"PRLAB_IMPL_FUSED":             implFused,
+		"PRLAB_IMPL_GRAPH":             implGraph,
+		"PRLAB_IMPL_PERSISTENT":        implPersistent,
+		"PRLAB_IMPL_CLUSTER":           implCluster,
+		"PRLAB_IMPL_LAYOUT_END":        implLayoutEnd,
+		"PRLAB_STAGE_LAYOUT_FIRST":     stageLayoutFirst,
+		"PRLAB_STAGE_T4_SPMV_THREAD":   stageT4Thread,
+		"PRLAB_STAGE_T4_SPMV_WARP":     stageT4Warp,
+		"PRLAB_STAGE_T4_SPMV_BLOCK":    stageT4Block,
+		"PRLAB_STAGE_T4_COMBINE":       stageT4Combine,
+		"PRLAB_STAGE_FUSED_ITERATION":  stageFusedIteration,
+		"PRLAB_STAGE_LAYOUT_END":       stageLayoutEnd,
+		"PRLAB_PRIM_EMPTY_LAUNCH":      primEmptyLaunch,
+		"PRLAB_PRIM_GRAPH_NODE":        primGraphNode,
+		"PRLAB_PRIM_GRID_SYNC":         primGridSync,
+		"PRLAB_PRIM_CLUSTER_SYNC":      primClusterSync,
+		"PRLAB_PRIM_COOP_LAUNCH":       primCoopLaunch,
+		"PRLAB_PRIM_COUNT":             primCount,
+		"PRLAB_KNOB_TILE_EDGES":        knobTileEdges,
+		"PRLAB_KNOB_TILE_ROWS":         knobTileRows,
+		"PRLAB_KNOB_BLOCKS_PER_SM":     knobBlocksPerSM,
+		"PRLAB_KNOB_GRAPH_K":           knobGraphK,
+		"PRLAB_KNOB_CLUSTER_SIZE":      knobClusterSize,
+		"PRLAB_KNOB_RESIDENT":          knobResident,
+		"PRLAB_KNOB_CLUSTER_MODE":      knobClusterMode,
+		"PRLAB_KNOB_COUNT":             knobCount,
+		"PRLAB_KNOB_HOT_FIRST":         knobHotFloats,
+		"PRLAB_KNOB_HOT_FLOATS":        knobHotFloats,
+		"PRLAB_KNOB_HOT_THREADS":       knobHotThreads,
+		"PRLAB_KNOB_HOT_OCCUPANCY":     knobHotOccupancy,
+		"PRLAB_KNOB_HOT_BLOCKS_PER_SM": knobHotBlocksPerSM,
+		"PRLAB_KNOB_HOT_END":           knobHotEnd,
+		"PRLAB_IMPL_HOTHEAD_FIRST":     implHotHead,
+		"PRLAB_IMPL_HOTHEAD":           implHotHead,
+		"PRLAB_IMPL_HOTHEAD_END":       implHotHead + 1,
 	}
 	checkDefines(t, defs, want)
 	// The layout range must not overlap the course's codes.

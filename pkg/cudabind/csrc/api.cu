@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "hothead.cuh"
 #include "layout.cuh"
 
 #define PRLAB_STR2(...) #__VA_ARGS__
@@ -126,6 +127,7 @@ static void destroy(Ctx *c) {
   if (c == nullptr) return;
   cudaSetDevice(c->device);
   layoutStateFree(*c);
+  hotheadStateFree(*c);
   libraryFree(*c);
   void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
                   c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
@@ -225,6 +227,7 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
   PR_TRY(checkDesign(impl, &D, e));
   if (D->family == PRLAB_FAMILY_LAYOUT && start != nullptr)
     return fail(e, PRLAB_ERR_ARG, "layout design %d cannot start from given ranks", impl);
+  if (hotheadImpl(impl)) return hotheadRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   PR_TRY(checkDamping(d, e));
@@ -277,6 +280,7 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
                      float *runsMs, float *ranks, Err &e) {
   const prlab_design *D = nullptr;
   PR_TRY(checkDesign(impl, &D, e));
+  if (hotheadImpl(impl)) return hotheadBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   PR_TRY(checkDamping(d, e));

@@ -111,6 +111,8 @@ struct Ctx {
 
   // Layout designs (layout.cu): their state, created on first use, freed by layoutStateFree.
   void *layout = nullptr;
+  // The hot-head design (hothead.cu): its state, created on first use, freed by hotheadStateFree.
+  void *hothead = nullptr;
 };
 
 // Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a

@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "hothead.cuh"
 #include "layout.cuh"
 
 namespace cg = cooperative_groups;
@@ -1831,6 +1832,7 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     (void)c;
     if (value < 0) return prlab::fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
+    if (prlab::hotheadKnob(knob)) return prlab::hotheadSet(c, knob, value, e);
     switch (knob) {
     case PRLAB_KNOB_TILE_EDGES:
       if (value != 0 && (value < 32 || value > 8192))

@@ -200,6 +200,13 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_IMPL_CLUSTER 20     /* one thread-block cluster, graph and ranks in distributed shared memory (sm_90) */
 #define PRLAB_IMPL_LAYOUT_END 21
 
+/* The hot-head design (csrc/hothead.cu): one launch per iteration, the
+ * hottest contributions staged in every block's shared memory (run on the
+ * graph relabelled by out-degree). Its own code range. */
+#define PRLAB_IMPL_HOTHEAD_FIRST 24
+#define PRLAB_IMPL_HOTHEAD 24 /* T4 buckets in one launch + combine, contrib[0, H) from shared memory */
+#define PRLAB_IMPL_HOTHEAD_END 25
+
 #define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */
 #define PRLAB_STAGE_T4_SPMV_WARP 65    /* T4 bucket in-degree 33..1024, warp per row */
@@ -219,7 +226,7 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_FAMILY_STAGES 0 /* one kernel or library call per stage (api.cu, kernels.cu, library.cu) */
 #define PRLAB_FAMILY_LAYOUT 1 /* built on the per-graph layout (layout.cu) */
 #define PRLAB_MAX_DESIGN_STAGES 4
-#define PRLAB_DESIGN_COUNT 11
+#define PRLAB_DESIGN_COUNT 12
 
 typedef struct prlab_design {
   int impl;           /* PRLAB_IMPL_* */
@@ -256,6 +263,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
     {PRLAB_IMPL_GRAPH, PRLAB_FAMILY_LAYOUT, {PRLAB_STAGE_FUSED_ITERATION, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_PERSISTENT, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_CLUSTER, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_HOTHEAD, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
 };
 
 /* Primitives timed by prlab_time_primitive (*median_ms is for all `count`). */
@@ -277,6 +285,13 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_CLUSTER_MODE 6  /* cluster kernel: 0 replicated contributions if they fit, else
                                        distributed; 1 distributed (gather through DSMEM); 2 replicated */
 #define PRLAB_KNOB_COUNT 7
+/* Knobs of the hot-head design (prlab_layout_set routes them to csrc/hothead.cu). */
+#define PRLAB_KNOB_HOT_FIRST 16
+#define PRLAB_KNOB_HOT_FLOATS 16        /* contributions staged in shared memory per block (auto: 24576; <= 57344) */
+#define PRLAB_KNOB_HOT_THREADS 17       /* threads per block: 256, 512 or 1024 (auto: 1024) */
+#define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 1) */
+#define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */
+#define PRLAB_KNOB_HOT_END 20
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

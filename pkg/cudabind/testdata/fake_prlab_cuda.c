@@ -273,6 +273,10 @@ int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int m
 
 int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
   fake_ctx *c = handle;
+  if (knob >= PRLAB_KNOB_HOT_FIRST && knob < PRLAB_KNOB_HOT_END) { /* the hot-head knobs change no fake result */
+    if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
+    return PRLAB_OK;
+  }
   if (knob < 0 || knob >= PRLAB_KNOB_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "knob out of range");
   if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
   c->knobs[knob] = value;

@@ -1,0 +1,445 @@
+// hothead.cu — the hot-head design (gpu-hothead): one launch per PageRank
+// iteration on the graph relabelled by out-degree (pkg/cudabind/relabel.go),
+// the hottest contributions served from shared memory.
+//
+// After the out-degree relabel the most-cited sources have the smallest ids,
+// so the first H contributions take a large share of the gathers (NOTES.md,
+// "locality": the hottest 256 KiB, 64K floats, serve 0.47 of them at R-MAT
+// 2^24). Every block of a persistent-sized grid (one or two blocks per SM)
+// stages contrib[0, H) into shared memory once per iteration with 16-byte
+// loads, then gathers col < H from there and col >= H through the read-only
+// path (ld.global.nc, L1-allocating). A warp's 32 scattered shared-memory
+// reads cost a few bank cycles; the same 32 scattered L1 hits cost about one
+// tag lookup each, which is what bounds gpu-t4-bucketed-reordered.
+//
+// One kernel does the whole iteration (no y round trip): rows are taken from
+// the T4 in-degree buckets (block per row above kWarpMax, warp per row above
+// kLight, thread per row up to kLight), statically strided over the grid, so
+// every run assigns the same rows to the same block; each row's combine runs
+// where its sum is made: x'[v] = (1-d)/n + d (y + D/n), contrib'[v] =
+// x'[v]/outdeg(v), and the block's dangling partial of x'. D of an iteration
+// is re-summed by every block from the previous launch's G partials in a
+// fixed order (same bits everywhere), so a run gives the same bits each time.
+//
+// Bytes per iteration (device memory, the course's counting rule: each
+// element a kernel loads or stores counts once): row id 4 + rowPtr[v],
+// rowPtr[v+1] 8 + invOut 4 + x' 4 + contrib' 4 = 24n; colIdx 4 + contrib[col]
+// 4 = 8nnz; plus the staging reads of G blocks x 4H bytes (O(G H), not in
+// the formula: about 25 MB at 2^24 with H = 48K and G = 132, 2 % of the
+// iteration). The hot share of the 4nnz gathers is served by shared memory.
+// Correctness runs add the residual (8n) and the double sum (4n) kernels of
+// kernels.cu after each launch (never timed).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "hothead.cuh"
+
+namespace prlab {
+namespace hh {
+
+constexpr int kLight = 32;     // thread per row up to this in-degree
+constexpr int kWarpMax = 1024; // warp per row up to this in-degree, block per row above
+constexpr int kDefaultHot = 24576; // floats of the hot head when the knob is 0 (96 KiB)
+constexpr int kMaxHot = 56 * 1024; // 224 KiB: the most one block may stage (227 KiB opt-in limit)
+
+struct Args {
+  const int *rowPtr, *colIdx;
+  const float *invOut;
+  const int *heavy, *medium, *light; // T4 bucket row lists, ascending
+  int nHeavy, nMedium, nLight;
+  int hot; // floats of contrib staged in shared memory (multiple of 4, <= n)
+  float tele, d, invN;
+  const float *cIn, *dIn; // contributions and dangling partials of x_k
+  float *xOut, *cOut, *dOut;
+  int G; // blocks (dangling partials per iteration)
+};
+
+__device__ __forceinline__ float warpSum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Block sum of v (valid in thread 0); scratch holds 32 floats, the trailing
+// barrier lets the caller reuse it.
+template <int kT> __device__ __forceinline__ float blockSum(float v, float *scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warpSum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  float r = 0.0f;
+  if (warp == 0) r = warpSum(lane < kT / 32 ? scratch[lane] : 0.0f);
+  __syncthreads();
+  return r;
+}
+
+__device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
+  return col < hot ? head[col] : __ldg(cIn + col);
+}
+
+__device__ __forceinline__ float finish(const Args &a, int v, float s, float D, float &dang) {
+  const float xn = a.tele + a.d * (s + D * a.invN);
+  const float iv = __ldg(a.invOut + v);
+  a.xOut[v] = xn;
+  a.cOut[v] = xn * iv;
+  if (iv == 0.0f) dang += xn;
+  return xn;
+}
+
+// One iteration. Dynamic shared memory: the hot head, hot floats.
+template <int kT, int kMinBlocks>
+__global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
+  extern __shared__ float4 head4[];
+  const float *head = reinterpret_cast<const float *>(head4);
+  __shared__ float scratch[32];
+  __shared__ float shD;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const float4 *src = reinterpret_cast<const float4 *>(a.cIn);
+  for (int i = tid; i < a.hot / 4; i += kT) head4[i] = __ldg(src + i);
+  if (tid < 32) {
+    float v = 0.0f;
+    for (int i = lane; i < a.G; i += 32) v += a.dIn[i];
+    v = warpSum(v);
+    if (tid == 0) shD = v;
+  }
+  __syncthreads();
+  const float D = shD;
+  const int hot = a.hot;
+  float dang = 0.0f;
+
+  // Block per row (in-degree > kWarpMax).
+  for (int r = blockIdx.x; r < a.nHeavy; r += gridDim.x) {
+    const int v = __ldg(a.heavy + r);
+    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+    float s0 = 0.0f, s1 = 0.0f;
+    int e = b + tid;
+    for (; e + kT < en; e += 2 * kT) {
+      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + kT);
+      s0 += gatherOne(head, hot, a.cIn, c0);
+      s1 += gatherOne(head, hot, a.cIn, c1);
+    }
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+    const float s = blockSum<kT>(s0 + s1, scratch);
+    if (tid == 0) finish(a, v, s, D, dang);
+  }
+
+  // Warp per row (kLight < in-degree <= kWarpMax).
+  const int warps = gridDim.x * (kT / 32);
+  for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
+    const int v = __ldg(a.medium + r);
+    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+    float s0 = 0.0f, s1 = 0.0f;
+    int e = b + lane;
+    for (; e + 32 < en; e += 64) {
+      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + 32);
+      s0 += gatherOne(head, hot, a.cIn, c0);
+      s1 += gatherOne(head, hot, a.cIn, c1);
+    }
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+    const float s = warpSum(s0 + s1);
+    if (lane == 0) finish(a, v, s, D, dang);
+  }
+
+  // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
+  // about equally long.
+  for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
+    const int v = __ldg(a.light + r);
+    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+    float s0 = 0.0f, s1 = 0.0f;
+    int e = b;
+    for (; e + 1 < en; e += 2) {
+      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + 1);
+      s0 += gatherOne(head, hot, a.cIn, c0);
+      s1 += gatherOne(head, hot, a.cIn, c1);
+    }
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+    finish(a, v, s0 + s1, D, dang);
+  }
+
+  const float bd = blockSum<kT>(dang, scratch);
+  if (tid == 0) a.dOut[blockIdx.x] = bd;
+}
+
+// x_0 = 1/n, contrib_0 = x_0 / outdeg, the G dangling partials of x_0.
+template <int kT>
+__global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n, float x0, float *x,
+                                                     float *contrib, float *dPart) {
+  __shared__ float scratch[32];
+  float dang = 0.0f;
+  for (int v = blockIdx.x * kT + threadIdx.x; v < n; v += gridDim.x * kT) {
+    const float iv = invOut[v];
+    x[v] = x0;
+    contrib[v] = x0 * iv;
+    if (iv == 0.0f) dang += x0;
+  }
+  const float bd = blockSum<kT>(dang, scratch);
+  if (threadIdx.x == 0) dPart[blockIdx.x] = bd;
+}
+
+// The kernel shapes (knobs PRLAB_KNOB_HOT_THREADS, PRLAB_KNOB_HOT_OCCUPANCY):
+// kT threads per block, kMinBlocks blocks per SM asked of the compiler
+// (1024 / kT: 1024 threads per SM at up to 64 registers; 2048 / kT: 2048
+// threads at up to 32).
+struct Shape {
+  int threads, occ; // occ 1: 1024 threads per SM, 2: 2048
+  const void *iter;
+};
+
+const Shape kShapes[] = {
+    {256, 1, reinterpret_cast<const void *>(iterKernel<256, 4>)},
+    {512, 1, reinterpret_cast<const void *>(iterKernel<512, 2>)},
+    {1024, 1, reinterpret_cast<const void *>(iterKernel<1024, 1>)},
+    {256, 2, reinterpret_cast<const void *>(iterKernel<256, 8>)},
+    {512, 2, reinterpret_cast<const void *>(iterKernel<512, 4>)},
+    {1024, 2, reinterpret_cast<const void *>(iterKernel<1024, 2>)},
+};
+
+struct State {
+  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0;
+  bool built = false;
+  int sms = 0, smemOptin = 0;
+  int *rows[3] = {nullptr, nullptr, nullptr}; // light, medium, heavy
+  int count[3] = {0, 0, 0};
+  long long nnzOf[3] = {0, 0, 0};
+  float *contrib[2] = {nullptr, nullptr};
+  float *dPart[2] = {nullptr, nullptr};
+  int hot = 0, G = 0, blocksPerSM = 0;
+  const Shape *shape = nullptr;
+};
+
+void freeBuffers(State &s) {
+  void *bufs[] = {s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1]};
+  for (void *p : bufs)
+    if (p) cudaFree(p);
+  for (int b = 0; b < 3; ++b) {
+    s.rows[b] = nullptr;
+    s.count[b] = 0;
+    s.nnzOf[b] = 0;
+  }
+  s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = nullptr;
+  s.built = false;
+}
+
+int getState(Ctx &c, State **out, Err &e) {
+  if (c.hothead == nullptr) {
+    State *s = new (std::nothrow) State();
+    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the hot-head state failed");
+    c.hothead = s;
+    PR_CUDA(e, cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, c.device),
+            "cudaDeviceGetAttribute(multiProcessorCount)");
+    PR_CUDA(e, cudaDeviceGetAttribute(&s->smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device),
+            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
+  }
+  *out = static_cast<State *>(c.hothead);
+  return PRLAB_OK;
+}
+
+// Row lists, hot-head size, grid and vectors (outside any timed region).
+int build(Ctx &c, State &s, Err &e) {
+  if (s.built) return PRLAB_OK;
+  const int n = c.n;
+  std::vector<int> rp(static_cast<size_t>(n) + 1);
+  PR_CUDA(e, cudaMemcpy(rp.data(), c.rowPtr, 4 * rp.size(), cudaMemcpyDeviceToHost),
+          "cudaMemcpy(rowPtr, device to host)");
+  std::vector<int> rowsOf[3];
+  for (int v = 0; v < n; ++v) {
+    const int d = rp[v + 1] - rp[v];
+    const int b = d <= kLight ? 0 : (d <= kWarpMax ? 1 : 2);
+    rowsOf[b].push_back(v);
+    s.nnzOf[b] += d;
+  }
+  for (int b = 0; b < 3; ++b) {
+    s.count[b] = static_cast<int>(rowsOf[b].size());
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.rows[b]), 4 * rowsOf[b].size(), "d_hotRows", e));
+    if (!rowsOf[b].empty())
+      PR_CUDA(e, cudaMemcpy(s.rows[b], rowsOf[b].data(), 4 * rowsOf[b].size(), cudaMemcpyHostToDevice),
+              "cudaMemcpy(d_hotRows, %zu bytes, host to device)", 4 * rowsOf[b].size());
+  }
+
+  const int threads = s.knobThreads ? s.knobThreads : 1024, occ = s.knobOcc ? s.knobOcc : 1;
+  s.shape = nullptr;
+  for (const Shape &sh : kShapes)
+    if (sh.threads == threads && sh.occ == occ) s.shape = &sh;
+  if (s.shape == nullptr)
+    return fail(e, PRLAB_ERR_ARG, "hot-head kernel shape %d threads, occupancy %d: no such kernel", threads, occ);
+  int hot = s.knobHot ? s.knobHot : kDefaultHot;
+  hot = std::min(hot, std::min(kMaxHot, (s.smemOptin - 1024) / 4));
+  hot = std::min(hot, n) & ~3;
+  if (hot < 0) hot = 0;
+  s.hot = hot;
+  const size_t smem = 4 * static_cast<size_t>(hot);
+  PR_CUDA(e, cudaFuncSetAttribute(s.shape->iter, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+          "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
+  int perSM = 0;
+  PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, s.shape->iter, threads, smem),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
+  if (perSM < 1)
+    return fail(e, PRLAB_ERR_ARG, "hot-head kernel: %d threads with %zu bytes of shared memory fit no SM", threads, smem);
+  if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
+  s.blocksPerSM = perSM;
+  s.G = std::max(1, perSM * s.sms);
+
+  const size_t N = static_cast<size_t>(n), G = static_cast<size_t>(s.G);
+  for (int i = 0; i < 2; ++i) {
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.contrib[i]), 4 * N, "d_hotContrib", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dPart[i]), 4 * G, "d_hotDanglingPartials", e));
+  }
+  s.built = true;
+  return PRLAB_OK;
+}
+
+float teleport(float d, int n) { return static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(n)); }
+
+int launchPrologue(Ctx &c, State &s, Err &e) {
+  const float x0 = static_cast<float>(1.0 / c.n);
+  prologueKernel<256><<<s.G, 256>>>(c.invOut, c.n, x0, c.xbuf[0], s.contrib[0], s.dPart[0]);
+  PR_LAUNCH(e, "hot-head prologueKernel<<<%d, 256>>>", s.G);
+  return PRLAB_OK;
+}
+
+// Iteration k: x[k%2] -> x[1-k%2] (contrib and partials likewise).
+int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
+  const int p = k & 1;
+  Args a{};
+  a.rowPtr = c.rowPtr;
+  a.colIdx = c.colIdx;
+  a.invOut = c.invOut;
+  a.light = s.rows[0];
+  a.medium = s.rows[1];
+  a.heavy = s.rows[2];
+  a.nLight = s.count[0];
+  a.nMedium = s.count[1];
+  a.nHeavy = s.count[2];
+  a.hot = s.hot;
+  a.tele = teleport(d, c.n);
+  a.d = d;
+  a.invN = static_cast<float>(1.0 / static_cast<double>(c.n));
+  a.cIn = s.contrib[p];
+  a.dIn = s.dPart[p];
+  a.xOut = c.xbuf[1 - p];
+  a.cOut = s.contrib[1 - p];
+  a.dOut = s.dPart[1 - p];
+  a.G = s.G;
+  void *args[] = {&a};
+  const int T = s.shape->threads;
+  PR_CUDA(e, cudaLaunchKernel(s.shape->iter, dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
+          "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * s.hot);
+  PR_LAUNCH(e, "hot-head iterKernel<<<%d, %d>>>", s.G, T);
+  return PRLAB_OK;
+}
+
+int prepare(Ctx &c, State **s, float d, Err &e) {
+  PR_TRY(checkDamping(d, e));
+  PR_TRY(getState(c, s, e));
+  return build(c, **s, e);
+}
+
+} // namespace hh
+
+bool hotheadImpl(int impl) { return impl >= PRLAB_IMPL_HOTHEAD_FIRST && impl < PRLAB_IMPL_HOTHEAD_END; }
+bool hotheadKnob(int knob) { return knob >= PRLAB_KNOB_HOT_FIRST && knob < PRLAB_KNOB_HOT_END; }
+
+int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals,
+               double *sums, int *done, int *converged, Err &e) {
+  (void)impl;
+  hh::State *s = nullptr;
+  PR_TRY(hh::prepare(c, &s, d, e));
+  if (iterations < 1 || iterations > c.maxIter)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
+                c.maxIter);
+  if (!ranks || !residuals || !sums || !done || !converged) return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_residuals)");
+  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_sums)");
+  PR_TRY(hh::launchPrologue(c, *s, e));
+  int k = 0;
+  *converged = 0;
+  while (k < iterations) {
+    PR_TRY(hh::launchIteration(c, *s, k, d, e));
+    const int p = k & 1;
+    PR_TRY(stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[p], c.xbuf[1 - p], c.residHist + k, e));
+    PR_TRY(instrumentSum(c.xbuf[1 - p], c.n, c.sumHist + k, e));
+    ++k;
+    if (tol > 0.0f) {
+      float r = 0.0f;
+      PR_CUDA(e, cudaMemcpy(&r, c.residHist + k - 1, 4, cudaMemcpyDeviceToHost),
+              "cudaMemcpy(residual %d, 4 bytes, device to host)", k);
+      if (r < tol) {
+        *converged = 1;
+        break;
+      }
+    }
+  }
+  *done = k;
+  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
+  PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[k & 1], 4 * N, cudaMemcpyDeviceToHost), "cudaMemcpy(ranks, %zu bytes, device to host)",
+          4 * N);
+  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(residuals, %zu bytes, device to host)", 4 * K);
+  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(sums, %zu bytes, device to host)",
+          8 * K);
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d hot-head iterations)", k);
+  return PRLAB_OK;
+}
+
+int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
+                     Err &e) {
+  (void)impl;
+  hh::State *s = nullptr;
+  PR_TRY(hh::prepare(c, &s, d, e));
+  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
+                runs);
+  for (int r = 0; r < warmups + runs; ++r) {
+    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
+    PR_TRY(hh::launchPrologue(c, *s, e));
+    for (int k = 0; k < iterations; ++k) PR_TRY(hh::launchIteration(c, *s, k, d, e));
+    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
+    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
+    float ms = 0.0f;
+    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(run %d)", r);
+    if (r >= warmups) runsMs[r - warmups] = ms;
+  }
+  if (ranks)
+    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
+            "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
+  return PRLAB_OK;
+}
+
+int hotheadSet(Ctx &c, int knob, int value, Err &e) {
+  hh::State *s = nullptr;
+  PR_TRY(hh::getState(c, &s, e));
+  switch (knob) {
+  case PRLAB_KNOB_HOT_FLOATS:
+    if (value > hh::kMaxHot) return fail(e, PRLAB_ERR_ARG, "hot floats %d outside [0, %d]", value, hh::kMaxHot);
+    s->knobHot = value;
+    break;
+  case PRLAB_KNOB_HOT_THREADS:
+    if (value != 0 && value != 256 && value != 512 && value != 1024)
+      return fail(e, PRLAB_ERR_ARG, "hot-head threads %d: 0, 256, 512 or 1024", value);
+    s->knobThreads = value;
+    break;
+  case PRLAB_KNOB_HOT_OCCUPANCY:
+    if (value > 2) return fail(e, PRLAB_ERR_ARG, "hot-head occupancy %d outside [0, 2]", value);
+    s->knobOcc = value;
+    break;
+  case PRLAB_KNOB_HOT_BLOCKS_PER_SM: s->knobBlocksPerSM = value; break;
+  default:
+    return fail(e, PRLAB_ERR_ARG, "knob %d is not a hot-head knob [%d, %d)", knob, PRLAB_KNOB_HOT_FIRST,
+                PRLAB_KNOB_HOT_END);
+  }
+  cudaDeviceSynchronize();
+  hh::freeBuffers(*s);
+  return PRLAB_OK;
+}
+
+void hotheadStateFree(Ctx &c) {
+  hh::State *s = static_cast<hh::State *>(c.hothead);
+  if (s == nullptr) return;
+  hh::freeBuffers(*s);
+  delete s;
+  c.hothead = nullptr;
+}
+
+} // namespace prlab

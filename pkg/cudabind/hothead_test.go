@@ -1,0 +1,218 @@
+package cudabind
+
+// Tests of the hot-head design (gpu-hothead, csrc/hothead.cu). The
+// TestGPUHotHead* tests need a GPU and libprlab_cuda.so and skip with the
+// reason otherwise. Knobs (environment):
+//
+//	PRLAB_GPU_QUICK=1            short runs for compute-sanitizer (10 iterations, synthetic cases only)
+//	PRLAB_HOTHEAD_RMAT=20,22,24  TestGPUHotHeadSweep: on R-MAT graphs of these scales, every kernel
+//	                             shape and hot-head size of hotHeadConfigs against gpu-t4-bucketed-reordered
+//	                             and gpu-cusparse (validation of 20 iterations against t1-multicore-f64,
+//	                             then 50 iterations x 5 timed runs); the table is logged and written to
+//	                             $PRLAB_GPU_OUT/hothead-sweep.json
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/reference"
+)
+
+// hotHeadConfig is one setting of the hot-head knobs (0 = automatic; a
+// hot size below 4 stages nothing).
+type hotHeadConfig struct {
+	name                           string
+	hot, threads, occ, blocksPerSM int
+}
+
+var hotHeadConfigs = []hotHeadConfig{
+	{"auto", 0, 0, 0, 0},
+	{"none-1024x1", 1, 1024, 1, 0},
+	{"8k-1024x1", 8192, 1024, 1, 0},
+	{"24k-1024x1", 24576, 1024, 1, 0},
+	{"48k-1024x1", 49152, 1024, 1, 0},
+	{"56k-1024x1", 57344, 1024, 1, 0},
+	{"none-1024x2", 1, 1024, 2, 0},
+	{"12k-1024x2", 12288, 1024, 2, 0},
+	{"24k-1024x2", 24576, 1024, 2, 0},
+	{"24k-512x1", 24576, 512, 1, 0},
+	{"12k-256x2", 12288, 256, 2, 0},
+}
+
+// setHotHead applies c to the session of the graph gpu-hothead runs on (g
+// relabelled), which the next Run or Benchmark of g reuses.
+func setHotHead(t *testing.T, g *pagerank.Graph, c hotHeadConfig) {
+	t.Helper()
+	rg, _, _, err := relabelled(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM} {
+		if err := setLayoutKnob(rg, k, v); err != nil {
+			t.Fatalf("hot-head knob %d = %d on %s: %v", k, v, rg.Name, err)
+		}
+	}
+}
+
+func TestHotHeadDesignRow(t *testing.T) {
+	d := mustDesign(t, NameHotHead)
+	if d.id != implHotHead || d.order != LocalityOrder || d.kernelsOf != "" || d.family != familyLayout {
+		t.Errorf("gpu-hothead: code %d, order %q, kernels of %q, family %d", d.id, d.order, d.kernelsOf, d.family)
+	}
+	g := pagerank.SyntheticCases()[0]
+	// 24n + 8nnz: row id, rowPtr[v], rowPtr[v+1], invOut, x', contrib' per row; colIdx, contrib[col] per edge.
+	if got, want := d.BytesFormula().Bytes(g.N, g.NNZ), 24*int64(g.N)+8*int64(g.NNZ); got != want {
+		t.Errorf("gpu-hothead bytes on %s: %d, want %d", g.Name, got, want)
+	}
+	if c := d.Costs(g, 50); math.Abs(c.HostLaunches-51.0/50) > 1e-12 || c.DeviceBarriers != 0 || c.ToleranceReads != 1 {
+		t.Errorf("gpu-hothead costs: %+v", c)
+	}
+	res := d.newResult(g, pagerank.FixedIterations, 50)
+	if !strings.Contains(res.BytesFormula, "relabelled by "+string(LocalityOrder)) || strings.Contains(res.BytesFormula, "'s kernels") {
+		t.Errorf("gpu-hothead formula %q", res.BytesFormula)
+	}
+}
+
+// Every knob setting of hotHeadConfigs on the six synthetic cases, the real
+// graph and R-MAT 2^16 against the float64 oracle; a second run gives the
+// same bits; a tolerance run converges like the oracle.
+func TestGPUHotHeadCorrectness(t *testing.T) {
+	frNeedGPU(t)
+	iters := pagerank.CorrectnessIterations
+	graphs := pagerank.SyntheticCases()
+	configs := hotHeadConfigs
+	if frQuick() {
+		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2", 4, 256, 2, 1}}
+	} else {
+		if g := frRealGraph(t); g != nil {
+			graphs = append(graphs, g)
+		}
+		rm, err := pagerank.RMAT(pagerank.Graph500RMAT(16, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		graphs = append(graphs, rm)
+	}
+	im := mustDesign(t, NameHotHead)
+	for _, g := range graphs {
+		ref := frOracle(t, g, pagerank.Fixed(iters))
+		for _, c := range configs {
+			setHotHead(t, g, c)
+			res, err := im.Run(g, pagerank.Fixed(iters))
+			if err != nil {
+				t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
+				continue
+			}
+			v := pagerank.Validate(g, res, ref)
+			if !v.Pass {
+				t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
+			}
+			t.Logf("  %-10s %-12s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
+			if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
+				t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
+			}
+			again, err := im.Run(g, pagerank.Fixed(iters))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range res.Ranks {
+				if res.Ranks[i] != again.Ranks[i] {
+					t.Errorf("%s (%s) on %s: node %d rank %v, then %v (fixed-order sums must give the same bits)", im.Name(), c.name, g.Name, i, res.Ranks[i], again.Ranks[i])
+					break
+				}
+			}
+		}
+		// Tolerance mode: stops when the device's L1 residual falls below pagerank.FloatTolerance.
+		setHotHead(t, g, hotHeadConfigs[0])
+		tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
+		if err != nil {
+			t.Fatalf("%s tolerance run on %s: %v", im.Name(), g.Name, err)
+		}
+		if last := tr.Residuals[len(tr.Residuals)-1]; tr.Converged != (last < pagerank.FloatTolerance) || (!tr.Converged && tr.Iterations != 1000) {
+			t.Errorf("%s tolerance run on %s: converged %v after %d, last residual %g", im.Name(), g.Name, tr.Converged, tr.Iterations, last)
+		}
+	}
+	ReleaseRelabelled()
+}
+
+// hotHeadRow is one line of the sweep table.
+type hotHeadRow struct {
+	Graph      string  `json:"graph"`
+	Name       string  `json:"name"`
+	Config     string  `json:"config,omitempty"`
+	MsPerIter  float64 `json:"ms_per_iteration"`
+	CV         float64 `json:"cv"`
+	Bytes      int64   `json:"bytes_per_iteration"`
+	GBps       float64 `json:"gbps"`
+	ErrOverTol float64 `json:"err_over_tol"`
+	Spearman   float64 `json:"spearman"`
+	Pass       bool    `json:"pass"`
+	Error      string  `json:"error,omitempty"`
+}
+
+func TestGPUHotHeadSweep(t *testing.T) {
+	frNeedGPU(t)
+	spec := os.Getenv("PRLAB_HOTHEAD_RMAT")
+	if spec == "" || frQuick() {
+		t.Skip("set PRLAB_HOTHEAD_RMAT=20,22,24 for the hot-head sweep")
+	}
+	var rows []hotHeadRow
+	for _, f := range strings.Split(spec, ",") {
+		scale, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || scale < 10 || scale > 26 {
+			t.Fatalf("PRLAB_HOTHEAD_RMAT=%q: %q is not a scale in [10, 26]", spec, f)
+		}
+		g, err := pagerank.RMAT(pagerank.Graph500RMAT(scale, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := reference.Multicore(pagerank.Float64, 0).Run(g, pagerank.Fixed(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := func(im pagerank.Implementation, config string) {
+			r := hotHeadRow{Graph: g.Name, Name: im.Name(), Config: config}
+			defer func() { rows = append(rows, r) }()
+			res, err := im.Run(g, pagerank.Fixed(20))
+			if err != nil {
+				r.Error = err.Error()
+				t.Errorf("%s (%s) on %s: %v", im.Name(), config, g.Name, err)
+				return
+			}
+			v := pagerank.Validate(g, res, ref)
+			r.Pass, r.ErrOverTol, r.Spearman = v.Pass, v.ErrOverTol, v.Spearman
+			if !v.Pass {
+				t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), config, g.Name, v)
+			}
+			b, err := im.(pagerank.Benchmarker).Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), pagerank.TimingWarmups, 5)
+			if err != nil {
+				r.Error = err.Error()
+				t.Errorf("%s (%s) on %s: %v", im.Name(), config, g.Name, err)
+				return
+			}
+			r.MsPerIter, r.CV, r.Bytes = b.Timing.MsPerIteration(), b.Timing.CV, b.BytesPerIteration
+			r.GBps = float64(r.Bytes) / (r.MsPerIter * 1e6)
+		}
+		for _, name := range []string{NameT4BucketedReordered, NameCusparse} {
+			one(mustDesign(t, name), "")
+		}
+		hh := mustDesign(t, NameHotHead)
+		for _, c := range hotHeadConfigs {
+			setHotHead(t, g, c)
+			one(hh, c.name)
+		}
+		ReleaseRelabelled()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-10s %-27s %-12s %10s %7s %9s %8s %5s\n", "graph", "design", "config", "ms/iter", "CV", "GB/s", "err/tol", "pass")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-10s %-27s %-12s %10.4f %7.4f %9.1f %8.3f %5v %s\n", r.Graph, r.Name, r.Config, r.MsPerIter, r.CV, r.GBps, r.ErrOverTol, r.Pass, r.Error)
+	}
+	t.Log("\n" + b.String())
+	writeResults(t, "PRLAB_GPU_OUT", "hothead-sweep.json", rows)
+}
