@@ -162,6 +162,7 @@ func TestConstantsMatchHeader(t *testing.T) {
 		"PRLAB_REDUCE_TREE":               reduceTree,
 		"PRLAB_REDUCE_SHUFFLE":            reduceShuffle,
 		"PRLAB_REDUCE_ATOMIC":             reduceAtomic,
+		"PRLAB_REDUCE_CLUSTER":            reduceCluster,
 	}
 	checkDefines(t, defs, want)
 	for id, d := range stageDefs {

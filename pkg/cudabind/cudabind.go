@@ -34,7 +34,20 @@ type Error struct {
 	Message string
 }
 
-var statusNames = map[int]string{1: "bad argument", 2: "CUDA error", 3: "no device", 4: "library error", 5: "internal error"}
+var statusNames = map[int]string{1: "bad argument", 2: "CUDA error", 3: "no device", 4: "library error", 5: "internal error", statusUnavailable: "unavailable"}
+
+// statusUnavailable is PRLAB_ERR_UNAVAILABLE: the design cannot run on this
+// graph or device (e.g. the graph is too large for one cluster); a skip.
+const statusUnavailable = 6
+
+// Unwrap makes a PRLAB_ERR_UNAVAILABLE status an ErrUnavailable (a skip,
+// not a failure: errors.Is(err, ErrUnavailable)).
+func (e *Error) Unwrap() error {
+	if e.Status == statusUnavailable {
+		return ErrUnavailable
+	}
+	return nil
+}
 
 func (e *Error) Error() string {
 	name := statusNames[e.Status]

@@ -33,7 +33,8 @@ const (
 	implCluster     = 20
 	implLayoutEnd   = 21
 
-	implHotHead = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
+	implHotHead      = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
+	implClusterDSMEM = 28 // PRLAB_IMPL_CLUSTER_DSMEM (csrc/cluster_dsmem.cu): its own code range
 )
 
 // Registry names of the GPU designs, as reports and verify know them.
@@ -49,6 +50,7 @@ const (
 	NameGraph               = "gpu-graph"
 	NamePersistent          = "gpu-persistent"
 	NameCluster             = "gpu-cluster"
+	NameClusterDSMEM        = "gpu-cluster-dsmem"
 	NameCusparseReordered   = "gpu-cusparse-reordered"
 	NameFusedReordered      = "gpu-fused-reordered"
 	NameT4BucketedReordered = "gpu-t4-bucketed-reordered"
@@ -163,6 +165,14 @@ var designs = withRelabelled([]design{
 			I := float64(max(iters, 1))
 			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
 		}},
+	{id: implClusterDSMEM, name: NameClusterDSMEM, label: "GPU one thread-block cluster: graph in shared memory, needed-only DSMEM exchange, one cluster.sync() per iteration (sm_90)",
+		family: familyLayout, bytes: ByteFormula{16, 8, 4},
+		counted: "the fused iteration's loads and stores (rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n, contrib' 4n), all served by each block's shared memory; the exchange of the contributions each block's edges need (4 bytes per block and needed remote row, padded to 16-byte segments) through distributed shared memory is not counted; 0 bytes of device memory per iteration after the one-time load",
+		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",
+		costs: func(g *pagerank.Graph, iters int) Costs { // after the load, one per iteration, one before exit
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
+		}},
 	{id: implHotHead, name: NameHotHead, label: "GPU hot head: one launch per iteration (T4 buckets + combine), the hottest contributions from shared memory, graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{24, 8, 0}, order: LocalityOrder,
 		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 96 KiB by default) and the dangling partials O(G) not counted",
@@ -202,7 +212,7 @@ func withRelabelled(base []design, rel []struct{ name, kernelsOf, label string }
 // Designs returns every GPU design, in report order: the stage-by-stage
 // designs (gpu-naive, gpu-thread-per-row, gpu-warp-per-row, gpu-thrust-cub,
 // gpu-thrust-cub-nosync, gpu-cusparse), the layout designs (gpu-t4-bucketed,
-// gpu-fused, gpu-graph, gpu-persistent, gpu-cluster), then the designs on
+// gpu-fused, gpu-graph, gpu-persistent, gpu-cluster, gpu-cluster-dsmem), then the designs on
 // the graph relabelled by out-degree (gpu-cusparse-reordered,
 // gpu-fused-reordered, gpu-t4-bucketed-reordered). Each also implements
 // pagerank.Benchmarker and pagerank.Unavailable; gpu-cusparse and

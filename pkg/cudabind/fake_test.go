@@ -143,7 +143,7 @@ func TestBindingWithFakeLibrary(t *testing.T) {
 	// Write budgets: two-pass reductions meet gridDim.x + 1, atomics never do,
 	// library reductions are not counted.
 	wb, err := CheckWriteBudgets(g)
-	if err != nil || wb[NameThreadPerRow] != "met" || wb[NameWarpPerRow] != "met" || wb[NameCusparse] != "met" ||
+	if err != nil || wb[NameThreadPerRow] != "met" || wb[NameWarpPerRow] != "met" || wb[NameCusparse] != "met" || wb[NameClusterDSMEM] != "met" ||
 		!strings.HasPrefix(wb[NameNaive], "not met: one atomicAdd") || !strings.HasPrefix(wb[NameThrustCUB], "not checked") {
 		t.Errorf("CheckWriteBudgets: %v, %v", wb, err)
 	}

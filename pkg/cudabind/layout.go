@@ -51,6 +51,14 @@ const (
 	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
 	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)
 	knobHotEnd         = 20
+	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
+	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2
+	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange
+	knobDSMThreads  = 26 // threads per block (auto 1024)
+	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)
+	knobDSMGather   = 28 // 0 auto (staged), 1 staged in shared memory, 2 row sums read the ghost vector directly
+	knobDSMFirst    = 24
+	knobDSMEnd      = 29
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

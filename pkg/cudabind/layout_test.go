@@ -54,7 +54,7 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 func TestLayoutRegistry(t *testing.T) {
 	all := Designs()
-	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 5 || len(ownRelabelledDesigns()) != 1 || len(all) != 15 {
+	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 6 || len(ownRelabelledDesigns()) != 1 || len(all) != 16 {
 		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled, %d own relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()), len(ownRelabelledDesigns()))
 	}
 	seen := map[string]bool{}
@@ -71,11 +71,12 @@ func TestLayoutRegistry(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		NameT4Bucketed: "32n + 8nnz",
-		NameFused:      "16n + 8nnz + 4",
-		NameGraph:      "16n + 8nnz + 4",
-		NamePersistent: "16n + 8nnz + 4",
-		NameCluster:    "16n + 8nnz + 4",
+		NameT4Bucketed:   "32n + 8nnz",
+		NameFused:        "16n + 8nnz + 4",
+		NameGraph:        "16n + 8nnz + 4",
+		NamePersistent:   "16n + 8nnz + 4",
+		NameCluster:      "16n + 8nnz + 4",
+		NameClusterDSMEM: "16n + 8nnz + 4",
 	}
 	for _, pi := range layoutDesigns() {
 		im := designImpl(pi)
@@ -88,7 +89,7 @@ func TestLayoutRegistry(t *testing.T) {
 		if im.Label() == "" || im.Precision() != pagerank.Float32 || im.Counted() == "" {
 			t.Errorf("%s: label %q precision %q", im.Name(), im.Label(), im.Precision())
 		}
-		if im.id < implLayoutFirst || im.id >= implLayoutEnd {
+		if (im.id < implLayoutFirst || im.id >= implLayoutEnd) && im.id != implClusterDSMEM {
 			t.Errorf("%s: code %d outside the layout range", im.Name(), im.id)
 		}
 	}
@@ -142,6 +143,15 @@ func TestLayoutConstantsMatchHeader(t *testing.T) {
 		"PRLAB_IMPL_HOTHEAD_FIRST":     implHotHead,
 		"PRLAB_IMPL_HOTHEAD":           implHotHead,
 		"PRLAB_IMPL_HOTHEAD_END":       implHotHead + 1,
+		"PRLAB_IMPL_CLUSTER_DSMEM":     implClusterDSMEM,
+		"PRLAB_KNOB_DSM_FIRST":         knobDSMFirst,
+		"PRLAB_KNOB_DSM_EXCHANGE":      knobDSMExchange,
+		"PRLAB_KNOB_DSM_ABLATE":        knobDSMAblate,
+		"PRLAB_KNOB_DSM_THREADS":       knobDSMThreads,
+		"PRLAB_KNOB_DSM_CLUSTER":       knobDSMCluster,
+		"PRLAB_KNOB_DSM_GATHER":        knobDSMGather,
+		"PRLAB_KNOB_DSM_END":           knobDSMEnd,
+		"PRLAB_ERR_UNAVAILABLE":        statusUnavailable,
 	}
 	checkDefines(t, defs, want)
 	// The layout range must not overlap the course's codes.
@@ -352,7 +362,7 @@ func TestGPULayoutCorrectness(t *testing.T) {
 					continue
 				}
 				res, err := pi.Run(g, pagerank.Fixed(iters))
-				if pi.Name() == NameCluster && errors.Is(err, ErrUnavailable) {
+				if (pi.Name() == NameCluster || pi.Name() == NameClusterDSMEM) && errors.Is(err, ErrUnavailable) {
 					t.Logf("  %s on %s: %v", pi.Name(), g.Name, err)
 					continue
 				}
@@ -430,7 +440,7 @@ func TestGPULayoutConvergence(t *testing.T) {
 					continue
 				}
 				res, err := pi.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
-				if pi.Name() == NameCluster && errors.Is(err, ErrUnavailable) {
+				if (pi.Name() == NameCluster || pi.Name() == NameClusterDSMEM) && errors.Is(err, ErrUnavailable) {
 					continue
 				}
 				if err != nil {

@@ -230,6 +230,7 @@ const (
 	reduceTree    = 0 // shared-memory tree, two passes
 	reduceShuffle = 1 // warp shuffle, two passes
 	reduceAtomic  = 2 // one atomicAdd per thread
+	reduceCluster = 3 // gpu-cluster-dsmem's: one partial per block of one cluster, in its shared memory
 )
 
 // ReductionCheck is the outcome of one isolated reduction run.

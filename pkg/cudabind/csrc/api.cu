@@ -10,6 +10,7 @@
 #include <new>
 #include <vector>
 
+#include "cluster_dsmem.cuh"
 #include "common.cuh"
 #include "hothead.cuh"
 #include "layout.cuh"
@@ -128,6 +129,7 @@ static void destroy(Ctx *c) {
   cudaSetDevice(c->device);
   layoutStateFree(*c);
   hotheadStateFree(*c);
+  dsmemStateFree(*c);
   libraryFree(*c);
   void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
                   c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
@@ -228,6 +230,7 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
   if (D->family == PRLAB_FAMILY_LAYOUT && start != nullptr)
     return fail(e, PRLAB_ERR_ARG, "layout design %d cannot start from given ranks", impl);
   if (hotheadImpl(impl)) return hotheadRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
+  if (dsmemImpl(impl)) return dsmemRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   PR_TRY(checkDamping(d, e));
@@ -281,6 +284,7 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   const prlab_design *D = nullptr;
   PR_TRY(checkDesign(impl, &D, e));
   if (hotheadImpl(impl)) return hotheadBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
+  if (dsmemImpl(impl)) return dsmemBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   PR_TRY(checkDamping(d, e));
@@ -378,8 +382,8 @@ static int timeCopy(Ctx &c, long long bytesMoved, int warmups, int repeats, floa
 static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, const float *b,
                           const unsigned char *mask, int threads, double *value, int *written,
                           int *grid, Err &e) {
-  (void)c; // the context only selects the device (checkHandle); buffers are the call's own
-  if (kind < 0 || kind > 2 || which < 0 || which > 1)
+  // the context selects the device (checkHandle); buffers are the call's own
+  if (kind < 0 || kind > PRLAB_REDUCE_CLUSTER || which < 0 || which > 1)
     return fail(e, PRLAB_ERR_ARG, "reduction kind %d / which %d out of range", kind, which);
   if (n < 1 || !a || (which == 1 && !b) || (which == 0 && !mask) || !value || !written || !grid)
     return fail(e, PRLAB_ERR_ARG, "n = %d must be >= 1 and the arrays non-NULL", n);
@@ -408,8 +412,9 @@ static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, co
     if (st != cudaSuccess) rc = cudaFail(e, st, "check_reduction setup copies");
   }
   if (rc == PRLAB_OK)
-    rc = reduceWith(kind, which, n, da, db, dm, threads, scratch, scratch + kPartialsCapacity, grid,
-                    e);
+    rc = kind == PRLAB_REDUCE_CLUSTER
+             ? dsmemCheckReduction(c, which, n, da, db, dm, threads, scratch, scratch + kPartialsCapacity, grid, e)
+             : reduceWith(kind, which, n, da, db, dm, threads, scratch, scratch + kPartialsCapacity, grid, e);
   if (rc == PRLAB_OK) {
     st = cudaMemcpy(host.data(), scratch, 4 * scratchFloats, cudaMemcpyDeviceToHost);
     if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemcpy(check scratch, device to host)");

@@ -113,6 +113,8 @@ struct Ctx {
   void *layout = nullptr;
   // The hot-head design (hothead.cu): its state, created on first use, freed by hotheadStateFree.
   void *hothead = nullptr;
+  // gpu-cluster-dsmem (cluster_dsmem.cu): its state, created on first use, freed by dsmemStateFree.
+  void *dsmem = nullptr;
 };
 
 // Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "hothead.cuh"
+#include "cluster_dsmem.cuh"
 #include "layout.cuh"
 
 namespace cg = cooperative_groups;
@@ -1830,7 +1831,7 @@ int prlab_layout_info_get(void *handle, prlab_layout_info *out, char *msg, int m
 
 int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) {
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
-    (void)c;
+    if (prlab::dsmemKnob(knob)) return prlab::dsmemSetKnob(c, knob, value, e);
     if (value < 0) return prlab::fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
     if (prlab::hotheadKnob(knob)) return prlab::hotheadSet(c, knob, value, e);
     switch (knob) {

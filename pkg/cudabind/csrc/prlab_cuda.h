@@ -43,6 +43,8 @@ extern "C" {
 #define PRLAB_ERR_NO_DEVICE 3 /* no CUDA device, or no/old driver */
 #define PRLAB_ERR_LIBRARY 4   /* cuSPARSE, CUB or Thrust reported an error */
 #define PRLAB_ERR_INTERNAL 5  /* anything else (an unexpected C++ exception) */
+#define PRLAB_ERR_UNAVAILABLE 6 /* the design cannot run on this graph or device (message says why,
+                                   e.g. "graph too large for one cluster"); a skip, not a failure */
 
 /* Implementations (the `impl` argument). */
 #define PRLAB_IMPL_NAIVE 0          /* T2: thread per row, fused pull + combine, atomics */
@@ -79,6 +81,8 @@ extern "C" {
 #define PRLAB_REDUCE_TREE 0    /* shared-memory tree, two passes */
 #define PRLAB_REDUCE_SHUFFLE 1 /* warp shuffle, two passes */
 #define PRLAB_REDUCE_ATOMIC 2  /* one atomicAdd per thread */
+#define PRLAB_REDUCE_CLUSTER 3 /* gpu-cluster-dsmem's: one cluster, one partial per block in its shared
+                                  memory, read by block 0 through distributed shared memory */
 
 /* GPU context. Strings are NUL-terminated. */
 typedef struct prlab_device_info {
@@ -206,6 +210,12 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_IMPL_HOTHEAD_FIRST 24
 #define PRLAB_IMPL_HOTHEAD 24 /* T4 buckets in one launch + combine, contrib[0, H) from shared memory */
 #define PRLAB_IMPL_HOTHEAD_END 25
+/* The single-cluster design with needed-only exchanges (csrc/cluster_dsmem.cu):
+ * the whole graph in the shared memory of one thread-block cluster, one
+ * cluster.sync() per iteration (sm_90). Its own code range. */
+#define PRLAB_IMPL_DSMEM_FIRST 28
+#define PRLAB_IMPL_CLUSTER_DSMEM 28
+#define PRLAB_IMPL_DSMEM_END 29
 
 #define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */
@@ -226,7 +236,7 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_FAMILY_STAGES 0 /* one kernel or library call per stage (api.cu, kernels.cu, library.cu) */
 #define PRLAB_FAMILY_LAYOUT 1 /* built on the per-graph layout (layout.cu) */
 #define PRLAB_MAX_DESIGN_STAGES 4
-#define PRLAB_DESIGN_COUNT 12
+#define PRLAB_DESIGN_COUNT 13
 
 typedef struct prlab_design {
   int impl;           /* PRLAB_IMPL_* */
@@ -264,6 +274,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
     {PRLAB_IMPL_PERSISTENT, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_CLUSTER, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_HOTHEAD, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_CLUSTER_DSMEM, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
 };
 
 /* Primitives timed by prlab_time_primitive (*median_ms is for all `count`). */
@@ -292,6 +303,16 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 1) */
 #define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */
 #define PRLAB_KNOB_HOT_END 20
+/* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
+#define PRLAB_KNOB_DSM_FIRST 24
+#define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
+                                      (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2 */
+#define PRLAB_KNOB_DSM_ABLATE 25   /* timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange */
+#define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */
+#define PRLAB_KNOB_DSM_CLUSTER 27  /* blocks in the cluster (auto: 16, else 8) */
+#define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (staged), 1 gathered values staged in shared memory, then row
+                                      sums; 2 row sums read the ghost vector directly */
+#define PRLAB_KNOB_DSM_END 29
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

@@ -9,7 +9,9 @@
  * makes prlab_device_count report no device; FAKE_NO_LAYOUT leaves out the
  * optional layout entry points (a library built before the layout designs).
  * The layout designs run the same sequential PageRank; their layout has the
- * T4 buckets of the graph, and the cluster holds graphs of n <= 4096 only.
+ * T4 buckets of the graph, and the cluster holds graphs of n <= 4096 only;
+ * gpu-cluster-dsmem holds graphs of n <= 16384 (beyond: PRLAB_ERR_UNAVAILABLE,
+ * "graph too large for one cluster") and takes its knobs (PRLAB_KNOB_DSM_*).
  * Resident sessions (prlab_session_*) keep a host CSR and apply batches by
  * the device's rules (sorted keys, classification, merge); FAKE_NO_SESSION
  * leaves them out (a library built before them); an update_ms of
@@ -135,6 +137,10 @@ static int run_from(void *handle, int impl, float damping, int iterations, float
     return say(msg, msg_len, PRLAB_ERR_CUDA,
                "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)");
   if (iterations > c->max_iter) return say(msg, msg_len, PRLAB_ERR_ARG, "too many iterations");
+  if (impl == PRLAB_IMPL_CLUSTER_DSMEM && c->n > 16384)
+    return say(msg, msg_len, PRLAB_ERR_UNAVAILABLE,
+               "gpu-cluster-dsmem unavailable: graph too large for one cluster: it needs 240000 bytes of shared "
+               "memory per block in a cluster of 16 (the device allows 232448)");
   float *x = malloc(sizeof(float) * (size_t)c->n), *xn = malloc(sizeof(float) * (size_t)c->n);
   for (int i = 0; i < c->n; ++i) x[i] = start ? start[i] : 1.0f / (float)c->n;
   int k = 0;
@@ -228,6 +234,7 @@ int prlab_check_reduction(void *handle, int kind, int which, int n, const float 
   for (int i = 0; i < n; ++i) s += which == 0 ? (mask[i] ? a[i] : 0.0f) : fabsf(b[i] - a[i]);
   int grid = (n + threads_per_block - 1) / threads_per_block;
   if (grid > 256) grid = 256;
+  if (kind == PRLAB_REDUCE_CLUSTER) grid = 16; /* one cluster of 16 blocks, one partial each */
   *grid_blocks = grid;
   *floats_written = kind == PRLAB_REDUCE_ATOMIC ? 1 : grid + 1;
   *value = (float)s;
@@ -277,6 +284,8 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
     if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
     return PRLAB_OK;
   }
+  if (knob >= PRLAB_KNOB_DSM_FIRST && knob < PRLAB_KNOB_DSM_END)
+    return value < 0 ? say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0") : PRLAB_OK;
   if (knob < 0 || knob >= PRLAB_KNOB_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "knob out of range");
   if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
   c->knobs[knob] = value;

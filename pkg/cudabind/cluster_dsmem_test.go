@@ -1,0 +1,238 @@
+package cudabind
+
+// Tests of gpu-cluster-dsmem (csrc/cluster_dsmem.cu). The GPU tests skip
+// without a GPU. Knobs (environment):
+//
+//	PRLAB_DSMEM_PROBE=1   TestGPUClusterDSMEMVariants: µs per iteration of every exchange /
+//	                      gather / block-size variant and of the ablations on the real graph
+//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2  the exchanges both tests run (default all; bulk needs a
+//	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
+//	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// dsmKnobs sets gpu-cluster-dsmem's knobs on g's upload (0 = automatic for
+// the ones not named).
+func dsmKnobs(t *testing.T, g *pagerank.Graph, knobs map[int]int) {
+	t.Helper()
+	for k := knobDSMFirst; k < knobDSMEnd; k++ {
+		if err := setLayoutKnob(g, k, knobs[k]); err != nil {
+			t.Fatalf("gpu-cluster-dsmem knob %d = %d on %s: %v", k, knobs[k], g.Name, err)
+		}
+	}
+}
+
+// Every exchange the library holds, on the six synthetic cases and the real
+// graph: 100 fixed iterations against the float64 oracle, the same bits on a
+// second run, tolerance mode stopping within 3 iterations of the oracle;
+// and a graph too large for one cluster is a skip (ErrUnavailable) naming why.
+func TestGPUClusterDSMEM(t *testing.T) {
+	frNeedGPU(t)
+	im := mustDesign(t, NameClusterDSMEM)
+	if r := im.Reason(); r != "" {
+		t.Skipf("gpu-cluster-dsmem: %s", r)
+	}
+	iters := pagerank.CorrectnessIterations
+	graphs := pagerank.SyntheticCases()
+	if frQuick() {
+		iters = 10
+	} else if g := frRealGraph(t); g != nil {
+		graphs = append(graphs, g)
+	}
+	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3}
+	for _, ex := range []string{"stores", "bulk", "l2"} {
+		if !frSelected("PRLAB_DSMEM_EXCHANGES", ex) {
+			continue
+		}
+		for _, g := range graphs {
+			if !frSelected("PRLAB_GPU_CASES", g.Name) {
+				continue
+			}
+			dsmKnobs(t, g, map[int]int{knobDSMExchange: exchanges[ex]})
+			res, err := im.Run(g, pagerank.Fixed(iters))
+			if errors.Is(err, ErrUnavailable) {
+				t.Logf("  %-6s %-10s %v", ex, g.Name, err)
+				if ex != "bulk" {
+					t.Errorf("%s exchange on %s unavailable: %v", ex, g.Name, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s exchange on %s: %v", ex, g.Name, err)
+				continue
+			}
+			ref := frOracle(t, g, pagerank.Fixed(iters))
+			v := pagerank.Validate(g, res, ref)
+			t.Logf("  %-6s %-10s n=%-6d nnz=%-6d err/tol=%6.3f sum-1=%+.2e rho=%.6f residual %.2e pass %v",
+				ex, g.Name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman, res.FinalResidual(), v.Pass)
+			if !v.Pass {
+				t.Errorf("%s exchange on %s fails validation: %+v", ex, g.Name, v)
+			}
+			if len(res.Residuals) != iters || res.Iterations != iters || res.Converged {
+				t.Errorf("%s on %s: %d residuals, %d iterations, converged %v", ex, g.Name, len(res.Residuals), res.Iterations, res.Converged)
+			}
+			if iters >= 100 && g.N > 1 && !(res.FinalResidual() < frFloorOr(g) && res.FinalResidual() < res.Residuals[0]) {
+				t.Errorf("%s on %s: residual %g after %d iterations (first %g)", ex, g.Name, res.FinalResidual(), iters, res.Residuals[0])
+			}
+			if frQuick() {
+				continue
+			}
+			again, err := im.Run(g, pagerank.Fixed(iters))
+			if err != nil {
+				t.Errorf("%s on %s, second run: %v", ex, g.Name, err)
+			} else {
+				for i := range res.Ranks {
+					if res.Ranks[i] != again.Ranks[i] {
+						t.Errorf("%s on %s: rank %d differs between two runs (%v, %v)", ex, g.Name, i, res.Ranks[i], again.Ranks[i])
+						break
+					}
+				}
+			}
+			conv, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
+			refc := frOracle(t, g, pagerank.Converge(pagerank.FloatTolerance, 1000))
+			if err != nil {
+				t.Errorf("%s on %s, tolerance run: %v", ex, g.Name, err)
+			} else if frAbs(conv.Iterations-refc.Iterations) > 3 && conv.FinalResidual() > frFloorOr(g) {
+				t.Errorf("%s on %s: tolerance run stopped after %d iterations (oracle %d), residual %g", ex, g.Name, conv.Iterations, refc.Iterations, conv.FinalResidual())
+			}
+		}
+	}
+	for _, g := range graphs {
+		dsmKnobs(t, g, nil)
+	}
+	if frQuick() {
+		return
+	}
+	big := courseLikeGraph(t, "too-large", 400000, 2000000)
+	_, err := im.Run(big, pagerank.Fixed(10))
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "graph too large for one cluster") {
+		t.Errorf("gpu-cluster-dsmem on n = %d: %v; want ErrUnavailable, graph too large for one cluster", big.N, err)
+	}
+}
+
+// frFloorOr is the residual a converged float run reaches: the rounding
+// floor of the longest row, or 1e-5.
+func frFloorOr(g *pagerank.Graph) float64 { return max(1e-5, frFloor(g)) }
+
+// dsmVariant is one configuration of gpu-cluster-dsmem's knobs.
+type dsmVariant struct {
+	name  string
+	knobs map[int]int
+}
+
+func dsmVariants() []dsmVariant {
+	var out []dsmVariant
+	for _, ex := range []struct {
+		name string
+		v    int
+	}{{"stores", 1}, {"bulk", 2}, {"l2", 3}} {
+		for _, ga := range []struct {
+			name string
+			v    int
+		}{{"staged", 1}, {"direct", 2}} {
+			for _, th := range []int{1024, 512} {
+				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
+					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})
+			}
+		}
+	}
+	out = append(out, dsmVariant{"stores staged 1024 threads, cluster of 8", map[int]int{knobDSMExchange: 1, knobDSMGather: 1, knobDSMCluster: 8}})
+	for _, ex := range []struct {
+		name string
+		v    int
+	}{{"stores", 1}, {"bulk", 2}, {"l2", 3}} {
+		for _, ab := range []struct {
+			name string
+			v    int
+		}{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}} {
+			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
+				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
+		}
+	}
+	return out
+}
+
+// The probe of gpu-cluster-dsmem on the real graph (PRLAB_DSMEM_PROBE=1):
+// each variant timed like the report (50 iterations, 3 warm-ups, 10 runs),
+// validated against the oracle unless it is an ablation; the references
+// (gpu-persistent, gpu-cluster) and cluster.sync() in the same process.
+func TestGPUClusterDSMEMVariants(t *testing.T) {
+	frNeedGPU(t)
+	if os.Getenv("PRLAB_DSMEM_PROBE") != "1" || frQuick() {
+		t.Skip("set PRLAB_DSMEM_PROBE=1 for the gpu-cluster-dsmem variants")
+	}
+	g := frRealGraph(t)
+	if g == nil {
+		t.Skipf("%s missing", realGraphPath)
+	}
+	im := mustDesign(t, NameClusterDSMEM)
+	if r := im.Reason(); r != "" {
+		t.Skipf("gpu-cluster-dsmem: %s", r)
+	}
+	prims, err := MeasurePrimitives(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, p := range prims {
+		fmt.Fprintf(&b, "%-62s %8.3f us\n", p.Name, 1000*p.Ms)
+	}
+	ref := frOracle(t, g, pagerank.Fixed(pagerank.TimingIterations))
+	dram := frDRAM(t, g)
+	warm := mustDesign(t, NamePersistent)
+	for i := 0; i < 200; i++ { // clocks up from idle (~0.1 s)
+		if _, err := warm.Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), 0, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fmt.Fprintf(&b, "DRAM copy row %.1f GB/s; gold (0.28 x) needs <= %.3f us per iteration, silver (0.15 x) <= %.3f us, at %d bytes\n",
+		dram, float64(im.BytesFormula().Bytes(g.N, g.NNZ))/(0.28*dram*1e3), float64(im.BytesFormula().Bytes(g.N, g.NNZ))/(0.15*dram*1e3), im.BytesFormula().Bytes(g.N, g.NNZ))
+	fmt.Fprintf(&b, "%-60s %9s %8s %7s %5s\n", "variant", "us/iter", "x DRAM", "CV", "pass")
+	var rows []map[string]any
+	for _, name := range []string{NamePersistent, NameCluster} {
+		r, _, err := frBench(t, mustDesign(t, name), g, ref, dram)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%-60s %9.3f %8.3f %7.4f %5v\n", name, r.USPerIter, r.XDRAM, r.CV, r.Pass)
+		rows = append(rows, map[string]any{"variant": name, "row": r})
+	}
+	for round := 1; round <= 2; round++ {
+		for _, v := range dsmVariants() {
+			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", []string{"", "stores", "bulk", "l2"}[v.knobs[knobDSMExchange]]) {
+				continue
+			}
+			dsmKnobs(t, g, v.knobs)
+			check := ref
+			if v.knobs[knobDSMAblate] != 0 {
+				check = nil
+			}
+			r, _, err := frBench(t, im, g, check, dram)
+			label := fmt.Sprintf("%s (round %d)", v.name, round)
+			if err != nil {
+				fmt.Fprintf(&b, "%-60s %v\n", label, err)
+				if !errors.Is(err, ErrUnavailable) {
+					t.Errorf("%s: %v", label, err)
+				}
+				continue
+			}
+			if check != nil && !r.Pass {
+				t.Errorf("%s: ranks after the timed runs fail validation (err/tol %.3f)", label, r.ErrOverTol)
+			}
+			fmt.Fprintf(&b, "%-60s %9.3f %8.3f %7.4f %5v\n", label, r.USPerIter, r.XDRAM, r.CV, r.Pass || check == nil)
+			rows = append(rows, map[string]any{"variant": v.name, "round": round, "knobs": v.knobs, "row": r})
+		}
+	}
+	dsmKnobs(t, g, nil)
+	t.Log("\n" + b.String())
+	writeResults(t, "PRLAB_LAYOUT_OUT", "dsmem-variants.json", map[string]any{"primitives": prims, "dram_gbps": dram, "rows": rows})
+}
