@@ -182,6 +182,9 @@ func newView(run *Run) (*view, error) {
 				v.Calibration = fmt.Sprintf("The course calibrated the %s column (Tesla T4: 95.7 GB/s against a 244.8 GB/s copy row, 0.391).", th.Column)
 			} else {
 				v.Calibration = fmt.Sprintf("The course left the %s column uncalibrated (no measured passing result yet); grades here are provisional.", th.Column)
+				if note := CalibrationNote(run, th); note != "" {
+					v.Calibration += " " + note
+				}
 			}
 		} else {
 			v.Calibration = fmt.Sprintf("The course's tier table has no column for compute capability %s.", run.GPU.ComputeCapability)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -209,4 +210,70 @@ func copyRowOfKind(run *Run, kind pagerank.StageKind, old int) (pagerank.Stage, 
 		return run.CopyRows[old], true
 	}
 	return pagerank.Stage{}, false
+}
+
+// WarpPerRowReference is the course's second reference design (warp per
+// row), graded beside the thread-per-row baseline in CalibrationNote.
+const WarpPerRowReference = "gpu-warp-per-row"
+
+// CalibrationNote calibrates an uncalibrated column of the tier table from
+// run's own numbers, the way the course calibrated 7.5 ("a tier must have a
+// measured passing result before it can grade"): the fraction of the DRAM
+// copy row the reference designs (the thread-per-row baseline and warp per
+// row) reach; the most a design with their launches per iteration can reach
+// on this graph, bytes / (launches x one empty launch) / the DRAM copy rate
+// (a launch-bound cap, whatever its kernels do), against the time per
+// iteration the silver and gold lines need, bytes / (fraction x DRAM rate);
+// and which designs have a measured passing result at silver and at gold
+// in this run. Empty when the run lacks a reference row, the DRAM copy row
+// or the launch primitive (pkg/cudabind times it with the layout designs).
+func CalibrationNote(run *Run, th Thresholds) string {
+	c := MeasuredCeilings(run)
+	if c.DRAMGBps <= 0 || c.LaunchUs <= 0 || len(run.Tiers) == 0 {
+		return ""
+	}
+	timing := map[string]TimingRow{}
+	for _, t := range run.Timings {
+		timing[t.Implementation] = t
+	}
+	var reached, caps []string
+	for _, name := range []string{run.Tiers[0].Baseline, WarpPerRowReference} {
+		t, ok := timing[name]
+		if !ok || t.Status != StatusPass || t.BytesPerIteration <= 0 || t.LaunchesPerIteration < 1 || !t.XDRAM.Valid() {
+			continue
+		}
+		reached = append(reached, fmt.Sprintf("%s reaches %.3f x DRAM (%.1f µs per iteration)", name, float64(t.XDRAM), t.Timing.MsPerIteration()*1000))
+		floorUs := t.LaunchesPerIteration * c.LaunchUs
+		b := float64(t.BytesPerIteration)
+		cp := fmt.Sprintf("%.0f launches per iteration take at least %.1f µs, so at most %.3f x on %d bytes, where silver (%.2f) needs %.2f µs per iteration and gold (%.2f) %.2f µs",
+			t.LaunchesPerIteration, floorUs, b/(floorUs*1e3)/c.DRAMGBps, t.BytesPerIteration, th.Silver, b/(th.Silver*c.DRAMGBps*1e3), th.Gold, b/(th.Gold*c.DRAMGBps*1e3))
+		if !slices.Contains(caps, cp) {
+			caps = append(caps, cp)
+		}
+	}
+	if len(reached) == 0 {
+		return ""
+	}
+	var silver, gold []string
+	for _, r := range run.Tiers {
+		switch r.Tier {
+		case TierGold:
+			gold = append(gold, r.Implementation)
+		case TierSilver:
+			silver = append(silver, r.Implementation)
+		}
+	}
+	lines := "No design reaches silver or gold in this run, so neither line has a measured passing result here."
+	switch {
+	case len(gold) > 0:
+		lines = fmt.Sprintf("Gold has a measured passing result in this run: %s.", strings.Join(gold, ", "))
+	case len(silver) > 0:
+		lines = fmt.Sprintf("Silver has a measured passing result in this run (%s); gold has none.", strings.Join(silver, ", "))
+	}
+	why := ""
+	if t, ok := timing[run.Tiers[0].Baseline]; ok && t.BytesPerIteration > 0 && c.LaunchUs > float64(t.BytesPerIteration)/(th.Silver*c.DRAMGBps*1e3) {
+		why = fmt.Sprintf(" Even one host launch per iteration (%.2f µs) is longer than the silver time, so on a graph this small only designs with less than one host launch per iteration (CUDA-graph replays, a persistent grid, one cluster) can reach these lines, whatever their kernels do.", c.LaunchUs)
+	}
+	return fmt.Sprintf("Calibration on this run (DRAM copy row %.0f GB/s, empty launch %.2f µs): %s. Their %s.%s %s",
+		c.DRAMGBps, c.LaunchUs, strings.Join(reached, " and "), strings.Join(caps, "; "), why, lines)
 }
