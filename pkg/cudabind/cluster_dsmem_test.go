@@ -145,6 +145,15 @@ func dsmVariants() []dsmVariant {
 		}
 	}
 	out = append(out, dsmVariant{"stores staged 1024 threads, cluster of 8", map[int]int{knobDSMExchange: 1, knobDSMGather: 1, knobDSMCluster: 8}})
+	for _, bal := range []int{1, 2, 4} {
+		for _, ex := range []struct {
+			name string
+			v    int
+		}{{"stores", 1}, {"bulk", 2}} {
+			out = append(out, dsmVariant{fmt.Sprintf("%s staged 1024 threads, balance %d (sends in the row split)", ex.name, bal),
+				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMBalance: bal}})
+		}
+	}
 	for _, ex := range []struct {
 		name string
 		v    int

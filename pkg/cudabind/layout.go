@@ -57,8 +57,9 @@ const (
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)
 	knobDSMGather   = 28 // 0 auto (staged), 1 staged in shared memory, 2 row sums read the ghost vector directly
+	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
-	knobDSMEnd      = 29
+	knobDSMEnd      = 30
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

@@ -150,6 +150,7 @@ func TestLayoutConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_DSM_THREADS":       knobDSMThreads,
 		"PRLAB_KNOB_DSM_CLUSTER":       knobDSMCluster,
 		"PRLAB_KNOB_DSM_GATHER":        knobDSMGather,
+		"PRLAB_KNOB_DSM_BALANCE":       knobDSMBalance,
 		"PRLAB_KNOB_DSM_END":           knobDSMEnd,
 		"PRLAB_ERR_UNAVAILABLE":        statusUnavailable,
 	}

@@ -488,7 +488,7 @@ using namespace dsm;
 struct DsmState {
   int smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
-  int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0;
+  int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0;
   bool built = false;
   int C = 0, threads = 0, mode = 0; // C = 0: unavailable (why)
   size_t smem = 0;
@@ -547,21 +547,31 @@ template <bool kInstr> const void *kernelFor(int mode) {
   }
 }
 
-// The layout of one cluster of C blocks (see the file comment); false with
+// The layout of one cluster of C blocks (see the file comment; balance is
+// PRLAB_KNOB_DSM_BALANCE); false with
 // why set when it cannot hold the graph.
-bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int mode, bool staged,
+bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
                Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
   a = Args{};
   a.n = n;
-  // Rows split by cost = rows + edges.
-  const long long total = static_cast<long long>(n) + rp[n];
+  // Rows split by cost = 1 + in-degree + balance x min(out-degree, C - 1) per
+  // row: its row sum, and (balance > 0) an estimate of how many other blocks
+  // it is sent to (the blocks owning the rows it cites).
+  std::vector<int> outdeg(static_cast<size_t>(n), 0);
+  if (balance > 0)
+    for (int u : col) ++outdeg[static_cast<size_t>(u)];
+  std::vector<long long> pre(static_cast<size_t>(n) + 1, 0);
+  for (int r = 0; r < n; ++r)
+    pre[static_cast<size_t>(r) + 1] = pre[static_cast<size_t>(r)] + 1 + (rp[r + 1] - rp[r]) +
+                                      static_cast<long long>(balance) * std::min(outdeg[static_cast<size_t>(r)], C - 1);
+  const long long total = pre[static_cast<size_t>(n)];
   a.rb[0] = 0;
   int v = 0;
   for (int q = 1; q < C; ++q) {
     const long long target = total * q / C;
-    while (v < n && static_cast<long long>(v) + rp[v] < target) ++v;
+    while (v < n && pre[static_cast<size_t>(v)] < target) ++v;
     a.rb[q] = v;
   }
   for (int q = C; q <= kMaxC; ++q) a.rb[q] = n;
@@ -718,7 +728,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned short> sidx;
     std::vector<unsigned> desc;
     long long xf = 0;
-    if (!layoutFor(rp, col, n, C, mode, staged, a, cols, gids, heavy, sidx, desc, pairs, xf, why)) continue;
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, a, cols, gids, heavy, sidx, desc, pairs, xf, why)) continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged).total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -919,6 +929,10 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
   case PRLAB_KNOB_DSM_CLUSTER:
     if (value > kMaxC) return fail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
     s.knobCluster = value;
+    break;
+  case PRLAB_KNOB_DSM_BALANCE:
+    if (value > 64) return fail(e, PRLAB_ERR_ARG, "balance %d outside [0, 64]", value);
+    s.knobBalance = value;
     break;
   case PRLAB_KNOB_DSM_GATHER:
     if (value > 2) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 2] (auto, staged, direct)", value);

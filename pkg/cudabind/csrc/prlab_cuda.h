@@ -312,7 +312,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_DSM_CLUSTER 27  /* blocks in the cluster (auto: 16, else 8) */
 #define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (staged), 1 gathered values staged in shared memory, then row
                                       sums; 2 row sums read the ghost vector directly */
-#define PRLAB_KNOB_DSM_END 29
+#define PRLAB_KNOB_DSM_BALANCE 29  /* rows split by 1 + in-degree + this x min(out-degree, C - 1) per row (the
+                                      sends it causes; auto 0: rows + edges) */
+#define PRLAB_KNOB_DSM_END 30
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {
