@@ -108,6 +108,7 @@ struct Ctx {
   void *spBuf = nullptr;
   size_t spBufBytes = 0;
   float *pVals = nullptr; // [nnz] P = A D^-1: pVals[e] = invOut[colIdx[e]]
+  size_t pValsBytes = 0;  // its capacity
 
   // Layout designs (layout.cu): their state, created on first use, freed by layoutStateFree.
   void *layout = nullptr;
@@ -178,8 +179,9 @@ int cusparseInit(Ctx &c, Err &e);
 int cusparseSpmv(Ctx &c, int in, Err &e);
 void libraryFree(Ctx &c);
 // Drops the library state built on c's graph (cuSPARSE's matrix and vector
-// descriptors, P values and SpMV buffer, CUB temporary storage) after the
-// graph changed in place (resident.cu); the cuSPARSE handle is kept.
+// descriptors, CUB temporary storage) after the graph changed in place
+// (resident.cu); the cuSPARSE handle, P values and SpMV buffer are kept
+// (cusparseInit reuses them while they are large enough).
 int libraryGraphChanged(Ctx &c, Err &e);
 void cclVersion(char *buf, int len);
 int cusparseVersion();

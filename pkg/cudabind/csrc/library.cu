@@ -143,8 +143,14 @@ int thrustCombine(Ctx &c, float *xn, float d, bool nosync, Err &e) {
 
 int cusparseInit(Ctx &c, Err &e) {
   if (c.spReady) return PRLAB_OK;
-  PR_TRY(devAlloc(reinterpret_cast<void **>(&c.pVals), sizeof(float) * static_cast<size_t>(c.nnz),
-                  "d_pVals", e));
+  const size_t pBytes = sizeof(float) * static_cast<size_t>(c.nnz);
+  if (c.pVals == nullptr || c.pValsBytes < pBytes) { // kept across resident updates while it fits
+    if (c.pVals) cudaFree(c.pVals);
+    c.pVals = nullptr;
+    c.pValsBytes = 0;
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&c.pVals), pBytes + pBytes / 8, "d_pVals", e));
+    c.pValsBytes = pBytes + pBytes / 8;
+  }
   PR_TRY(buildPValues(c, e));
   if (c.sp == nullptr) PR_CUSPARSE(e, cusparseCreate(&c.sp), "cusparseCreate");
   if (c.nnz > 0) {
@@ -159,12 +165,19 @@ int cusparseInit(Ctx &c, Err &e) {
     PR_CUSPARSE(e, cusparseCreateDnVec(&c.spY, c.n, c.y, CUDA_R_32F), "cusparseCreateDnVec(y, %d)",
                 c.n);
     const float alpha = 1.0f, beta = 0.0f;
+    size_t need = 0;
     PR_CUSPARSE(e,
                 cusparseSpMV_bufferSize(c.sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, c.spA,
                                         c.spX[0], &beta, c.spY, CUDA_R_32F,
-                                        PRLAB_CUSPARSE_ALG, &c.spBufBytes),
+                                        PRLAB_CUSPARSE_ALG, &need),
                 "cusparseSpMV_bufferSize(%s)", PRLAB_STR(PRLAB_CUSPARSE_ALG));
-    PR_TRY(devAlloc(&c.spBuf, c.spBufBytes, "d_cusparseBuffer", e));
+    if (c.spBuf == nullptr || need > c.spBufBytes) { // kept across resident updates while it fits
+      if (c.spBuf) cudaFree(c.spBuf);
+      c.spBuf = nullptr;
+      c.spBufBytes = 0;
+      PR_TRY(devAlloc(&c.spBuf, need, "d_cusparseBuffer", e));
+      c.spBufBytes = need;
+    }
   }
   c.spReady = true;
   return PRLAB_OK;
@@ -209,16 +222,13 @@ int libraryGraphChanged(Ctx &c, Err &e) {
   for (int i = 0; i < 2; ++i)
     if (c.spX[i]) cusparseDestroyDnVec(c.spX[i]);
   if (c.spA) cusparseDestroySpMat(c.spA);
-  if (c.spBuf) cudaFree(c.spBuf);
-  if (c.pVals) cudaFree(c.pVals);
   if (c.cubTemp) cudaFree(c.cubTemp);
   c.spY = nullptr;
   c.spX[0] = c.spX[1] = nullptr;
   c.spA = nullptr;
-  c.spBuf = c.cubTemp = nullptr;
-  c.pVals = nullptr;
-  c.spBufBytes = c.cubTempBytes = 0;
-  c.spReady = c.cubReady = false;
+  c.cubTemp = nullptr;
+  c.cubTempBytes = 0;
+  c.spReady = c.cubReady = false; // pVals and the SpMV buffer are reused while they fit
   return PRLAB_OK;
 }
 

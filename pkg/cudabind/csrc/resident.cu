@@ -355,6 +355,12 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
   if (rc == PRLAB_OK) rc = devAlloc(reinterpret_cast<void **>(&r->lens), 4 * (N + 1), "d_rowLengths", e);
   if (rc == PRLAB_OK) rc = devAlloc(reinterpret_cast<void **>(&r->mark), 4 * N, "d_marks", e);
   if (rc == PRLAB_OK) rc = devAlloc(reinterpret_cast<void **>(&r->cnt), 4 * kCounters, "d_counters", e);
+  // The second CSR (the merge's target) with room for 1/8 more edges, so
+  // that a timed update allocates nothing of the graph's size.
+  if (rc == PRLAB_OK) rc = grow(&r->rowPtrAlt, &r->rowCap[1], N + 1, 0, "d_rowPtrAlt", e);
+  if (rc == PRLAB_OK)
+    rc = grow(&r->colIdxAlt, &r->colCap[1], std::max<size_t>(1, nnz + static_cast<size_t>(nnz) / 8), 0,
+              "d_colIdxAlt", e);
   if (rc == PRLAB_OK) {
     cudaError_t st = cudaMemcpy(r->outDeg, outDeg, 4 * N, cudaMemcpyHostToDevice);
     if (st == cudaSuccess) st = cudaMemset(r->mark, 0, 4 * N);
