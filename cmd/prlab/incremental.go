@@ -39,7 +39,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.Var(&rmat, "rmat", "comma-separated R-MAT scales for random batches (default 20,22; \"none\" for none)")
 	fs.Var(&batches, "batches", "comma-separated batch sizes as fractions of the edges (default 0.0001,0.001,0.01,0.1)")
 	fs.Var(&kinds, "kinds", "comma-separated random batch kinds (default "+strings.Join(pagerank.BatchKinds, ",")+")")
-	fs.Var(&impls, "impl", "comma-separated implementations with a warm start (default every CPU one but the oracle; see prlab list); t0-oracle always validates")
+	fs.Var(&impls, "impl", "comma-separated implementations with a warm start or a resident GPU session (default all of them but the oracle: t1-multicore-f64, t1-multicore-f32, gpu-cusparse, gpu-warp-per-row; see prlab list); t0-oracle always validates")
 	seed := fs.Uint64("seed", study.DefaultIncrementalSeed, "seed of the random batches and the R-MAT graphs (>= 1)")
 	runs := fs.Int("runs", study.DefaultIncrementalRuns, "timed runs of every measured step, in [1, 1000]")
 	warmups := fs.Int("warmups", 1, "untimed runs before them, in [0, 100]")

@@ -75,7 +75,7 @@ type IncrementalConfig struct {
 	Seed      uint64
 	MinPapers int
 	LastYear  int
-	Impls     []string // implementations with a warm start; empty = every CPU one but the oracle and the exercise
+	Impls     []string // implementations with a warm start or a resident session; empty = all of them but the oracle and the exercise
 	Warmups   int      // < 0: none
 	Runs      int
 
