@@ -171,6 +171,19 @@ type IncrementalRow struct {
 	WarmCheck      GateCheck          `json:"warm_check"`
 	ColdCheck      GateCheck          `json:"cold_check"`
 	Agreement      GateCheck          `json:"agreement"` // warm against cold
+	// DeviceMs: a resident GPU tier's medians by CUDA events (nil for the others).
+	DeviceMs *DeviceTimes `json:"device_ms,omitempty"`
+}
+
+// DeviceTimes are a resident GPU tier's medians over the timed runs by CUDA
+// events around each whole library call, in ms: the update (the batch's
+// upload and the two read-backs included) and the warm and cold runs (the
+// start's upload and the ranks' download included). The row's wall times
+// add the host's side of the same calls (float64 <-> float conversions, cgo).
+type DeviceTimes struct {
+	UpdateMs F `json:"update_ms"`
+	WarmMs   F `json:"warm_ms"`
+	ColdMs   F `json:"cold_ms"`
 }
 
 // YearTop is the top of one year's snapshot by the oracle's converged

@@ -526,6 +526,13 @@ type recompute struct {
 	updateMs, loadMs float64
 	warmT, coldT     pagerank.Timing
 	warm, cold       *pagerank.Result
+	device           *report.DeviceTimes // a resident session's CUDA-event medians, if it keeps them
+}
+
+// deviceTimed is a pagerank.Session that keeps the CUDA-event time of its
+// last Apply and its last RunFrom (cudabind.DeviceSession).
+type deviceTimed interface {
+	LastMs() (update, run float64)
 }
 
 // hostRecompute measures a host tier (pagerank.WarmStarter): the update is
@@ -571,7 +578,7 @@ func (r *incrementalRunner) residentRecompute(e Entry, res pagerank.Resident, b 
 		return s, err
 	}
 	var updated pagerank.Session
-	var samples []float64
+	var samples, devUpdate, devWarm, devCold []float64
 	for i := 0; i < cfg.Warmups+cfg.Runs; i++ {
 		if err := r.ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
@@ -591,13 +598,25 @@ func (r *incrementalRunner) residentRecompute(e Entry, res pagerank.Resident, b 
 		}
 		if i >= cfg.Warmups {
 			samples = append(samples, ms(elapsed))
+			if dt, ok := s.(deviceTimed); ok {
+				u, _ := dt.LastMs()
+				devUpdate = append(devUpdate, u)
+			}
 		}
 		updated = s
 	}
 	rc.updateMs = pagerank.NewTiming(0, cfg.Warmups, samples, "wall").MedianMs
-	rc.warmT, rc.warm, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) {
-		res, err := safeCall(func() (*pagerank.Result, error) { return updated.RunFrom(p, start) })
+	// runTimed is one RunFrom on s, its CUDA-event time appended to *dev.
+	runTimed := func(s pagerank.Session, start []float64, dev *[]float64) (*pagerank.Result, error) {
+		res, err := safeCall(func() (*pagerank.Result, error) { return s.RunFrom(p, start) })
+		if dt, ok := s.(deviceTimed); ok && err == nil {
+			_, run := dt.LastMs()
+			*dev = append(*dev, run)
+		}
 		return stamp(res, err, e, after)
+	}
+	rc.warmT, rc.warm, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) {
+		return runTimed(updated, start, &devWarm)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("warm start: %w", err)
@@ -608,11 +627,20 @@ func (r *incrementalRunner) residentRecompute(e Entry, res pagerank.Resident, b 
 	}
 	rc.loadMs = loadT.MedianMs
 	rc.coldT, rc.cold, err = timeIt(r.ctx, cfg.Warmups, cfg.Runs, func() (*pagerank.Result, error) {
-		res, err := safeCall(func() (*pagerank.Result, error) { return fresh.RunFrom(p, nil) })
-		return stamp(res, err, e, after)
+		return runTimed(fresh, nil, &devCold)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cold start: %w", err)
+	}
+	if len(devUpdate) > 0 {
+		// The median of v after its first skip samples (timeIt's untimed warm-ups).
+		med := func(v []float64, skip int) report.F {
+			if len(v) <= skip {
+				return report.NaN
+			}
+			return report.F(pagerank.NewTiming(0, 0, v[skip:], "cuda-events").MedianMs)
+		}
+		rc.device = &report.DeviceTimes{UpdateMs: med(devUpdate, 0), WarmMs: med(devWarm, cfg.Warmups), ColdMs: med(devCold, cfg.Warmups)}
 	}
 	return rc, nil
 }
@@ -657,6 +685,7 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pager
 	rc.warmT.Iterations, rc.coldT.Iterations = warm.Iterations, cold.Iterations
 	row.Warm, row.Cold = rc.warmT, rc.coldT
 	row.UpdateMs, row.LoadMs = report.F(rc.updateMs), report.F(rc.loadMs)
+	row.DeviceMs = rc.device
 	row.WarmIterations, row.ColdIterations = warm.Iterations, cold.Iterations
 	row.WarmConverged, row.ColdConverged = warm.Converged, cold.Converged
 	row.IncrementalMs = report.F(rc.updateMs + rc.warmT.MedianMs)

@@ -217,13 +217,23 @@ type residentFake struct {
 
 func (f residentFake) Open(g *pagerank.Graph) (pagerank.Session, error) {
 	*f.opens++
-	return &miscounting{HostSession{Impl: f.Implementation.(pagerank.WarmStarter), Graph: g, Workers: 1}, f.miscount}, nil
+	return &miscounting{HostSession: HostSession{Impl: f.Implementation.(pagerank.WarmStarter), Graph: g, Workers: 1}, wrong: f.miscount}, nil
 }
 
 type miscounting struct {
 	HostSession
 	wrong bool
+	runs  int // RunFrom calls so far: LastMs reports the k-th run as k ms
 }
+
+func (m *miscounting) RunFrom(p pagerank.Params, start []float64) (*pagerank.Result, error) {
+	m.runs++
+	return m.HostSession.RunFrom(p, start)
+}
+
+// LastMs makes the fake a timed session, as cudabind.DeviceSession: every
+// update 7 ms, the k-th run k ms.
+func (m *miscounting) LastMs() (update, run float64) { return 7, float64(m.runs) }
 
 func (m *miscounting) Apply(b *pagerank.Batch) (pagerank.BatchStats, error) {
 	st, err := m.HostSession.Apply(b)
@@ -252,6 +262,9 @@ func TestIncrementalResidentTier(t *testing.T) {
 				t.Errorf("miscounting session: %s (%s)", r.Status, r.Reason)
 			case !wrong && (r.Status != report.StatusPass || !r.LoadMs.Valid() || !r.UpdateMs.Valid() || !r.Speedup.Valid()):
 				t.Errorf("resident row %s: %s (%s), load %v ms, update %v ms", r.Batch, r.Status, r.Reason, r.LoadMs, r.UpdateMs)
+			case !wrong && (r.DeviceMs == nil || r.DeviceMs.UpdateMs != 7 || r.DeviceMs.WarmMs != 1.5 || r.DeviceMs.ColdMs != 1.5):
+				// Two timed runs each of warm and cold, on their own sessions: 1 and 2 ms.
+				t.Errorf("resident row %s: device times %+v, want update 7, warm 1.5, cold 1.5 ms", r.Batch, r.DeviceMs)
 			}
 		}
 	}
