@@ -161,7 +161,7 @@ func dsmVariants() []dsmVariant {
 		for _, ab := range []struct {
 			name string
 			v    int
-		}{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}} {
+		}{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}} {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
 		}

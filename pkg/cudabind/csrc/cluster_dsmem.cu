@@ -36,8 +36,9 @@
 // memory (or L2) on top; 0 bytes of device memory (stores, bulk).
 //
 // Ablations (knob PRLAB_KNOB_DSM_ABLATE, timing only: the ranks are then
-// wrong): 1 leaves out the gather, 2 the row sums + combine, 4 the exchange;
-// 7 leaves the skeleton (partials, block reductions, cluster.sync()).
+// wrong): 1 leaves out the gather, 2 the row sums + combine, 4 the exchange,
+// 8 the per-iteration cluster.sync(); 7 leaves the skeleton (partials, block
+// reductions, cluster.sync()), 15 the loop alone.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -66,7 +67,7 @@ constexpr int kMaxC = 16;
 constexpr int kLight = 32; // thread per row up to this in-degree, warp per row above
 constexpr int kBatch = 8;  // gather loads in flight per thread
 enum { kStores = 1, kBulk = 2, kL2 = 3 };
-enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4 };
+enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 
 struct Args {
@@ -419,7 +420,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       }
 #endif
     }
-    cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
+    if ((a.ablate & kNoSync) == 0)
+      cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
+    else
+      __syncthreads(); // ablation: no cluster barrier (timing only; blocks drift apart)
     p ^= 1;
   }
   if (kInstr && k == iters && tid < 32) {
@@ -709,6 +713,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
     s.why = "the bulk-copy exchange is not compiled in (build with -DPRLAB_CLUSTER_BULK=1 and CUDA 12 or later)";
     return PRLAB_OK;
   }
+  if (mode == kBulk && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
+    s.why = "the no-cluster.sync() ablation would let bulk copies overrun the receivers' mbarrier phases";
+    return PRLAB_OK;
+  }
   const int n = c.n, nnz = c.nnz;
   std::vector<int> rp(static_cast<size_t>(n) + 1), col(static_cast<size_t>(nnz));
   PR_CUDA(e, cudaMemcpy(rp.data(), c.rowPtr, 4 * (static_cast<size_t>(n) + 1), cudaMemcpyDeviceToHost),
@@ -918,7 +926,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     s.knobExchange = value;
     break;
   case PRLAB_KNOB_DSM_ABLATE:
-    if (value > 7) return fail(e, PRLAB_ERR_ARG, "ablation %d outside [0, 7] (bits: gather, rows, exchange)", value);
+    if (value > 15) return fail(e, PRLAB_ERR_ARG, "ablation %d outside [0, 15] (bits: gather, rows, exchange, sync)", value);
     s.knobAblate = value;
     break;
   case PRLAB_KNOB_DSM_THREADS:
