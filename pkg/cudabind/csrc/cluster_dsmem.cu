@@ -507,6 +507,23 @@ struct DsmState {
 
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
+// One cluster of C blocks of `threads` with `smem` bytes of dynamic shared
+// memory, on the default stream (attr must outlive the launch).
+cudaLaunchConfig_t clusterConfig(int C, int threads, size_t smem, cudaLaunchAttribute *attr) {
+  cudaLaunchConfig_t cfg = {};
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(C);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(C));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = 0;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
 void freeBuffers(DsmState &s) {
   void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx};
   for (void *p : bufs)
@@ -755,17 +772,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
         ok = false;
         break;
       }
-      cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(static_cast<unsigned>(C));
-      cfg.blockDim = dim3(static_cast<unsigned>(threads));
-      cfg.dynamicSmemBytes = smem;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
+      cudaLaunchConfig_t cfg = clusterConfig(C, threads, smem, attr);
       int clusters = 0;
       st = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
       if (st != cudaSuccess || clusters < 1) {
@@ -828,18 +836,8 @@ int launch(const Ctx &c, const DsmState &s, int iters, float d, float tol, float
   const void *fn = kernelFor<kInstr>(s.mode);
   PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(s.smem)),
           "cudaFuncSetAttribute(dsmKernel, %zu bytes of dynamic shared memory)", s.smem);
-  cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(s.C);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(s.C));
-  cfg.blockDim = dim3(static_cast<unsigned>(s.threads));
-  cfg.dynamicSmemBytes = s.smem;
-  cfg.stream = 0;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = clusterConfig(s.C, s.threads, s.smem, attr);
   Args a = s.args;
   Coef co = coefOf(c, d);
   Inst in{c.residHist, c.sumHist, s.ctl, tol};
@@ -970,16 +968,8 @@ int dsmemCheckReduction(Ctx &c, int which, int n, const float *a, const float *b
   for (int C : {16, 8}) {
     if (C > 8) PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
                        "cudaFuncSetAttribute(dsmReduceKernel, non-portable cluster size)");
-    cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.gridDim = dim3(static_cast<unsigned>(C));
-    cfg.blockDim = dim3(static_cast<unsigned>(threads));
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
+    cudaLaunchConfig_t cfg = clusterConfig(C, threads, 0, attr);
     void *params[] = {&a, &b, &mask, &n, &slots, &out};
     st = cudaLaunchKernelExC(&cfg, fn, params);
     if (st == cudaSuccess) {
