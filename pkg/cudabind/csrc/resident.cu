@@ -368,6 +368,9 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev1);
     if (st != cudaSuccess) rc = cudaFail(e, st, "session setup (out-degrees upload, marks, events)");
   }
+  // cuSPARSE's handle, matrix and P values now, so that neither the first
+  // update nor the first run pays the handle's creation.
+  if (rc == PRLAB_OK && impl == PRLAB_IMPL_CUSPARSE) rc = cusparseInit(*r->c, e);
   if (rc != PRLAB_OK) {
     freeResident(r);
     return rc;
