@@ -245,3 +245,42 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	t.Log("\n" + b.String())
 	writeResults(t, "PRLAB_LAYOUT_OUT", "dsmem-variants.json", map[string]any{"primitives": prims, "dram_gbps": dram, "rows": rows})
 }
+
+// The write budget of gpu-cluster-dsmem's reductions on the device: its
+// cluster reduction (one partial per block in shared memory, read by block 0
+// through distributed shared memory) writes gridDim.x + 1 floats and returns
+// the float64 sum within 1e-5, on the real graph's mask (or chain's).
+func TestGPUClusterDSMEMWriteBudget(t *testing.T) {
+	frNeedGPU(t)
+	if r := mustDesign(t, NameClusterDSMEM).Reason(); r != "" {
+		t.Skipf("gpu-cluster-dsmem: %s", r)
+	}
+	g := frRealGraph(t)
+	if g == nil {
+		g, _ = pagerank.SyntheticCase("chain")
+	}
+	for which := 0; which < 2; which++ {
+		a := make([]float32, g.N)
+		b := make([]float32, g.N)
+		for i := range a {
+			a[i] = float32(1+i%7) / float32(4*g.N)
+			b[i] = a[i] * (1 + float32(i%3)/8)
+		}
+		rc, err := checkReduction(g, reduceCluster, which, a, b, g.Dangling, budgetThreads)
+		if err != nil {
+			t.Fatalf("cluster reduction %d: %v", which, err)
+		}
+		t.Logf("cluster reduction (which %d): %d blocks, %d floats written, value %.9g", which, rc.GridBlocks, rc.FloatsWritten, rc.Value)
+		if rc.GridBlocks < 1 || rc.FloatsWritten != rc.GridBlocks+1 {
+			t.Errorf("which %d: %d floats written by %d blocks, want gridDim.x + 1", which, rc.FloatsWritten, rc.GridBlocks)
+		}
+	}
+	wb, err := CheckWriteBudgets(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("write budgets: %v", wb)
+	if wb[NameClusterDSMEM] != "met" {
+		t.Errorf("gpu-cluster-dsmem write budget %q, want met", wb[NameClusterDSMEM])
+	}
+}
