@@ -266,7 +266,7 @@ func scaleFixture() *report.ScaleStudy {
 		s.Graphs = append(s.Graphs, report.ScaleGraph{Family: report.FamilyRMAT, Name: name, NNZ: nnz})
 		cpu := float64(nnz) / 100
 		for j, im := range impls {
-			r := report.ScaleRow{Family: report.FamilyRMAT, Graph: name, NNZ: nnz, Implementation: im, Kind: report.KindGPU, Status: report.StatusPass}
+			r := report.ScaleRow{Family: report.FamilyRMAT, Graph: name, NNZ: nnz, Identity: report.Identity{Implementation: im, Kind: report.KindGPU}, Status: report.StatusPass}
 			ms := cpu / float64(2+j)
 			switch {
 			case strings.HasPrefix(im, "t1"):

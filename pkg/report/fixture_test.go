@@ -35,7 +35,7 @@ func fixtureRun(withGPU bool) *Run {
 		},
 	}
 	add := func(cse, impl, label, kind string, prec pagerank.Precision, status string) {
-		c := Check{Case: cse, Implementation: impl, Label: label, Kind: kind, Precision: prec, Iterations: 100, Status: status,
+		c := Check{Case: cse, Identity: Identity{Implementation: impl, Label: label, Kind: kind, Precision: prec}, Iterations: 100, Status: status,
 			ErrOverTol: 0.01, MaxRelErr: 1e-9, SumMinus1: 2e-8, SumAllowed: 1e-6, Spearman: 1, SumPass: true, SpearmanPass: true, ErrPass: true}
 		for _, k := range run.Cases {
 			if k.Name == cse {
@@ -76,7 +76,7 @@ func fixtureRun(withGPU bool) *Run {
 			tol = 1e-6
 		}
 		res := geometric(0.9, 0.78, tol)
-		run.Convergence = append(run.Convergence, Convergence{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision,
+		run.Convergence = append(run.Convergence, Convergence{Identity: Identity{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision},
 			Tolerance: tol, Iterations: len(res), Converged: true, FinalResidual: F(res[len(res)-1]), SumMinus1: 2e-7, SumAllowed: 7.985e-5, Spearman: 1, Status: StatusPass})
 		sums := make([]float64, len(res))
 		for i := range sums {
@@ -86,7 +86,7 @@ func fixtureRun(withGPU bool) *Run {
 			Mode: pagerank.Tolerance, Iterations: len(res), Converged: true, Residuals: res, Sums: sums})
 		if im.Kind != KindExercise {
 			tm := pagerank.NewTiming(50, 3, []float64{20, 21, 19, 20, 20.5, 19.5, 20, 20, 21, 19}, "wall")
-			run.Timings = append(run.Timings, TimingRow{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision,
+			run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision},
 				Case: "aan", Status: StatusPass, Timing: tm, GBps: NaN, XDRAM: NaN})
 		}
 	}
@@ -144,7 +144,7 @@ func fixtureRun(withGPU bool) *Run {
 			{Name: "scale by out-degree", Ms: 0.0028, Bytes: 3 * 4 * 16589, GBps: 71.1, XDRAM: 71.1 / dram, Formula: "4n + 4n + 4n"},
 			{Name: "spmv", Ms: 0.02, Bytes: 800000, GBps: 40, XDRAM: 40 / dram, Formula: "4(n+1) + 4nnz + 4nnz + 4n"},
 		}
-		run.Timings = append(run.Timings, TimingRow{Implementation: g.name, Label: g.label, Kind: KindGPU, Precision: pagerank.Float32, Case: "aan",
+		run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: g.name, Label: g.label, Kind: KindGPU, Precision: pagerank.Float32}, Case: "aan",
 			Status: StatusPass, Timing: tm, BytesPerIteration: g.bytes, GBps: F(gbps), XDRAM: F(gbps / dram),
 			LaunchesPerIteration: 5, HostSyncsPerIteration: 0, Stages: stages})
 	}

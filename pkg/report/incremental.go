@@ -141,36 +141,33 @@ type GateCheck struct {
 // the rebuilt graph (GPU tiers; 0 on the CPU, whose graph is already in
 // memory). IterationRatio = WarmIterations / ColdIterations.
 type IncrementalRow struct {
-	Workload       string             `json:"workload"`
-	Batch          string             `json:"batch"`
-	BatchKind      string             `json:"batch_kind"`
-	Fraction       F                  `json:"fraction"`
-	Year           int                `json:"year,omitempty"`
-	N              int                `json:"n"`
-	NNZ            int                `json:"nnz"`
-	Implementation string             `json:"implementation"`
-	Label          string             `json:"label"`
-	Kind           string             `json:"kind"` // KindCPU or KindGPU
-	Precision      pagerank.Precision `json:"precision"`
-	Tolerance      float64            `json:"tolerance"`
-	Status         string             `json:"status"` // pass: warm, cold and their agreement pass every gate
-	Reason         string             `json:"reason,omitempty"`
-	WarmIterations int                `json:"warm_iterations"`
-	ColdIterations int                `json:"cold_iterations"`
-	WarmConverged  bool               `json:"warm_converged"`
-	ColdConverged  bool               `json:"cold_converged"`
-	Warm           pagerank.Timing    `json:"warm"`
-	Cold           pagerank.Timing    `json:"cold"`
-	UpdateMs       F                  `json:"update_ms"`
-	BuildMs        F                  `json:"build_ms"`
-	LoadMs         F                  `json:"load_ms"`
-	IncrementalMs  F                  `json:"incremental_ms"`
-	RecomputeMs    F                  `json:"recompute_ms"`
-	Speedup        F                  `json:"speedup"`
-	IterationRatio F                  `json:"iteration_ratio"`
-	WarmCheck      GateCheck          `json:"warm_check"`
-	ColdCheck      GateCheck          `json:"cold_check"`
-	Agreement      GateCheck          `json:"agreement"` // warm against cold
+	Workload       string          `json:"workload"`
+	Batch          string          `json:"batch"`
+	BatchKind      string          `json:"batch_kind"`
+	Fraction       F               `json:"fraction"`
+	Year           int             `json:"year,omitempty"`
+	N              int             `json:"n"`
+	NNZ            int             `json:"nnz"`
+	Identity                       // Kind: KindCPU or KindGPU
+	Tolerance      float64         `json:"tolerance"`
+	Status         string          `json:"status"` // pass: warm, cold and their agreement pass every gate
+	Reason         string          `json:"reason,omitempty"`
+	WarmIterations int             `json:"warm_iterations"`
+	ColdIterations int             `json:"cold_iterations"`
+	WarmConverged  bool            `json:"warm_converged"`
+	ColdConverged  bool            `json:"cold_converged"`
+	Warm           pagerank.Timing `json:"warm"`
+	Cold           pagerank.Timing `json:"cold"`
+	UpdateMs       F               `json:"update_ms"`
+	BuildMs        F               `json:"build_ms"`
+	LoadMs         F               `json:"load_ms"`
+	IncrementalMs  F               `json:"incremental_ms"`
+	RecomputeMs    F               `json:"recompute_ms"`
+	Speedup        F               `json:"speedup"`
+	IterationRatio F               `json:"iteration_ratio"`
+	WarmCheck      GateCheck       `json:"warm_check"`
+	ColdCheck      GateCheck       `json:"cold_check"`
+	Agreement      GateCheck       `json:"agreement"` // warm against cold
 	// DeviceMs: a resident GPU tier's medians by CUDA events (nil for the others).
 	DeviceMs *DeviceTimes `json:"device_ms,omitempty"`
 }

@@ -211,6 +211,16 @@ type Impl struct {
 	Reason    string             `json:"reason,omitempty"` // why not available
 }
 
+// Identity names the implementation a row measured; every row of every
+// table (correctness, convergence, timing, scale, incremental) embeds it, so
+// JSON and CSV carry the same four columns under the same names.
+type Identity struct {
+	Implementation string             `json:"implementation" csv:"implementation"`
+	Label          string             `json:"label" csv:"label"`
+	Kind           string             `json:"kind" csv:"kind"` // KindCPU, KindGPU or KindExercise
+	Precision      pagerank.Precision `json:"precision" csv:"precision"`
+}
+
 // Check is one case × implementation correctness row: Iterations fixed
 // iterations validated against the oracle's Result for the same iterations.
 // SumMinus1 is sum(ranks) − 1, allowed |SumMinus1| <= SumAllowed =
@@ -219,24 +229,21 @@ type Impl struct {
 // tolerance documented by pagerank.Validate. Numbers are NaN (null in JSON,
 // empty in CSV) when the row did not run.
 type Check struct {
-	Case           string             `json:"case"`
-	Implementation string             `json:"implementation"`
-	Label          string             `json:"label"`
-	Kind           string             `json:"kind"`
-	Precision      pagerank.Precision `json:"precision"`
-	N              int                `json:"n"`
-	NNZ            int                `json:"nnz"`
-	Iterations     int                `json:"iterations"`
-	Status         string             `json:"status"`
-	Reason         string             `json:"reason,omitempty"`
-	ErrOverTol     F                  `json:"err_over_tol"`
-	MaxRelErr      F                  `json:"max_rel_err"`
-	SumMinus1      F                  `json:"sum_minus_1"`
-	SumAllowed     F                  `json:"sum_allowed"`
-	Spearman       F                  `json:"spearman"`
-	SumPass        bool               `json:"sum_pass"`
-	SpearmanPass   bool               `json:"spearman_pass"`
-	ErrPass        bool               `json:"err_pass"`
+	Case string `json:"case"`
+	Identity
+	N            int    `json:"n"`
+	NNZ          int    `json:"nnz"`
+	Iterations   int    `json:"iterations"`
+	Status       string `json:"status"`
+	Reason       string `json:"reason,omitempty"`
+	ErrOverTol   F      `json:"err_over_tol"`
+	MaxRelErr    F      `json:"max_rel_err"`
+	SumMinus1    F      `json:"sum_minus_1"`
+	SumAllowed   F      `json:"sum_allowed"`
+	Spearman     F      `json:"spearman"`
+	SumPass      bool   `json:"sum_pass"`
+	SpearmanPass bool   `json:"spearman_pass"`
+	ErrPass      bool   `json:"err_pass"`
 	// Top is this row's own top-k node ids (k = the protocol's SpearmanTopK),
 	// highest rank first, for re-verification; empty when the row did not
 	// run and in reports written before it was kept.
@@ -247,20 +254,17 @@ type Check struct {
 // iterations until the L1 residual fell under Tolerance, and the converged
 // ranks validated against the oracle's converged ranks.
 type Convergence struct {
-	Implementation string             `json:"implementation"`
-	Label          string             `json:"label"`
-	Kind           string             `json:"kind"`
-	Precision      pagerank.Precision `json:"precision"`
-	Tolerance      float64            `json:"tolerance"`
-	Iterations     int                `json:"iterations"`
-	Converged      bool               `json:"converged"`
-	FinalResidual  F                  `json:"final_residual"`
-	SumMinus1      F                  `json:"sum_minus_1"`
-	SumAllowed     F                  `json:"sum_allowed"`
-	Spearman       F                  `json:"spearman"`
-	Status         string             `json:"status"`
-	Reason         string             `json:"reason,omitempty"`
-	Top            []string           `json:"top,omitempty"` // this row's top-k ids (see Check.Top)
+	Identity
+	Tolerance     float64  `json:"tolerance"`
+	Iterations    int      `json:"iterations"`
+	Converged     bool     `json:"converged"`
+	FinalResidual F        `json:"final_residual"`
+	SumMinus1     F        `json:"sum_minus_1"`
+	SumAllowed    F        `json:"sum_allowed"`
+	Spearman      F        `json:"spearman"`
+	Status        string   `json:"status"`
+	Reason        string   `json:"reason,omitempty"`
+	Top           []string `json:"top,omitempty"` // this row's top-k ids (see Check.Top)
 }
 
 // TopRow is one row of the top-k table (the course prints 20): a highly
@@ -284,21 +288,18 @@ type TopRow struct {
 // GBps = BytesPerIteration·iterations / median time; XDRAM is GBps over the
 // 128 MiB device-to-device copy row (GPU only; NaN otherwise).
 type TimingRow struct {
-	Implementation        string             `json:"implementation"`
-	Label                 string             `json:"label"`
-	Kind                  string             `json:"kind"`
-	Precision             pagerank.Precision `json:"precision"`
-	Case                  string             `json:"case"`
-	Status                string             `json:"status"` // pass (timed), failed or skipped
-	Reason                string             `json:"reason,omitempty"`
-	Timing                pagerank.Timing    `json:"timing"`
-	BytesPerIteration     int64              `json:"bytes_per_iteration"`
-	BytesFormula          string             `json:"bytes_formula,omitempty"`
-	GBps                  F                  `json:"gbps"`
-	XDRAM                 F                  `json:"x_dram"`
-	LaunchesPerIteration  float64            `json:"launches_per_iteration"`
-	HostSyncsPerIteration float64            `json:"host_syncs_per_iteration"`
-	Stages                []pagerank.Stage   `json:"stages,omitempty"`
+	Identity
+	Case                  string           `json:"case"`
+	Status                string           `json:"status"` // pass (timed), failed or skipped
+	Reason                string           `json:"reason,omitempty"`
+	Timing                pagerank.Timing  `json:"timing"`
+	BytesPerIteration     int64            `json:"bytes_per_iteration"`
+	BytesFormula          string           `json:"bytes_formula,omitempty"`
+	GBps                  F                `json:"gbps"`
+	XDRAM                 F                `json:"x_dram"`
+	LaunchesPerIteration  float64          `json:"launches_per_iteration"`
+	HostSyncsPerIteration float64          `json:"host_syncs_per_iteration"`
+	Stages                []pagerank.Stage `json:"stages,omitempty"`
 }
 
 // GPUContext is the GPU and toolkit every GPU number was measured on.

@@ -132,25 +132,22 @@ type ScaleGraph struct {
 // SpeedupVsCPU = the fastest multi-core CPU row's MsPerIter on this graph /
 // this row's (GPU rows; > 1 means the GPU wins).
 type ScaleRow struct {
-	Family         string             `json:"family"`
-	Scale          int                `json:"scale"`
-	Graph          string             `json:"graph"`
-	N              int                `json:"n"`
-	NNZ            int                `json:"nnz"`
-	Implementation string             `json:"implementation"`
-	Label          string             `json:"label"`
-	Kind           string             `json:"kind"`
-	Precision      pagerank.Precision `json:"precision"`
-	Status         string             `json:"status"` // pass, fail (validation), failed (error) or skipped
-	Reason         string             `json:"reason,omitempty"`
-	Reference      string             `json:"reference"` // what the ranks were validated against
-	ErrOverTol     F                  `json:"err_over_tol"`
-	SumMinus1      F                  `json:"sum_minus_1"`
-	Spearman       F                  `json:"spearman"`
-	Timing         pagerank.Timing    `json:"timing"`
-	MsPerIter      F                  `json:"ms_per_iter"`
-	GTEPS          F                  `json:"gteps"`
-	NsPerEdge      F                  `json:"ns_per_edge"`
+	Family string `json:"family"`
+	Scale  int    `json:"scale"`
+	Graph  string `json:"graph"`
+	N      int    `json:"n"`
+	NNZ    int    `json:"nnz"`
+	Identity
+	Status     string          `json:"status"` // pass, fail (validation), failed (error) or skipped
+	Reason     string          `json:"reason,omitempty"`
+	Reference  string          `json:"reference"` // what the ranks were validated against
+	ErrOverTol F               `json:"err_over_tol"`
+	SumMinus1  F               `json:"sum_minus_1"`
+	Spearman   F               `json:"spearman"`
+	Timing     pagerank.Timing `json:"timing"`
+	MsPerIter  F               `json:"ms_per_iter"`
+	GTEPS      F               `json:"gteps"`
+	NsPerEdge  F               `json:"ns_per_edge"`
 	// BytesPerIteration is the implementation's own count of one iteration's
 	// traffic (GPU implementations; 0 when not counted).
 	BytesPerIteration int64  `json:"bytes_per_iteration"`

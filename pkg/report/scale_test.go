@@ -13,8 +13,7 @@ import (
 
 func scaleFixture() *ScaleStudy {
 	row := func(graph, family string, scale, nnz int, impl, kind string, ms float64) ScaleRow {
-		r := ScaleRow{Family: family, Scale: scale, Graph: graph, N: 1 << scale, NNZ: nnz, Implementation: impl, Kind: kind,
-			Precision: pagerank.Float32, Status: StatusPass, Reference: "t0-oracle", ErrOverTol: 0.01, SumMinus1: 1e-7, Spearman: 1,
+		r := ScaleRow{Family: family, Scale: scale, Graph: graph, N: 1 << scale, NNZ: nnz, Identity: Identity{Implementation: impl, Kind: kind, Precision: pagerank.Float32}, Status: StatusPass, Reference: "t0-oracle", ErrOverTol: 0.01, SumMinus1: 1e-7, Spearman: 1,
 			Timing: pagerank.NewTiming(10, 1, []float64{10 * ms, 10 * ms, 10 * ms}, "wall"), MsPerIter: F(ms),
 			GTEPS: F(GTEPS(nnz, ms)), NsPerEdge: F(ms * 1e6 / float64(nnz)), FloorBytes: 1000, CopyRow: "copy", CopyGBps: 100,
 			FloorMs: 1e-5, FloorFraction: F(1e-5 / ms), SpeedupVsCPU: NaN}

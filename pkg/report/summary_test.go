@@ -128,7 +128,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 func TestDesignFloorNamesTheBound(t *testing.T) {
 	c := Ceilings{DRAMGBps: 1000, IterCopyGBps: 100, L2Bytes: 1 << 20, LaunchUs: 3}
 	row := func(launches float64, bytes int64, ms float64) TimingRow {
-		return TimingRow{Implementation: "x", Kind: KindGPU, Status: StatusPass, BytesPerIteration: bytes, LaunchesPerIteration: launches,
+		return TimingRow{Identity: Identity{Implementation: "x", Kind: KindGPU}, Status: StatusPass, BytesPerIteration: bytes, LaunchesPerIteration: launches,
 			Timing: pagerank.Timing{Iterations: 1, MedianMs: ms}}
 	}
 	for _, tc := range []struct {
@@ -179,7 +179,7 @@ func scaleFixture2() *ScaleStudy {
 		s.Graphs = append(s.Graphs, ScaleGraph{Family: FamilyRMAT, Name: name, NNZ: nnz})
 		cpu := float64(nnz) / 100
 		for j, im := range impls {
-			r := ScaleRow{Family: FamilyRMAT, Graph: name, NNZ: nnz, Implementation: im, Kind: KindGPU, Status: StatusPass}
+			r := ScaleRow{Family: FamilyRMAT, Graph: name, NNZ: nnz, Identity: Identity{Implementation: im, Kind: KindGPU}, Status: StatusPass}
 			ms := cpu / float64(2+j)
 			switch {
 			case strings.HasPrefix(im, "t1"):
@@ -266,7 +266,7 @@ func TestConvergenceLegendOnAGPURun(t *testing.T) {
 		run.Implementations = append(run.Implementations, Impl{Name: name, Kind: kind})
 		run.Results = append(run.Results, pagerank.Result{Implementation: name, Case: "g", Mode: pagerank.Tolerance, Residuals: []float64{1, 0.1}})
 		if kind == KindGPU {
-			run.Timings = append(run.Timings, TimingRow{Implementation: name, Kind: kind, Status: StatusPass,
+			run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: kind}, Status: StatusPass,
 				Timing: pagerank.Timing{Iterations: 10, MedianMs: float64(20 - i)}})
 		}
 	}

@@ -653,7 +653,7 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pager
 	name := e.Impl.Name()
 	tol := r.tolerance(e.Impl.Precision())
 	row := report.IncrementalRow{Workload: b.Workload, Batch: b.Batch, BatchKind: b.Kind, Fraction: b.Fraction, Year: b.Year,
-		N: g.N, NNZ: g.NNZ, Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(), Tolerance: tol,
+		N: g.N, NNZ: g.NNZ, Identity: e.Identity(), Tolerance: tol,
 		UpdateMs: report.NaN, BuildMs: report.F(b.Rebuild.MedianMs), LoadMs: report.NaN,
 		IncrementalMs: report.NaN, RecomputeMs: report.NaN, Speedup: report.NaN, IterationRatio: report.NaN}
 	fail := func(status, why string) (report.IncrementalRow, []float64, error) {

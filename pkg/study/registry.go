@@ -31,6 +31,12 @@ type Entry struct {
 	Kind string
 }
 
+// Identity is the implementation's name, label, kind and precision, as
+// every report row carries them.
+func (e Entry) Identity() report.Identity {
+	return report.Identity{Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision()}
+}
+
 // CPUEntries returns the CPU implementations of pkg/reference: the T0 oracle,
 // T1 multi-core in float64 and float32 (GOMAXPROCS workers), and the course
 // exercise's deliberately wrong variant without dangling redistribution.

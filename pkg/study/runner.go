@@ -440,8 +440,7 @@ func nan() report.F { return report.NaN }
 
 // check turns a validation into a correctness row.
 func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) report.Check {
-	c := report.Check{Case: g.Name, Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind,
-		Precision: e.Impl.Precision(), N: g.N, NNZ: g.NNZ, Iterations: iterations,
+	c := report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations,
 		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumMinus1: report.F(v.SumMinus1),
 		SumAllowed: report.F(v.SumAllowed), Spearman: report.F(v.Spearman),
 		SumPass: v.SumPass, SpearmanPass: v.SpearmanPass, ErrPass: v.ErrPass}
@@ -453,8 +452,7 @@ func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) re
 }
 
 func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason string) report.Check {
-	return report.Check{Case: g.Name, Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind,
-		Precision: e.Impl.Precision(), N: g.N, NNZ: g.NNZ, Iterations: iterations, Status: status, Reason: reason,
+	return report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations, Status: status, Reason: reason,
 		ErrOverTol: nan(), MaxRelErr: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
 }
 
@@ -558,8 +556,7 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 		}
 		name := e.Impl.Name()
 		tol := r.tolerance(e.Impl.Precision())
-		c := report.Convergence{Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
-			Tolerance: tol, FinalResidual: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
+		c := report.Convergence{Identity: e.Identity(), Tolerance: tol, FinalResidual: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
 		var res *pagerank.Result
 		var err error
 		switch {
@@ -659,8 +656,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			return fmt.Errorf("interrupted: %w", err)
 		}
 		name := e.Impl.Name()
-		row := report.TimingRow{Implementation: name, Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
-			Case: g.Name, GBps: nan(), XDRAM: nan()}
+		row := report.TimingRow{Identity: e.Identity(), Case: g.Name, GBps: nan(), XDRAM: nan()}
 		if why := r.avail[name]; why != "" {
 			row.Status, row.Reason = report.StatusSkipped, why
 			r.out.Timings = append(r.out.Timings, row)

@@ -551,8 +551,7 @@ func (r *scaleRunner) skippedRow(sg report.ScaleGraph, e Entry, why string) repo
 func newScaleRow(sg report.ScaleGraph, e Entry) report.ScaleRow {
 	nan := report.NaN
 	return report.ScaleRow{Family: sg.Family, Scale: sg.Scale, Graph: sg.Name, N: sg.N, NNZ: sg.NNZ,
-		Implementation: e.Impl.Name(), Label: e.Impl.Label(), Kind: e.Kind, Precision: e.Impl.Precision(),
-		ErrOverTol: nan, SumMinus1: nan, Spearman: nan, MsPerIter: nan, GTEPS: nan, NsPerEdge: nan,
+		Identity: e.Identity(), ErrOverTol: nan, SumMinus1: nan, Spearman: nan, MsPerIter: nan, GTEPS: nan, NsPerEdge: nan,
 		CopyGBps: nan, FloorMs: nan, FloorFraction: nan, SpeedupVsCPU: nan}
 }
 

@@ -61,7 +61,7 @@ func TestFloorGTEPSArithmetic(t *testing.T) {
 	if !math.IsNaN(report.GTEPS(10, 0)) {
 		t.Error("GTEPS of a zero time")
 	}
-	row := report.ScaleRow{N: 1000, NNZ: 16000, Precision: pagerank.Float32}
+	row := report.ScaleRow{N: 1000, NNZ: 16000, Identity: report.Identity{Precision: pagerank.Float32}}
 	fillRates(&row, 0.5, &pagerank.Stage{Name: "copy", GBps: 100})
 	// 16000 edges in 0.5 ms: 0.032 GTEPS, 31.25 ns per edge; floor
 	// 4*1001 + 4*16000 + 12*1000 = 80004 bytes at 100 GB/s = 0.00080004 ms.
@@ -386,8 +386,7 @@ func TestCPUTimingDifferenceAndFallback(t *testing.T) {
 func TestScaleGoalsGraded(t *testing.T) {
 	const nnz = 263431158
 	mk := func(impl, kind string, ms float64) report.ScaleRow {
-		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: 24, Graph: "rmat24", N: 1 << 24, NNZ: nnz, Implementation: impl,
-			Kind: kind, Status: report.StatusPass}
+		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: 24, Graph: "rmat24", N: 1 << 24, NNZ: nnz, Identity: report.Identity{Implementation: impl, Kind: kind}, Status: report.StatusPass}
 		fillRates(&r, ms, nil)
 		return r
 	}
