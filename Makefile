@@ -80,7 +80,7 @@ notebook-server: kernel
 # ---- the main job (issues 2 and 7): report, tests ----
 # The real graph is bundled in data/aan (acl.txt.gz, papers.tsv.gz, checked against SHA256SUMS):
 # nothing is downloaded or copied at run time.
-# make report   the README's first command: run the study, write $(PRLAB_OUT)/{index.html,results.csv,results.json}
+# make report   the README's first command: run the study, write $(PRLAB_OUT)/{index.html,results.json,*.csv}
 # make test     the README's second command: every Go test (the browser test needs chromium; .ci/run installs it),
 #               summarised by tools/testsum: the skipped tests with their messages, then "N passed, N failed, N skipped"
 #               last; exit status 1 when a test or a build failed. TEST_SUMMARY_DIR=DIR also saves the counts to

@@ -24,7 +24,7 @@ const defaultIncrementalOut = "reports/incremental-latest"
 // mixed; 0.01 % to 10 % of the edges) on R-MAT graphs and graph files; per
 // batch the update against a rebuild, and per implementation the warm start
 // from the ranks before the batch against a cold recompute, validated
-// against the oracle. Writes DIR/index.html, incremental.csv and incremental.json.
+// against the oracle. Writes DIR/index.html, incremental.json and the incremental-*.csv tables.
 //
 //	prlab incremental [--out DIR] [--data DIR] [--by-year=true] [--rmat 20,22]
 //	                  [--graph FILE,...] [--batches 0.0001,0.001,0.01,0.1]
@@ -32,7 +32,7 @@ const defaultIncrementalOut = "reports/incremental-latest"
 //	                  [--runs 3] [--warmups 1] [--last-year 2012]
 func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("incremental", stderr)
-	out := fs.String("out", defaultIncrementalOut, "report directory (index.html, incremental.csv, incremental.json); its base name is the run name")
+	out := fs.String("out", defaultIncrementalOut, "report directory (index.html, incremental.json, incremental-*.csv); its base name is the run name")
 	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz) (the by-year workload), checked before use, never written")
 	byYear := fs.Bool("by-year", true, "run the AAN citation graph year by year")
 	var rmat, batches, kinds, impls listFlag
@@ -46,7 +46,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	lastYear := fs.Int("last-year", study.DefaultLastYear, "last year of the by-year workload")
 	minPapers := fs.Int("min-papers", study.DefaultMinPapers, "the by-year workload starts with the first year with at least this many papers")
 	floatTol := fs.Float64("float-tolerance", study.DefaultIncrementalFloatTolerance, "L1 residual tolerance of float32 rows, in (0, 1)")
-	render := fs.String("render", "", "re-render a finished study: read this incremental.json and rewrite incremental.json, incremental.csv and index.html beside it (nothing is measured)")
+	render := fs.String("render", "", "re-render a finished study: read this incremental.json and rewrite incremental.json, the incremental-*.csv tables and index.html beside it (nothing is measured)")
 	workers := workersFlag(fs)
 	gf := addGraphFlags(fs, true) // graph files for random batches, like prlab scale's
 	if err := parse(fs, args, 0); err != nil {
@@ -146,7 +146,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// One writer per --out for the whole run; a partial report after every
 	// workload survives the process being killed.
-	dst, err := lockOut(*out, stderr, report.HTMLFile, report.IncrementalCSVFile, report.IncrementalJSONFile)
+	dst, err := lockOut(*out, stderr, append([]string{report.HTMLFile, report.IncrementalJSONFile}, report.IncrementalCSVFiles...)...)
 	if err != nil {
 		return fmt.Errorf("incremental: %w", err)
 	}

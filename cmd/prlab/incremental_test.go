@@ -34,8 +34,8 @@ func TestIncrementalCommand(t *testing.T) {
 	if s.Name != "inc" || len(s.Workloads) != 2 || s.Workloads[1].Source != graph || !s.Complete {
 		t.Errorf("name %q, workloads %+v, complete %v", s.Name, s.Workloads, s.Complete)
 	}
-	if _, err := report.ReadIncrementalCSV(filepath.Join(out, report.IncrementalCSVFile)); err != nil {
-		t.Fatal(err)
+	if rows, err := report.ReadTable[report.IncrementalRow](filepath.Join(out, report.IncrementalRowsCSVFile)); err != nil || len(rows) != len(s.Rows) {
+		t.Fatalf("%s: %d rows, want %d: %v", report.IncrementalRowsCSVFile, len(rows), len(s.Rows), err)
 	}
 	page, err := os.ReadFile(filepath.Join(out, report.HTMLFile))
 	if err != nil || !strings.Contains(string(page), report.ChartIncrementalSpeedup) {

@@ -3,8 +3,9 @@
 //	prlab report [--out DIR] [--impl a,b] [--cases c,d] [--iterations N] ...
 //	    the main job: check the bundled graph (data/aan), run every implementation on
 //	    the six synthetic cases and the real graph, validate against the
-//	    float64 oracle, time them, and write DIR/index.html, results.csv and
-//	    results.json (default DIR: reports/latest)
+//	    float64 oracle, time them, and write DIR/index.html, results.json and
+//	    the tables correctness.csv, convergence.csv, timing.csv, stages.csv,
+//	    tiers.csv (default DIR: reports/latest)
 //	prlab render [--out FILE] results.json
 //	    re-render index.html from a results.json without recomputing
 //	prlab list
@@ -12,14 +13,14 @@
 //	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--budget 5m] ...
 //	    the scale study (issue 5): every CPU and GPU implementation on R-MAT
 //	    graphs (and 2-D grids) from 2^16 to 2^24 nodes within a time budget;
-//	    writes DIR/index.html, scale.csv and scale.json (see scale.go)
+//	    writes DIR/index.html, scale.json and the scale-*.csv tables (see scale.go)
 //	prlab verify [--out DIR] [--impl a,b] [--max-slowdown R] REPORT_DIR
 //	prlab compare [--out DIR] [--impl a,b] [--max-slowdown R] A B
 //	    re-verify a report on this machine, or compare two (see verify.go)
 //	prlab incremental [--out DIR] [--rmat 20,22] [--graph FILE] [--batches ...] [--seed N]
 //	    PageRank after batches of edge updates: the AAN graph year by year and
 //	    random batches; update + warm start vs rebuild + cold start; writes
-//	    DIR/index.html, incremental.csv and incremental.json (see incremental.go)
+//	    DIR/index.html, incremental.json and the incremental-*.csv tables (see incremental.go)
 //
 // Exit status: 0 on success, 1 when the command failed, 2 on a usage error.
 // Progress goes to stderr; a failed or interrupted run (SIGINT, SIGTERM)
@@ -122,7 +123,7 @@ func interrupts(cancel func(), stderr io.Writer, exit func()) (stop func()) {
 const usage = `usage: prlab <command> [flags]
 
 commands:
-  report       run the whole study and write reports/<run>/{index.html,results.csv,results.json}
+  report       run the whole study and write reports/<run>/{index.html,results.json,correctness.csv,...}
   render       re-render index.html from a results.json
   list         list the implementations and whether each can run here
   scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids, and --graph files) within a time budget
@@ -260,7 +261,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// One writer per --out, for the whole run: a second `prlab report` on
 	// the same directory fails now, not after computing.
-	dst, err := lockOut(*out, stderr, report.HTMLFile, report.CSVFile, report.JSONFile)
+	dst, err := lockOut(*out, stderr, append([]string{report.HTMLFile, report.JSONFile}, report.RunCSVFiles...)...)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -325,7 +326,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s\n", filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.CSVFile), filepath.Join(*out, report.JSONFile))
+	fmt.Fprintf(stdout, "wrote %s, %s and the tables %s\n", filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.JSONFile), strings.Join(report.RunCSVFiles, ", "))
 	return nil
 }
 

@@ -23,7 +23,7 @@ const defaultScaleOut = "reports/scale-latest"
 // cmdScale is `prlab scale`: the scale study (issue 5, the tiered study's
 // phase 6). Every CPU and GPU implementation on Graph500 R-MAT graphs from
 // 2^min-scale to 2^max-scale nodes (and 2-D grids of comparable n), within
-// a time budget; writes DIR/index.html, scale.csv and scale.json.
+// a time budget; writes DIR/index.html, scale.json and the scale-*.csv tables.
 //
 //	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--grid=true]
 //	            [--budget 5m] [--impl a,b] [--oracle-max-scale 0] [--seed 1]
@@ -31,10 +31,10 @@ const defaultScaleOut = "reports/scale-latest"
 //	            [--graph FILE]... [--format F] [--undirected] [--columns a,b]
 //
 // Each --graph file runs after the generated graphs, with every
-// implementation (family "file" in scale.csv and scale.json).
+// implementation (family "file" in scale-graphs.csv and scale.json).
 func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("scale", stderr)
-	out := fs.String("out", defaultScaleOut, "report directory (index.html, scale.csv, scale.json); its base name is the run name")
+	out := fs.String("out", defaultScaleOut, "report directory (index.html, scale.json, scale-*.csv); its base name is the run name")
 	minScale := fs.Int("min-scale", study.DefaultMinScale, fmt.Sprintf("smallest R-MAT scale (n = 2^scale), in [1, %d]", study.MaxScaleLimit))
 	maxScale := fs.Int("max-scale", study.DefaultMaxScale, fmt.Sprintf("largest R-MAT scale, in [min-scale, %d]", study.MaxScaleLimit))
 	grid := fs.Bool("grid", true, "also run a 2-D grid of comparable n at every scale (the high-diameter, no-skew contrast)")
@@ -44,7 +44,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	oracleMax := fs.Int("oracle-max-scale", 0, "run the float64 sequential oracle only up to this scale (0: as far as the budget allows; -1: never)")
 	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
 	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running")
-	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, scale.csv and index.html beside it (nothing is measured)")
+	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, the scale-*.csv tables and index.html beside it (nothing is measured)")
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
 	workers := workersFlag(fs)
@@ -106,7 +106,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Progress:           stderr,
 	}
 	if !*planOnly {
-		dst, err := lockOut(*out, stderr, report.HTMLFile, report.ScaleCSVFile, report.ScaleJSONFile)
+		dst, err := lockOut(*out, stderr, append([]string{report.HTMLFile, report.ScaleJSONFile}, report.ScaleCSVFiles...)...)
 		if err != nil {
 			return fmt.Errorf("scale: %w", err)
 		}

@@ -26,7 +26,7 @@ func TestScaleCommandWritesReport(t *testing.T) {
 	if s.Name != "scale-small" || len(s.Graphs) != 4 || len(s.Goals) != 3 {
 		t.Errorf("name %q, %d graphs, %d goals", s.Name, len(s.Graphs), len(s.Goals))
 	}
-	for _, f := range []string{report.ScaleCSVFile, report.HTMLFile} {
+	for _, f := range append([]string{report.HTMLFile}, report.ScaleCSVFiles...) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

@@ -28,13 +28,13 @@ type Batch struct {
 // BatchStats counts what ApplyBatch did with a Batch. Inserted + DuplicateInserts
 // + SelfLoops = len(Inserts); Deleted + AbsentDeletes = len(Deletes).
 type BatchStats struct {
-	NewNodes         int `json:"new_nodes"`
-	Inserted         int `json:"inserted"`          // edges added
-	Deleted          int `json:"deleted"`           // edges removed
-	DuplicateInserts int `json:"duplicate_inserts"` // insertions of an edge already present (in the graph after the deletions, or earlier in the batch)
-	AbsentDeletes    int `json:"absent_deletes"`    // deletions of an edge not in the graph (or deleted earlier in the batch)
-	SelfLoops        int `json:"self_loops"`        // insertions u -> u, dropped as NewGraph drops them
-	TouchedRows      int `json:"touched_rows"`      // out-CSR rows whose content changed
+	NewNodes         int `json:"new_nodes" csv:"new_nodes"`
+	Inserted         int `json:"inserted" csv:"inserted"`                   // edges added
+	Deleted          int `json:"deleted" csv:"deleted"`                     // edges removed
+	DuplicateInserts int `json:"duplicate_inserts" csv:"duplicate_inserts"` // insertions of an edge already present (in the graph after the deletions, or earlier in the batch)
+	AbsentDeletes    int `json:"absent_deletes" csv:"absent_deletes"`       // deletions of an edge not in the graph (or deleted earlier in the batch)
+	SelfLoops        int `json:"self_loops" csv:"self_loops"`               // insertions u -> u, dropped as NewGraph drops them
+	TouchedRows      int `json:"touched_rows" csv:"touched_rows"`           // out-CSR rows whose content changed
 }
 
 // packEdge is the sort key of the edge a -> b: a in the high 32 bits.

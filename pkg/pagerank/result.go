@@ -27,13 +27,13 @@ const (
 // (the 128 MiB device-to-device copy) measured in the same process (the
 // course's "x DRAM" column); 0 when no such row exists (CPU).
 type Stage struct {
-	Name    string    `json:"name"`
-	Kind    StageKind `json:"kind,omitempty"`
-	Ms      float64   `json:"ms"`
-	Bytes   int64     `json:"bytes"`
-	GBps    float64   `json:"gbps"`
-	XDRAM   float64   `json:"x_dram"`
-	Formula string    `json:"formula,omitempty"` // how Bytes was counted, e.g. "4n + 4n + 4n"
+	Name    string    `json:"name" csv:"stage"`
+	Kind    StageKind `json:"kind,omitempty" csv:"stage_kind"`
+	Ms      float64   `json:"ms" csv:"ms"`
+	Bytes   int64     `json:"bytes" csv:"bytes"`
+	GBps    float64   `json:"gbps" csv:"gbps"`
+	XDRAM   float64   `json:"x_dram" csv:"x_dram"`
+	Formula string    `json:"formula,omitempty" csv:"formula"` // how Bytes was counted, e.g. "4n + 4n + 4n"
 }
 
 // StageKind says what a Stage row measures ("" for a stage of the iteration:
@@ -61,14 +61,14 @@ const (
 // (the course's protocol: 50 iterations, no convergence test, 3 warm-ups,
 // then 10 timed runs). All times in milliseconds.
 type Timing struct {
-	Iterations int       `json:"iterations"` // iterations per timed run
-	Warmups    int       `json:"warmups"`
-	RunsMs     []float64 `json:"runs_ms"` // one entry per timed run
-	MeanMs     float64   `json:"mean_ms"`
-	MedianMs   float64   `json:"median_ms"`
-	StdMs      float64   `json:"std_ms"`
-	CV         float64   `json:"cv"`    // coefficient of variation StdMs/MeanMs (fraction, not percent)
-	Clock      string    `json:"clock"` // "cuda-events" or "wall" (Go's monotonic clock)
+	Iterations int       `json:"iterations" csv:"iterations"` // iterations per timed run
+	Warmups    int       `json:"warmups" csv:"warmups"`
+	RunsMs     []float64 `json:"runs_ms" csv:"-"` // one entry per timed run
+	MeanMs     float64   `json:"mean_ms" csv:"mean_ms"`
+	MedianMs   float64   `json:"median_ms" csv:"median_ms"`
+	StdMs      float64   `json:"std_ms" csv:"std_ms"`
+	CV         float64   `json:"cv" csv:"cv"`       // coefficient of variation StdMs/MeanMs (fraction, not percent)
+	Clock      string    `json:"clock" csv:"clock"` // "cuda-events" or "wall" (Go's monotonic clock)
 }
 
 // NewTiming computes mean, median, sample standard deviation and CV of runs

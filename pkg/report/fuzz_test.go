@@ -14,12 +14,10 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/gocarina/gocsv"
 )
 
 // fileLine matches an error that names the file, and optionally line[:col].
-var fileLine = regexp.MustCompile(`^(results\.json|results\.csv)(:\d+(:\d+)?)?: `)
+var fileLine = regexp.MustCompile(`^(results\.json|correctness\.csv)(:\d+(:\d+)?)?: `)
 
 func checkReadErr(t *testing.T, err error, name string) {
 	t.Helper()
@@ -72,7 +70,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		if err != nil || !bytes.Equal(b1, b2) {
 			t.Fatalf("JSON round trip differs (%v)", err)
 		}
-		if _, err := EncodeCSV(run); err != nil {
+		if _, err := RunCSV(run); err != nil {
 			t.Fatalf("accepted run does not encode as CSV: %v", err)
 		}
 	})
@@ -102,41 +100,35 @@ func FuzzRenderJSON(f *testing.F) {
 	})
 }
 
+// FuzzDecodeCSV fuzzes the table reader on correctness.csv: rows it
+// accepts write back (gocsv) and read back to the same bytes.
 func FuzzDecodeCSV(f *testing.F) {
-	addFixtureSeeds(f, EncodeCSV)
-	f.Add([]byte(strings.Join(csvHeader(), ",") + "\n"))
-	f.Add([]byte(strings.Join(csvHeader(), ",") + "\ncorrectness,tiny\n"))
+	addFixtureSeeds(f, func(run *Run) ([]byte, error) {
+		t, err := RunCSV(run)
+		return t[CorrectnessCSVFile], err
+	})
+	header := strings.Join(csvHeaderOf(Check{}), ",")
+	f.Add([]byte(header + "\n"))
+	f.Add([]byte(header + "\ntiny,t0-oracle\n"))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rows, err := DecodeCSV(data, "results.csv")
+		rows, err := DecodeTable[Check](data, CorrectnessCSVFile)
 		if err != nil {
-			checkReadErr(t, err, "results.csv")
+			checkReadErr(t, err, CorrectnessCSVFile)
 			return
 		}
 		// Rows read back must write and read back unchanged.
-		var buf bytes.Buffer
-		buf.WriteString(strings.Join(csvHeader(), ",") + "\n")
-		if len(rows) > 0 {
-			buf.Reset()
-			if err := gocsv.Marshal(rows, &buf); err != nil {
-				t.Fatalf("accepted rows do not encode: %v", err)
-			}
-		}
-		rows2, err := DecodeCSV(buf.Bytes(), "results.csv")
+		b1, err := encodeCSVRows(rows, csvHeaderOf(Check{}), CorrectnessCSVFile)
 		if err != nil {
-			t.Fatalf("re-encoded rows do not read back: %v\n%s", err, buf.Bytes())
+			t.Fatalf("accepted rows do not encode: %v", err)
 		}
-		if len(rows2) != len(rows) {
-			t.Fatalf("%d rows, %d after the round trip", len(rows), len(rows2))
+		rows2, err := DecodeTable[Check](b1, CorrectnessCSVFile)
+		if err != nil {
+			t.Fatalf("re-encoded rows do not read back: %v\n%s", err, b1)
 		}
-		var buf2 bytes.Buffer
-		buf2.WriteString(strings.Join(csvHeader(), ",") + "\n")
-		if len(rows2) > 0 {
-			buf2.Reset()
-			gocsv.Marshal(rows2, &buf2)
-		}
-		if !bytes.Equal(buf.Bytes(), buf2.Bytes()) {
-			t.Fatalf("CSV round trip differs:\n%s\n%s", buf.Bytes(), buf2.Bytes())
+		b2, err := encodeCSVRows(rows2, csvHeaderOf(Check{}), CorrectnessCSVFile)
+		if err != nil || !bytes.Equal(b1, b2) {
+			t.Fatalf("CSV round trip differs (%v):\n%s\n%s", err, b1, b2)
 		}
 	})
 }

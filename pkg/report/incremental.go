@@ -16,7 +16,7 @@ import (
 // ranks recomputed from the previous ones (warm start), next to a cold
 // recompute that rebuilds the graph and starts from 1/n. pkg/study's
 // RunIncremental fills an IncrementalStudy; WriteIncremental writes it as
-// incremental.json, incremental.csv and index.html.
+// incremental.json, the incremental-*.csv tables (csv.go) and index.html.
 
 // IncrementalSchema identifies the layout of incremental.json; ReadIncrementalJSON rejects any other value.
 const IncrementalSchema = "prlab/incremental/v1"
@@ -24,7 +24,6 @@ const IncrementalSchema = "prlab/incremental/v1"
 // File names inside an incremental-study report directory.
 const (
 	IncrementalJSONFile = "incremental.json"
-	IncrementalCSVFile  = "incremental.csv"
 )
 
 // Workload kinds.
@@ -99,39 +98,39 @@ type Workload struct {
 // edge list after the batch (what a cold recompute pays on the host first).
 // Both in ms, every run kept.
 type BatchRow struct {
-	Workload  string `json:"workload"`
-	Batch     string `json:"batch"` // year, or "insert 0.1%"
-	Kind      string `json:"kind"`  // BatchYear or a random kind
-	Fraction  F      `json:"fraction"`
-	Year      int    `json:"year,omitempty"`
-	NBefore   int    `json:"n_before"`
-	NNZBefore int    `json:"nnz_before"`
-	N         int    `json:"n"`
-	NNZ       int    `json:"nnz"`
-	Dangling  int    `json:"dangling"`
-	Requested int    `json:"requested"` // insertions + deletions in the batch
+	Workload  string `json:"workload" csv:"workload"`
+	Batch     string `json:"batch" csv:"batch"` // year, or "insert 0.1%"
+	Kind      string `json:"kind" csv:"kind"`   // BatchYear or a random kind
+	Fraction  F      `json:"fraction" csv:"fraction"`
+	Year      int    `json:"year,omitempty" csv:"year"`
+	NBefore   int    `json:"n_before" csv:"n_before"`
+	NNZBefore int    `json:"nnz_before" csv:"nnz_before"`
+	N         int    `json:"n" csv:"n"`
+	NNZ       int    `json:"nnz" csv:"nnz"`
+	Dangling  int    `json:"dangling" csv:"dangling"`
+	Requested int    `json:"requested" csv:"requested"` // insertions + deletions in the batch
 	pagerank.BatchStats
-	Update         pagerank.Timing `json:"update"`
-	Rebuild        pagerank.Timing `json:"rebuild"`
-	UpdateSpeedup  F               `json:"update_speedup"` // rebuild median / update median
-	MatchesRebuild bool            `json:"matches_rebuild"`
-	Mismatch       string          `json:"mismatch,omitempty"` // the first differing array when it does not
+	Update         pagerank.Timing `json:"update" csv:"update"`
+	Rebuild        pagerank.Timing `json:"rebuild" csv:"rebuild"`
+	UpdateSpeedup  F               `json:"update_speedup" csv:"update_speedup"` // rebuild median / update median
+	MatchesRebuild bool            `json:"matches_rebuild" csv:"matches_rebuild"`
+	Mismatch       string          `json:"mismatch,omitempty" csv:"mismatch"` // the first differing array when it does not
 	// DanglingMass is the rank on dangling nodes of the oracle's warm-start
 	// vector on the updated graph; DanglingMassRebuild the same on the rebuilt one (equal when the structures are).
-	DanglingMass        F   `json:"dangling_mass"`
-	DanglingMassRebuild F   `json:"dangling_mass_rebuild"`
-	OracleIterations    int `json:"oracle_iterations"` // the oracle's cold start to its tolerance
+	DanglingMass        F   `json:"dangling_mass" csv:"dangling_mass"`
+	DanglingMassRebuild F   `json:"dangling_mass_rebuild" csv:"dangling_mass_rebuild"`
+	OracleIterations    int `json:"oracle_iterations" csv:"oracle_iterations"` // the oracle's cold start to its tolerance
 }
 
 // GateCheck is one validation with the study's gates (pagerank.Validate).
 type GateCheck struct {
-	Against    string `json:"against"` // what it was compared with
-	ErrOverTol F      `json:"err_over_tol"`
-	SumMinus1  F      `json:"sum_minus_1"`
-	SumAllowed F      `json:"sum_allowed"`
-	Spearman   F      `json:"spearman"`
-	Pass       bool   `json:"pass"`
-	Reason     string `json:"reason,omitempty"`
+	Against    string `json:"against" csv:"against"` // what it was compared with
+	ErrOverTol F      `json:"err_over_tol" csv:"err_over_tol"`
+	SumMinus1  F      `json:"sum_minus_1" csv:"sum_minus_1"`
+	SumAllowed F      `json:"sum_allowed" csv:"sum_allowed"`
+	Spearman   F      `json:"spearman" csv:"spearman"`
+	Pass       bool   `json:"pass" csv:"pass"`
+	Reason     string `json:"reason,omitempty" csv:"reason"`
 }
 
 // IncrementalRow is one implementation on one batch. Times in ms (medians
@@ -141,35 +140,35 @@ type GateCheck struct {
 // the rebuilt graph (GPU tiers; 0 on the CPU, whose graph is already in
 // memory). IterationRatio = WarmIterations / ColdIterations.
 type IncrementalRow struct {
-	Workload       string          `json:"workload"`
-	Batch          string          `json:"batch"`
-	BatchKind      string          `json:"batch_kind"`
-	Fraction       F               `json:"fraction"`
-	Year           int             `json:"year,omitempty"`
-	N              int             `json:"n"`
-	NNZ            int             `json:"nnz"`
+	Workload       string          `json:"workload" csv:"workload"`
+	Batch          string          `json:"batch" csv:"batch"`
+	BatchKind      string          `json:"batch_kind" csv:"batch_kind"`
+	Fraction       F               `json:"fraction" csv:"fraction"`
+	Year           int             `json:"year,omitempty" csv:"year"`
+	N              int             `json:"n" csv:"n"`
+	NNZ            int             `json:"nnz" csv:"nnz"`
 	Identity                       // Kind: KindCPU or KindGPU
-	Tolerance      float64         `json:"tolerance"`
-	Status         string          `json:"status"` // pass: warm, cold and their agreement pass every gate
-	Reason         string          `json:"reason,omitempty"`
-	WarmIterations int             `json:"warm_iterations"`
-	ColdIterations int             `json:"cold_iterations"`
-	WarmConverged  bool            `json:"warm_converged"`
-	ColdConverged  bool            `json:"cold_converged"`
-	Warm           pagerank.Timing `json:"warm"`
-	Cold           pagerank.Timing `json:"cold"`
-	UpdateMs       F               `json:"update_ms"`
-	BuildMs        F               `json:"build_ms"`
-	LoadMs         F               `json:"load_ms"`
-	IncrementalMs  F               `json:"incremental_ms"`
-	RecomputeMs    F               `json:"recompute_ms"`
-	Speedup        F               `json:"speedup"`
-	IterationRatio F               `json:"iteration_ratio"`
-	WarmCheck      GateCheck       `json:"warm_check"`
-	ColdCheck      GateCheck       `json:"cold_check"`
-	Agreement      GateCheck       `json:"agreement"` // warm against cold
+	Tolerance      float64         `json:"tolerance" csv:"tolerance"`
+	Status         string          `json:"status" csv:"status"` // pass: warm, cold and their agreement pass every gate
+	Reason         string          `json:"reason,omitempty" csv:"reason"`
+	WarmIterations int             `json:"warm_iterations" csv:"warm_iterations"`
+	ColdIterations int             `json:"cold_iterations" csv:"cold_iterations"`
+	WarmConverged  bool            `json:"warm_converged" csv:"warm_converged"`
+	ColdConverged  bool            `json:"cold_converged" csv:"cold_converged"`
+	Warm           pagerank.Timing `json:"warm" csv:"warm"`
+	Cold           pagerank.Timing `json:"cold" csv:"cold"`
+	UpdateMs       F               `json:"update_ms" csv:"update_ms"`
+	BuildMs        F               `json:"build_ms" csv:"build_ms"`
+	LoadMs         F               `json:"load_ms" csv:"load_ms"`
+	IncrementalMs  F               `json:"incremental_ms" csv:"incremental_ms"`
+	RecomputeMs    F               `json:"recompute_ms" csv:"recompute_ms"`
+	Speedup        F               `json:"speedup" csv:"speedup"`
+	IterationRatio F               `json:"iteration_ratio" csv:"iteration_ratio"`
+	WarmCheck      GateCheck       `json:"warm_check" csv:"warm_check"`
+	ColdCheck      GateCheck       `json:"cold_check" csv:"cold_check"`
+	Agreement      GateCheck       `json:"agreement" csv:"agreement"` // warm against cold
 	// DeviceMs: a resident GPU tier's medians by CUDA events (nil for the others).
-	DeviceMs *DeviceTimes `json:"device_ms,omitempty"`
+	DeviceMs *DeviceTimes `json:"device_ms,omitempty" csv:"device_ms"`
 }
 
 // DeviceTimes are a resident GPU tier's medians over the timed runs by CUDA
@@ -178,9 +177,9 @@ type IncrementalRow struct {
 // start's upload and the ranks' download included). The row's wall times
 // add the host's side of the same calls (float64 <-> float conversions, cgo).
 type DeviceTimes struct {
-	UpdateMs F `json:"update_ms"`
-	WarmMs   F `json:"warm_ms"`
-	ColdMs   F `json:"cold_ms"`
+	UpdateMs F `json:"update_ms" csv:"update_ms"`
+	WarmMs   F `json:"warm_ms" csv:"warm_ms"`
+	ColdMs   F `json:"cold_ms" csv:"cold_ms"`
 }
 
 // YearTop is the top of one year's snapshot by the oracle's converged
@@ -200,19 +199,19 @@ type YearTop struct {
 // fraction still >= 1, Above the smallest measured fraction under 1 (NaN
 // when every measured fraction is on one side).
 type Crossover struct {
-	Workload       string `json:"workload"`
-	Implementation string `json:"implementation"`
-	BatchKind      string `json:"batch_kind"`
-	Below          F      `json:"below"`
-	Above          F      `json:"above"`
-	Text           string `json:"text"`
+	Workload       string `json:"workload" csv:"workload"`
+	Implementation string `json:"implementation" csv:"implementation"`
+	BatchKind      string `json:"batch_kind" csv:"batch_kind"`
+	Below          F      `json:"below" csv:"below"`
+	Above          F      `json:"above" csv:"above"`
+	Text           string `json:"text" csv:"text"`
 }
 
 // IncrementalFiles renders s into the three files of an incremental report
-// directory (incremental.json, incremental.csv, index.html), keyed by name,
+// directory (incremental.json, the tables of IncrementalCSV, index.html), keyed by name,
 // for OutDir.Write.
 func IncrementalFiles(s *IncrementalStudy) (map[string][]byte, error) {
-	return studyFiles(s, IncrementalJSONFile, EncodeIncrementalJSON, IncrementalCSVFile, EncodeIncrementalCSV, RenderIncrementalHTML)
+	return studyFiles(s, IncrementalJSONFile, EncodeIncrementalJSON, IncrementalCSV, RenderIncrementalHTML)
 }
 
 // WriteIncremental renders s in memory and writes dir as one unit (WriteDir).
@@ -338,125 +337,6 @@ func (s *IncrementalStudy) Validate() error {
 	return nil
 }
 
-// IncrementalCSVRow is one row of incremental.csv, tidy: one observation per
-// row, one variable per column. Section "batch" (one per batch: sizes,
-// counts, update and rebuild times), "row" (batch x implementation: warm and
-// cold iterations and times, speed-up, validation), "top" (one per paper of
-// a year's top 20, with entered = the paper is new in it) or "crossover".
-// Columns that do not apply are empty. Times in ms (medians), fractions of
-// the edges as fractions (0.001 = 0.1 %).
-type IncrementalCSVRow struct {
-	Section          string `csv:"section"`
-	Workload         string `csv:"workload"`
-	Batch            string `csv:"batch"`
-	BatchKind        string `csv:"batch_kind"`
-	Fraction         F      `csv:"fraction"`
-	Year             Count  `csv:"year"`
-	N                Count  `csv:"n"`
-	NNZ              Count  `csv:"nnz"`
-	Implementation   string `csv:"implementation"`
-	Kind             string `csv:"kind"`
-	Precision        string `csv:"precision"`
-	Status           string `csv:"status"`
-	Reason           string `csv:"reason"`
-	NewNodes         Count  `csv:"new_nodes"`
-	Inserted         Count  `csv:"inserted"`
-	Deleted          Count  `csv:"deleted"`
-	DuplicateInserts Count  `csv:"duplicate_inserts"`
-	AbsentDeletes    Count  `csv:"absent_deletes"`
-	SelfLoops        Count  `csv:"self_loops"`
-	UpdateMs         F      `csv:"update_ms"`
-	RebuildMs        F      `csv:"rebuild_ms"`
-	MatchesRebuild   string `csv:"matches_rebuild"`
-	WarmIterations   Count  `csv:"warm_iterations"`
-	ColdIterations   Count  `csv:"cold_iterations"`
-	WarmMs           F      `csv:"warm_ms"`
-	ColdMs           F      `csv:"cold_ms"`
-	IncrementalMs    F      `csv:"incremental_ms"`
-	RecomputeMs      F      `csv:"recompute_ms"`
-	Speedup          F      `csv:"speedup"`
-	Runs             Count  `csv:"runs"`
-	WarmErrOverTol   F      `csv:"warm_err_over_tol"`
-	WarmSpearman     F      `csv:"warm_spearman"`
-	ColdErrOverTol   F      `csv:"cold_err_over_tol"`
-	AgreeErrOverTol  F      `csv:"agree_err_over_tol"`
-	Rank             Count  `csv:"rank"`
-	ID               string `csv:"id"`
-	Score            F      `csv:"score"`
-	Entered          string `csv:"entered"`
-	Title            string `csv:"title"`
-}
-
-// Incremental CSV sections.
-const (
-	IncrementalSectionBatch     = "batch"
-	IncrementalSectionRow       = "row"
-	IncrementalSectionTop       = "top"
-	IncrementalSectionCrossover = "crossover"
-)
-
-var incrementalSections = []string{IncrementalSectionBatch, IncrementalSectionRow, IncrementalSectionTop, IncrementalSectionCrossover}
-
-func blankIncrementalRow(section string) IncrementalCSVRow {
-	return IncrementalCSVRow{Section: section, Fraction: NaN, UpdateMs: NaN, RebuildMs: NaN, WarmMs: NaN, ColdMs: NaN,
-		IncrementalMs: NaN, RecomputeMs: NaN, Speedup: NaN, WarmErrOverTol: NaN, WarmSpearman: NaN,
-		ColdErrOverTol: NaN, AgreeErrOverTol: NaN, Score: NaN}
-}
-
-func timedMedian(t pagerank.Timing) F {
-	if len(t.RunsMs) == 0 {
-		return NaN
-	}
-	return F(t.MedianMs)
-}
-
-// IncrementalCSVRows flattens s into incremental.csv rows.
-func IncrementalCSVRows(s *IncrementalStudy) []IncrementalCSVRow {
-	var rows []IncrementalCSVRow
-	for _, b := range s.Batches {
-		r := blankIncrementalRow(IncrementalSectionBatch)
-		r.Workload, r.Batch, r.BatchKind, r.Fraction, r.Year = b.Workload, b.Batch, b.Kind, b.Fraction, Count(b.Year)
-		r.N, r.NNZ, r.Implementation, r.Status = Count(b.N), Count(b.NNZ), "update", StatusPass
-		if !b.MatchesRebuild {
-			r.Status, r.Reason = StatusFail, b.Mismatch
-		}
-		r.NewNodes, r.Inserted, r.Deleted = Count(b.NewNodes), Count(b.Inserted), Count(b.Deleted)
-		r.DuplicateInserts, r.AbsentDeletes, r.SelfLoops = Count(b.DuplicateInserts), Count(b.AbsentDeletes), Count(b.SelfLoops)
-		r.UpdateMs, r.RebuildMs, r.MatchesRebuild = timedMedian(b.Update), timedMedian(b.Rebuild), fmt.Sprint(b.MatchesRebuild)
-		r.Runs = Count(len(b.Update.RunsMs))
-		rows = append(rows, r)
-	}
-	for _, x := range s.Rows {
-		r := blankIncrementalRow(IncrementalSectionRow)
-		r.Workload, r.Batch, r.BatchKind, r.Fraction, r.Year = x.Workload, x.Batch, x.BatchKind, x.Fraction, Count(x.Year)
-		r.N, r.NNZ, r.Implementation, r.Kind, r.Precision = Count(x.N), Count(x.NNZ), x.Implementation, x.Kind, string(x.Precision)
-		r.Status, r.Reason = x.Status, x.Reason
-		r.WarmIterations, r.ColdIterations = Count(x.WarmIterations), Count(x.ColdIterations)
-		r.WarmMs, r.ColdMs, r.UpdateMs, r.RebuildMs = timedMedian(x.Warm), timedMedian(x.Cold), x.UpdateMs, x.BuildMs
-		r.IncrementalMs, r.RecomputeMs, r.Speedup, r.Runs = x.IncrementalMs, x.RecomputeMs, x.Speedup, Count(len(x.Warm.RunsMs))
-		r.WarmErrOverTol, r.WarmSpearman = x.WarmCheck.ErrOverTol, x.WarmCheck.Spearman
-		r.ColdErrOverTol, r.AgreeErrOverTol = x.ColdCheck.ErrOverTol, x.Agreement.ErrOverTol
-		rows = append(rows, r)
-	}
-	for _, y := range s.Years {
-		for _, t := range y.Top {
-			r := blankIncrementalRow(IncrementalSectionTop)
-			r.Workload, r.Batch, r.BatchKind, r.Year = workloadOfYears(s), fmt.Sprint(y.Year), BatchYear, Count(y.Year)
-			r.N, r.NNZ, r.Implementation, r.Status = Count(y.N), Count(y.NNZ), "t0-oracle", StatusPass
-			r.Rank, r.ID, r.Score, r.Title = Count(t.Rank), t.ID, F(t.Score), t.Title
-			r.Entered = fmt.Sprint(slices.Contains(y.Entered, t.ID))
-			rows = append(rows, r)
-		}
-	}
-	for _, c := range s.Crossovers {
-		r := blankIncrementalRow(IncrementalSectionCrossover)
-		r.Workload, r.BatchKind, r.Implementation, r.Status, r.Reason = c.Workload, c.BatchKind, c.Implementation, StatusPass, c.Text
-		r.Fraction = c.Above
-		rows = append(rows, r)
-	}
-	return rows
-}
-
 // workloadOfYears is the name of the by-year workload (the one Years belong to).
 func workloadOfYears(s *IncrementalStudy) string {
 	for _, w := range s.Workloads {
@@ -465,35 +345,4 @@ func workloadOfYears(s *IncrementalStudy) string {
 		}
 	}
 	return ""
-}
-
-func incrementalCSVHeader() []string { return csvHeaderOf(blankIncrementalRow(IncrementalSectionRow)) }
-
-// EncodeIncrementalCSV is incremental.csv (gocsv, with a header line).
-func EncodeIncrementalCSV(s *IncrementalStudy) ([]byte, error) {
-	return encodeCSVRows(IncrementalCSVRows(s), incrementalCSVHeader(), IncrementalCSVFile)
-}
-
-// ReadIncrementalCSV reads and validates an incremental.csv written by WriteIncremental.
-func ReadIncrementalCSV(path string) ([]IncrementalCSVRow, error) {
-	return readFile(path, DecodeIncrementalCSV)
-}
-
-// DecodeIncrementalCSV parses and validates incremental.csv bytes; errors
-// name the file, line and column.
-func DecodeIncrementalCSV(data []byte, name string) ([]IncrementalCSVRow, error) {
-	rows, err := decodeCSVRows[IncrementalCSVRow](data, name, incrementalCSVHeader())
-	if err != nil {
-		return nil, err
-	}
-	for i, r := range rows {
-		line := i + 2
-		if !slices.Contains(incrementalSections, r.Section) {
-			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(incrementalSections, ", "))
-		}
-		if !slices.Contains(statuses, r.Status) {
-			return nil, fmt.Errorf("%s:%d: column status: %q is not one of %s", name, line, clip(r.Status), strings.Join(statuses, ", "))
-		}
-	}
-	return rows, nil
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,39 +10,20 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/gocarina/gocsv"
-
-	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 // File names inside a report directory.
 const (
 	HTMLFile = "index.html"
-	CSVFile  = "results.csv"
 	JSONFile = "results.json"
 )
 
-// Files renders run into the three files of a report directory (index.html,
-// results.csv, results.json), keyed by name, for OutDir.Write.
+// Files renders run into the files of a report directory (results.json,
+// the tables of RunCSV, index.html), keyed by name, for OutDir.Write.
 func Files(run *Run) (map[string][]byte, error) {
-	run.sanitize()
-	js, err := EncodeJSON(run)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := EncodeCSV(run)
-	if err != nil {
-		return nil, err
-	}
-	page, err := RenderHTML(run)
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{JSONFile: js, CSVFile: cs, HTMLFile: page}, nil
+	return studyFiles(run, JSONFile, EncodeJSON, RunCSV, RenderHTML)
 }
 
 // Write renders run (in memory, before anything is written) and writes dir
@@ -354,214 +334,6 @@ func (run *Run) Validate() error {
 	return nil
 }
 
-// CSVRow is one row of results.csv. Section says which table it belongs to:
-// "correctness" (case × implementation), "convergence" (real graph,
-// tolerance mode), "timing" (real graph), "stage" (the copy rows with implementation "copy", the
-// course's stage table with implementation "stage-table", then each GPU
-// implementation's own stages), or "tier". Columns that do not apply
-// to a section are empty. Times in ms, bytes in bytes, bandwidth in GB/s
-// (1e9 bytes per second), CV as a fraction.
-type CSVRow struct {
-	Section        string `csv:"section"`
-	Case           string `csv:"case"`
-	Implementation string `csv:"implementation"`
-	Label          string `csv:"label"`
-	Kind           string `csv:"kind"`
-	Precision      string `csv:"precision"`
-	Status         string `csv:"status"`
-	Reason         string `csv:"reason"`
-	N              Count  `csv:"n"`
-	NNZ            Count  `csv:"nnz"`
-	Iterations     Count  `csv:"iterations"`
-	ErrOverTol     F      `csv:"err_over_tol"`
-	SumMinus1      F      `csv:"sum_minus_1"`
-	SumAllowed     F      `csv:"sum_allowed"`
-	Spearman       F      `csv:"spearman"`
-	Tolerance      F      `csv:"tolerance"`
-	FinalResidual  F      `csv:"final_residual"`
-	MedianMs       F      `csv:"median_ms"`
-	MeanMs         F      `csv:"mean_ms"`
-	CV             F      `csv:"cv"`
-	MsPerIter      F      `csv:"ms_per_iter"`
-	Runs           Count  `csv:"runs"`
-	Clock          string `csv:"clock"`
-	Stage          string `csv:"stage"`
-	StageMs        F      `csv:"stage_ms"`
-	Bytes          Count  `csv:"bytes"`
-	GBps           F      `csv:"gbps"`
-	XDRAM          F      `csv:"x_dram"`
-	Launches       F      `csv:"launches_per_iter"`
-	HostSyncs      F      `csv:"host_syncs_per_iter"`
-	Tier           string `csv:"tier"`
-}
-
-// CSV sections.
-const (
-	SectionCorrectness = "correctness"
-	SectionConvergence = "convergence"
-	SectionTiming      = "timing"
-	SectionStage       = "stage"
-	SectionTier        = "tier"
-)
-
-var sections = []string{SectionCorrectness, SectionConvergence, SectionTiming, SectionStage, SectionTier}
-
-func blankRow(section string) CSVRow {
-	return CSVRow{Section: section, ErrOverTol: NaN, SumMinus1: NaN, SumAllowed: NaN, Spearman: NaN,
-		Tolerance: NaN, FinalResidual: NaN, MedianMs: NaN, MeanMs: NaN, CV: NaN, MsPerIter: NaN,
-		StageMs: NaN, GBps: NaN, XDRAM: NaN, Launches: NaN, HostSyncs: NaN}
-}
-
-// CSVRows flattens run into results.csv rows.
-func CSVRows(run *Run) []CSVRow {
-	var rows []CSVRow
-	for _, c := range run.Correctness {
-		r := blankRow(SectionCorrectness)
-		r.Case, r.Implementation, r.Label, r.Kind, r.Precision = c.Case, c.Implementation, c.Label, c.Kind, string(c.Precision)
-		r.Status, r.Reason, r.N, r.NNZ, r.Iterations = c.Status, c.Reason, Count(c.N), Count(c.NNZ), Count(c.Iterations)
-		r.ErrOverTol, r.SumMinus1, r.SumAllowed, r.Spearman = c.ErrOverTol, c.SumMinus1, c.SumAllowed, c.Spearman
-		rows = append(rows, r)
-	}
-	for _, c := range run.Convergence {
-		r := blankRow(SectionConvergence)
-		r.Case, r.Implementation, r.Label, r.Kind, r.Precision = run.Graph.Name, c.Implementation, c.Label, c.Kind, string(c.Precision)
-		r.Status, r.Reason, r.N, r.NNZ, r.Iterations = c.Status, c.Reason, Count(run.Graph.Nodes), Count(run.Graph.Edges), Count(c.Iterations)
-		r.SumMinus1, r.SumAllowed, r.Spearman, r.Tolerance, r.FinalResidual = c.SumMinus1, c.SumAllowed, c.Spearman, F(c.Tolerance), c.FinalResidual
-		rows = append(rows, r)
-	}
-	for _, t := range run.Timings {
-		r := blankRow(SectionTiming)
-		r.Case, r.Implementation, r.Label, r.Kind, r.Precision = t.Case, t.Implementation, t.Label, t.Kind, string(t.Precision)
-		r.Status, r.Reason, r.Iterations = t.Status, t.Reason, Count(t.Timing.Iterations)
-		r.N, r.NNZ = Count(run.Graph.Nodes), Count(run.Graph.Edges)
-		if t.Status == StatusPass {
-			r.MedianMs, r.MeanMs, r.CV = F(t.Timing.MedianMs), F(t.Timing.MeanMs), F(t.Timing.CV)
-			r.MsPerIter = F(t.Timing.MsPerIteration())
-			r.Runs, r.Clock = Count(len(t.Timing.RunsMs)), t.Timing.Clock
-			r.Bytes, r.GBps, r.XDRAM = Count(t.BytesPerIteration), t.GBps, t.XDRAM
-			r.Launches, r.HostSyncs = F(t.LaunchesPerIteration), F(t.HostSyncsPerIteration)
-		}
-		rows = append(rows, r)
-	}
-	for _, s := range run.CopyRows {
-		rows = append(rows, stageRow(run.Graph.Name, "copy", "device-to-device copy", KindGPU, s))
-	}
-	for _, s := range run.Stages {
-		rows = append(rows, stageRow(run.Graph.Name, "stage-table", "stage timed alone", KindGPU, s))
-	}
-	for _, t := range run.Timings {
-		for _, s := range t.Stages {
-			rows = append(rows, stageRow(t.Case, t.Implementation, t.Label, t.Kind, s))
-		}
-	}
-	for _, t := range run.Tiers {
-		r := blankRow(SectionTier)
-		r.Implementation, r.Label, r.Kind, r.Tier, r.Reason = t.Implementation, t.Label, KindGPU, t.Tier, t.Why
-		r.Status = StatusPass
-		if !t.AllCorrect {
-			r.Status = StatusFail
-		}
-		r.CV, r.XDRAM = t.CV, t.Fraction
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func stageRow(cse, impl, label, kind string, s pagerank.Stage) CSVRow {
-	r := blankRow(SectionStage)
-	r.Case, r.Implementation, r.Label, r.Kind, r.Status = cse, impl, label, kind, StatusPass
-	r.Stage, r.StageMs, r.Bytes, r.GBps, r.XDRAM = s.Name, F(s.Ms), Count(s.Bytes), F(s.GBps), F(s.XDRAM)
-	r.Reason = s.Formula
-	return r
-}
-
-// Count is a non-negative integer CSV cell, parsed strictly (gocsv's own int
-// parsing silently truncates "6.5" to 6).
-type Count int64
-
-// MarshalCSV writes the decimal integer.
-func (c Count) MarshalCSV() (string, error) { return strconv.FormatInt(int64(c), 10), nil }
-
-// UnmarshalCSV reads a decimal integer; an empty cell is 0.
-func (c *Count) UnmarshalCSV(s string) error {
-	if s == "" {
-		*c = 0
-		return nil
-	}
-	x, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("want an integer, got %q", clip(s))
-	}
-	*c = Count(x)
-	return nil
-}
-
-// EncodeCSV is results.csv (gocsv, with a header line).
-func EncodeCSV(run *Run) ([]byte, error) {
-	return encodeCSVRows(CSVRows(run), csvHeader(), CSVFile)
-}
-
-// csvHeader is the column names of CSVRow, in order.
-func csvHeader() []string { return csvHeaderOf(blankRow(SectionCorrectness)) }
-
-// ReadCSV reads and validates a results.csv written by Write. Errors name the
-// file, line and column, e.g. `results.csv:7: column spearman: want a number
-// or an empty cell, got "abc"`.
-func ReadCSV(path string) ([]CSVRow, error) {
-	return readFile(path, DecodeCSV)
-}
-
-// DecodeCSV parses and validates results.csv bytes; name is used in errors.
-func DecodeCSV(data []byte, name string) ([]CSVRow, error) {
-	rows, err := decodeCSVRows[CSVRow](data, name, csvHeader())
-	if err != nil {
-		return nil, err
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	lines := recordLines(data) // a quoted cell (a panic's stack in reason) may span lines
-	for i, r := range rows {
-		line := i + 2
-		if i+1 < len(lines) {
-			line = lines[i+1]
-		}
-		if !slices.Contains(sections, r.Section) {
-			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(sections, ", "))
-		}
-		if r.Implementation == "" {
-			return nil, fmt.Errorf("%s:%d: column implementation: empty", name, line)
-		}
-		if r.Section != SectionTier && !slices.Contains(statuses, r.Status) {
-			return nil, fmt.Errorf("%s:%d: column status: %q is not one of %s", name, line, clip(r.Status), strings.Join(statuses, ", "))
-		}
-		if r.Section == SectionCorrectness {
-			if r.Case == "" {
-				return nil, fmt.Errorf("%s:%d: column case: empty in a correctness row", name, line)
-			}
-		}
-		if r.Section == SectionStage && r.Stage == "" {
-			return nil, fmt.Errorf("%s:%d: column stage: empty in a stage row", name, line)
-		}
-		if r.N < 0 || r.NNZ < 0 || r.Iterations < 0 || r.Runs < 0 || r.Bytes < 0 {
-			return nil, fmt.Errorf("%s:%d: n, nnz, iterations, runs and bytes must be >= 0", name, line)
-		}
-	}
-	return rows, nil
-}
-
-// recordLines returns the 1-based line on which each CSV record starts.
-func recordLines(data []byte) []int {
-	cr := csv.NewReader(bytes.NewReader(data))
-	cr.FieldsPerRecord = -1
-	var lines []int
-	for {
-		if _, err := cr.Read(); err != nil {
-			return lines
-		}
-		line, _ := cr.FieldPos(0)
-		lines = append(lines, line)
-	}
-}
-
 // encodeDocument is the one JSON writer of every document prlab writes
 // (results.json, scale.json, incremental.json, verify.json): indented by
 // one space, with a final newline; file names the document in errors.
@@ -594,66 +366,4 @@ func readRegular(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: is a directory, want a file", path)
 	}
 	return os.ReadFile(path)
-}
-
-// encodeCSVRows writes rows with gocsv; an empty slice still gets its header
-// line (gocsv writes nothing for it) so the file reads back.
-func encodeCSVRows[T any](rows []T, header []string, file string) ([]byte, error) {
-	var buf bytes.Buffer
-	if len(rows) == 0 {
-		buf.WriteString(strings.Join(header, ",") + "\n")
-		return buf.Bytes(), nil
-	}
-	if err := gocsv.Marshal(rows, &buf); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", file, err)
-	}
-	return buf.Bytes(), nil
-}
-
-// csvHeaderOf is the column names gocsv writes for rows like blank, in order.
-func csvHeaderOf[T any](blank T) []string {
-	var b bytes.Buffer
-	gocsv.Marshal([]T{blank}, &b)
-	h, _ := csv.NewReader(&b).Read()
-	return h
-}
-
-// decodeCSVRows checks the header line against want (every column present,
-// none unknown or repeated) and unmarshals the rows with gocsv. Errors name
-// the file, line and column.
-func decodeCSVRows[T any](data []byte, name string, want []string) ([]T, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a header line starting with \"section\"", name)
-	}
-	header, err := csv.NewReader(bytes.NewReader(data)).Read()
-	if err != nil {
-		return nil, fmt.Errorf("%s:1: header: %v", name, err)
-	}
-	for _, h := range want {
-		if !slices.Contains(header, h) {
-			return nil, fmt.Errorf("%s:1: header: missing column %q", name, h)
-		}
-	}
-	for i, h := range header {
-		if !slices.Contains(want, h) {
-			return nil, fmt.Errorf("%s:1: header: unknown column %d %q", name, i+1, clip(h))
-		}
-		if slices.Index(header, h) != i {
-			return nil, fmt.Errorf("%s:1: header: duplicate column %q", name, h)
-		}
-	}
-	var rows []T
-	if err := gocsv.UnmarshalBytes(data, &rows); err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			col := ""
-			if pe.Column >= 1 && pe.Column <= len(header) {
-				col = " column " + header[pe.Column-1] + ":"
-			}
-			return nil, fmt.Errorf("%s:%d:%s %v", name, pe.Line, col, pe.Err)
-		}
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return rows, nil
 }

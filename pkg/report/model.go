@@ -1,9 +1,10 @@
-// Package report is prlab's results model and its three outputs: results.json
-// (every Result and every derived table, enough to re-render the page without
-// recomputing), results.csv (one row per case × implementation, plus
-// convergence, timing, stage and tier rows; written and read with gocsv), and
-// index.html (html/template + go-echarts, with Apache ECharts embedded so the
-// page draws offline).
+// Package report is prlab's row model and its outputs: results.json (every
+// Result and every derived table, enough to re-render the page without
+// recomputing), one tidy CSV per table (correctness.csv, timing.csv, ...;
+// the same row structs through gocsv, csv.go), and index.html
+// (html/template + go-echarts, with Apache ECharts embedded so the page
+// draws offline). Every row embeds one Identity (implementation, label,
+// kind, precision).
 //
 // The report never knows which implementation it draws: every row comes from
 // a pagerank.Result or from a table that pkg/study derived from Results.
@@ -229,25 +230,25 @@ type Identity struct {
 // tolerance documented by pagerank.Validate. Numbers are NaN (null in JSON,
 // empty in CSV) when the row did not run.
 type Check struct {
-	Case string `json:"case"`
+	Case string `json:"case" csv:"case"`
 	Identity
-	N            int    `json:"n"`
-	NNZ          int    `json:"nnz"`
-	Iterations   int    `json:"iterations"`
-	Status       string `json:"status"`
-	Reason       string `json:"reason,omitempty"`
-	ErrOverTol   F      `json:"err_over_tol"`
-	MaxRelErr    F      `json:"max_rel_err"`
-	SumMinus1    F      `json:"sum_minus_1"`
-	SumAllowed   F      `json:"sum_allowed"`
-	Spearman     F      `json:"spearman"`
-	SumPass      bool   `json:"sum_pass"`
-	SpearmanPass bool   `json:"spearman_pass"`
-	ErrPass      bool   `json:"err_pass"`
+	N            int    `json:"n" csv:"n"`
+	NNZ          int    `json:"nnz" csv:"nnz"`
+	Iterations   int    `json:"iterations" csv:"iterations"`
+	Status       string `json:"status" csv:"status"`
+	Reason       string `json:"reason,omitempty" csv:"reason"`
+	ErrOverTol   F      `json:"err_over_tol" csv:"err_over_tol"`
+	MaxRelErr    F      `json:"max_rel_err" csv:"max_rel_err"`
+	SumMinus1    F      `json:"sum_minus_1" csv:"sum_minus_1"`
+	SumAllowed   F      `json:"sum_allowed" csv:"sum_allowed"`
+	Spearman     F      `json:"spearman" csv:"spearman"`
+	SumPass      bool   `json:"sum_pass" csv:"sum_pass"`
+	SpearmanPass bool   `json:"spearman_pass" csv:"spearman_pass"`
+	ErrPass      bool   `json:"err_pass" csv:"err_pass"`
 	// Top is this row's own top-k node ids (k = the protocol's SpearmanTopK),
 	// highest rank first, for re-verification; empty when the row did not
 	// run and in reports written before it was kept.
-	Top []string `json:"top,omitempty"`
+	Top []string `json:"top,omitempty" csv:"-"`
 }
 
 // Convergence is one implementation's tolerance-mode run on the real graph:
@@ -255,31 +256,31 @@ type Check struct {
 // ranks validated against the oracle's converged ranks.
 type Convergence struct {
 	Identity
-	Tolerance     float64  `json:"tolerance"`
-	Iterations    int      `json:"iterations"`
-	Converged     bool     `json:"converged"`
-	FinalResidual F        `json:"final_residual"`
-	SumMinus1     F        `json:"sum_minus_1"`
-	SumAllowed    F        `json:"sum_allowed"`
-	Spearman      F        `json:"spearman"`
-	Status        string   `json:"status"`
-	Reason        string   `json:"reason,omitempty"`
-	Top           []string `json:"top,omitempty"` // this row's top-k ids (see Check.Top)
+	Tolerance     float64  `json:"tolerance" csv:"tolerance"`
+	Iterations    int      `json:"iterations" csv:"iterations"`
+	Converged     bool     `json:"converged" csv:"converged"`
+	FinalResidual F        `json:"final_residual" csv:"final_residual"`
+	SumMinus1     F        `json:"sum_minus_1" csv:"sum_minus_1"`
+	SumAllowed    F        `json:"sum_allowed" csv:"sum_allowed"`
+	Spearman      F        `json:"spearman" csv:"spearman"`
+	Status        string   `json:"status" csv:"status"`
+	Reason        string   `json:"reason,omitempty" csv:"reason"`
+	Top           []string `json:"top,omitempty" csv:"-"` // this row's top-k ids (see Check.Top)
 }
 
 // TopRow is one row of the top-k table (the course prints 20): a highly
 // ranked paper should have a high in-degree; a top list of high out-degree
 // papers means the graph was transposed the wrong way.
 type TopRow struct {
-	Rank      int     `json:"rank"` // 1-based
-	Score     float64 `json:"score"`
-	InDegree  int     `json:"in_degree"`
-	OutDegree int     `json:"out_degree"`
-	ID        string  `json:"id"`
-	Year      int     `json:"year"` // 0 when unknown
-	Title     string  `json:"title"`
-	Label     string  `json:"label,omitempty"`
-	Known     bool    `json:"known"` // the id has a metadata row
+	Rank      int     `json:"rank" csv:"rank"` // 1-based
+	Score     float64 `json:"score" csv:"score"`
+	InDegree  int     `json:"in_degree" csv:"in_degree"`
+	OutDegree int     `json:"out_degree" csv:"out_degree"`
+	ID        string  `json:"id" csv:"id"`
+	Year      int     `json:"year" csv:"year"` // 0 when unknown
+	Title     string  `json:"title" csv:"title"`
+	Label     string  `json:"label,omitempty" csv:"label"`
+	Known     bool    `json:"known" csv:"known"` // the id has a metadata row
 }
 
 // TimingRow is one implementation's timing on the real graph: Timing.Runs
@@ -289,17 +290,17 @@ type TopRow struct {
 // 128 MiB device-to-device copy row (GPU only; NaN otherwise).
 type TimingRow struct {
 	Identity
-	Case                  string           `json:"case"`
-	Status                string           `json:"status"` // pass (timed), failed or skipped
-	Reason                string           `json:"reason,omitempty"`
-	Timing                pagerank.Timing  `json:"timing"`
-	BytesPerIteration     int64            `json:"bytes_per_iteration"`
-	BytesFormula          string           `json:"bytes_formula,omitempty"`
-	GBps                  F                `json:"gbps"`
-	XDRAM                 F                `json:"x_dram"`
-	LaunchesPerIteration  float64          `json:"launches_per_iteration"`
-	HostSyncsPerIteration float64          `json:"host_syncs_per_iteration"`
-	Stages                []pagerank.Stage `json:"stages,omitempty"`
+	Case                  string           `json:"case" csv:"case"`
+	Status                string           `json:"status" csv:"status"` // pass (timed), failed or skipped
+	Reason                string           `json:"reason,omitempty" csv:"reason"`
+	Timing                pagerank.Timing  `json:"timing" csv:"timing"`
+	BytesPerIteration     int64            `json:"bytes_per_iteration" csv:"bytes_per_iteration"`
+	BytesFormula          string           `json:"bytes_formula,omitempty" csv:"bytes_formula"`
+	GBps                  F                `json:"gbps" csv:"gbps"`
+	XDRAM                 F                `json:"x_dram" csv:"x_dram"`
+	LaunchesPerIteration  float64          `json:"launches_per_iteration" csv:"launches_per_iteration"`
+	HostSyncsPerIteration float64          `json:"host_syncs_per_iteration" csv:"host_syncs_per_iteration"`
+	Stages                []pagerank.Stage `json:"stages,omitempty" csv:"-"`
 }
 
 // GPUContext is the GPU and toolkit every GPU number was measured on.
@@ -323,20 +324,20 @@ type GPUContext struct {
 // silver = bronze, write budgets met, and end-to-end effective bandwidth at
 // least Silver × the DRAM copy row; gold = silver at Gold × with CV < 5 %.
 type TierRow struct {
-	Implementation string `json:"implementation"`
-	Label          string `json:"label"`
-	Tier           string `json:"tier"` // "none", "pass", "bronze", "silver" or "gold"
-	AllCorrect     bool   `json:"all_correct"`
-	BeatsBaseline  bool   `json:"beats_baseline"`
-	Baseline       string `json:"baseline"`     // implementation the bronze line compares against
-	WriteBudget    string `json:"write_budget"` // "met", "not met" or "not checked"
-	Fraction       F      `json:"fraction"`     // end-to-end GB/s over the DRAM copy row's GB/s
-	CV             F      `json:"cv"`           // of the timed runs, fraction
-	Silver         F      `json:"silver"`       // threshold fraction for this compute capability
-	Gold           F      `json:"gold"`
-	Calibrated     bool   `json:"calibrated"` // the course measured a passing result for this column
-	Column         string `json:"column"`     // the course column used, e.g. "9.0, 10.0"
-	Why            string `json:"why"`        // the first requirement the next tier misses
+	Implementation string `json:"implementation" csv:"implementation"`
+	Label          string `json:"label" csv:"label"`
+	Tier           string `json:"tier" csv:"tier"` // "none", "pass", "bronze", "silver" or "gold"
+	AllCorrect     bool   `json:"all_correct" csv:"all_correct"`
+	BeatsBaseline  bool   `json:"beats_baseline" csv:"beats_baseline"`
+	Baseline       string `json:"baseline" csv:"baseline"`         // implementation the bronze line compares against
+	WriteBudget    string `json:"write_budget" csv:"write_budget"` // "met", "not met" or "not checked"
+	Fraction       F      `json:"fraction" csv:"fraction"`         // end-to-end GB/s over the DRAM copy row's GB/s
+	CV             F      `json:"cv" csv:"cv"`                     // of the timed runs, fraction
+	Silver         F      `json:"silver" csv:"silver"`             // threshold fraction for this compute capability
+	Gold           F      `json:"gold" csv:"gold"`
+	Calibrated     bool   `json:"calibrated" csv:"calibrated"` // the course measured a passing result for this column
+	Column         string `json:"column" csv:"column"`         // the course column used, e.g. "9.0, 10.0"
+	Why            string `json:"why" csv:"why"`               // the first requirement the next tier misses
 }
 
 // F is a float64 that encodes NaN and ±Inf as JSON null and as an empty CSV

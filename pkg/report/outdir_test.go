@@ -51,8 +51,8 @@ const (
 )
 
 var (
-	unitA = map[string][]byte{HTMLFile: []byte("page A"), CSVFile: []byte("csv A"), JSONFile: []byte(jsonA)}
-	unitB = map[string][]byte{HTMLFile: []byte("page B"), CSVFile: []byte("csv B"), JSONFile: []byte(jsonB)}
+	unitA = map[string][]byte{HTMLFile: []byte("page A"), TimingCSVFile: []byte("csv A"), JSONFile: []byte(jsonA)}
+	unitB = map[string][]byte{HTMLFile: []byte("page B"), TimingCSVFile: []byte("csv B"), JSONFile: []byte(jsonB)}
 )
 
 // which reports "A" or "B" when dir holds exactly that unit, else describes the mix.
@@ -135,7 +135,7 @@ func TestWriteDirKeepsWhatTheWriteDoesNotName(t *testing.T) {
 
 	// Render-like write: one file. Everything else stays.
 	mustWrite(t, dir, map[string][]byte{HTMLFile: []byte("page 2")})
-	for name, want := range map[string]string{HTMLFile: "page 2", CSVFile: "csv A", JSONFile: jsonA,
+	for name, want := range map[string]string{HTMLFile: "page 2", TimingCSVFile: "csv A", JSONFile: jsonA,
 		"README.md": "notes", "verify-h200/deep/log.txt": "log", "link": "notes"} {
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
 			t.Errorf("%s = %q, %v; want %q", name, b, err, want)

@@ -68,21 +68,22 @@ func TestCSVErrorLineAfterMultilineCell(t *testing.T) {
 	run := fixtureRun(false)
 	run.Correctness[0].Status = StatusFailed
 	run.Correctness[0].Reason = "panic: runtime error: index out of range [7] with length 6\n\ngoroutine 1 [running]:\nmain.main()"
-	good, err := EncodeCSV(run)
+	tables, err := RunCSV(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DecodeCSV(good, "results.csv"); err != nil {
+	good := tables[CorrectnessCSVFile]
+	if _, err := DecodeTable[Check](good, CorrectnessCSVFile); err != nil {
 		t.Fatalf("multi-line reason does not read back: %v", err)
 	}
 	// Row 2 (the second correctness row) starts on line 6: header, then row 1 on lines 2-5.
 	lines := strings.Split(string(good), "\n")
-	if !strings.HasPrefix(lines[5], "correctness,") {
+	if !strings.Contains(lines[5], ",pass,") {
 		t.Fatalf("line 6 is %q", lines[5])
 	}
-	lines[5] = "misc" + strings.TrimPrefix(lines[5], "correctness")
-	_, err = DecodeCSV([]byte(strings.Join(lines, "\n")), "results.csv")
-	if err == nil || !strings.HasPrefix(err.Error(), `results.csv:6: column section: "misc"`) {
-		t.Fatalf("got %v, want results.csv:6: column section ...", err)
+	lines[5] = strings.Replace(lines[5], ",pass,", ",misc,", 1)
+	_, err = DecodeTable[Check]([]byte(strings.Join(lines, "\n")), CorrectnessCSVFile)
+	if err == nil || !strings.HasPrefix(err.Error(), `correctness.csv:6: column status: "misc"`) {
+		t.Fatalf("got %v, want correctness.csv:6: column status ...", err)
 	}
 }

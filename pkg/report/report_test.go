@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -103,8 +104,8 @@ func TestWriteReadRoundTripAndRerender(t *testing.T) {
 		for _, e := range entries {
 			names = append(names, e.Name())
 		}
-		if strings.Join(names, ",") != "index.html,results.csv,results.json" {
-			t.Fatalf("report dir holds %v, want exactly index.html, results.csv, results.json (no temporary files)", names)
+		if want := "convergence.csv,correctness.csv,index.html,results.json,stages.csv,tiers.csv,timing.csv"; strings.Join(names, ",") != want {
+			t.Fatalf("report dir holds %v, want exactly %s (no temporary files)", names, want)
 		}
 		back, err := ReadJSON(filepath.Join(dir, JSONFile))
 		if err != nil {
@@ -124,34 +125,35 @@ func TestWriteReadRoundTripAndRerender(t *testing.T) {
 		if !bytes.Equal(page, again) {
 			t.Fatal("index.html re-rendered from results.json differs from the original")
 		}
-		rows, err := ReadCSV(filepath.Join(dir, CSVFile))
+		// Every table reads back into the rows results.json holds.
+		rows, err := ReadTable[Check](filepath.Join(dir, CorrectnessCSVFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		count := map[string]int{}
-		for _, r := range rows {
-			count[r.Section]++
+		for i := range rows {
+			rows[i].Top = run.Correctness[i].Top // lists stay in the JSON
+			if r := rows[i]; r.Status == StatusFailed && r.Spearman.Valid() {
+				t.Errorf("failed row has a Spearman value %v, want empty", r.Spearman)
+			}
 		}
-		wantStages := 0
+		j1, _ = json.Marshal(rows)
+		j2, _ = json.Marshal(run.Correctness)
+		if !bytes.Equal(j1, j2) {
+			t.Errorf("correctness.csv reads back as\n%s\nwant\n%s", j1, j2)
+		}
+		timings, err := ReadTable[TimingRow](filepath.Join(dir, TimingCSVFile))
+		if err != nil || len(timings) != len(run.Timings) || timings[0].Timing.MedianMs != run.Timings[0].Timing.MedianMs || timings[0].Identity != run.Timings[0].Identity {
+			t.Errorf("timing.csv: %v, %+v", err, timings)
+		}
+		wantStages := len(run.CopyRows) + len(run.Stages)
 		for _, tm := range run.Timings {
 			wantStages += len(tm.Stages)
 		}
-		wantStages += len(run.CopyRows) + len(run.Stages)
-		if count[SectionCorrectness] != len(run.Correctness) || count[SectionConvergence] != len(run.Convergence) ||
-			count[SectionTiming] != len(run.Timings) || count[SectionStage] != wantStages || count[SectionTier] != len(run.Tiers) {
-			t.Errorf("csv sections %v; want correctness %d, convergence %d, timing %d, stage %d, tier %d", count,
-				len(run.Correctness), len(run.Convergence), len(run.Timings), wantStages, len(run.Tiers))
+		if stages, err := ReadTable[StageRow](filepath.Join(dir, StagesCSVFile)); err != nil || len(stages) != wantStages {
+			t.Errorf("stages.csv: %d rows, want %d: %v", len(stages), wantStages, err)
 		}
-		// Spot-check one failing exercise row: numbers survive, NaN cells are empty.
-		for _, r := range rows {
-			if r.Section == SectionCorrectness && r.Implementation == "t0-nodangling" && r.Case == "tiny" {
-				if r.Status != StatusFail || float64(r.SumMinus1) != -0.12 || float64(r.ErrOverTol) != 4000 {
-					t.Errorf("exercise tiny row %+v", r)
-				}
-			}
-			if r.Section == SectionCorrectness && r.Status == StatusFailed && r.Spearman.Valid() {
-				t.Errorf("failed row has a Spearman value %v, want empty", r.Spearman)
-			}
+		if tiers, err := ReadTable[TierRow](filepath.Join(dir, TiersCSVFile)); err != nil || len(tiers) != len(run.Tiers) {
+			t.Errorf("tiers.csv: %d rows, want %d: %v", len(tiers), len(run.Tiers), err)
 		}
 	}
 }
@@ -292,10 +294,11 @@ func TestReadJSONRejectsBadInput(t *testing.T) {
 }
 
 func TestReadCSVRejectsBadInput(t *testing.T) {
-	good, err := EncodeCSV(fixtureRun(true))
+	tables, err := RunCSV(fixtureRun(true))
 	if err != nil {
 		t.Fatal(err)
 	}
+	good := tables[CorrectnessCSVFile]
 	records, err := csv.NewReader(bytes.NewReader(good)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -328,18 +331,18 @@ func TestReadCSVRejectsBadInput(t *testing.T) {
 	cases := []struct {
 		name, data, want string
 	}{
-		{"empty", "", "results.csv: empty file"},
+		{"empty", "", "correctness.csv: empty file"},
 		{"header only", header + "\n", ""}, // valid: no rows
-		{"missing column", strings.Replace(string(good), ",spearman,", ",rho,", 1), `results.csv:1: header: missing column "spearman"`},
-		{"bad number", setCell(3, "spearman", "abc"), `results.csv:4: column spearman: want a number or an empty cell, got "abc"`},
-		{"bad int", setCell(2, "n", "6.5"), `results.csv:3: column n: want an integer, got "6.5"`},
-		{"bad section", setCell(1, "section", "misc"), `results.csv:2: column section: "misc" is not one of`},
-		{"bad status", setCell(1, "status", "ok"), `results.csv:2: column status: "ok"`},
-		{"no implementation", setCell(5, "implementation", ""), `results.csv:6: column implementation: empty`},
-		{"short line", header + "\ncorrectness,tiny\n", "results.csv:2"},
+		{"missing column", strings.Replace(string(good), ",spearman,", ",rho,", 1), `correctness.csv:1: header: missing column "spearman"`},
+		{"bad number", setCell(3, "spearman", "abc"), `correctness.csv:4: column spearman: want a number or an empty cell, got "abc"`},
+		{"bad int", setCell(2, "n", "six"), `correctness.csv:3: column n:`},
+		{"bad bool", setCell(2, "sum_pass", "maybe"), `correctness.csv:3: column sum_pass:`},
+		{"bad status", setCell(1, "status", "ok"), `correctness.csv:2: column status: "ok"`},
+		{"no implementation", setCell(5, "implementation", ""), `correctness.csv:6: column implementation: empty`},
+		{"short line", header + "\ntiny,t0-oracle\n", "correctness.csv:2"},
 	}
 	for _, c := range cases {
-		_, err := DecodeCSV([]byte(c.data), "results.csv")
+		_, err := DecodeTable[Check]([]byte(c.data), "correctness.csv")
 		checkErrContains(t, c.name, err, c.want)
 	}
 }

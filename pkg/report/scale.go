@@ -17,7 +17,7 @@ import (
 // implementation on RMAT graphs (and 2-D grids of comparable n) from 2^16 to
 // 2^24 nodes in one run, time per iteration, GTEPS, the byte floor, the
 // CPU/GPU crossover and the goals of issue 5. pkg/study.RunScale fills a
-// ScaleStudy; WriteScale writes it as scale.json, scale.csv and index.html.
+// ScaleStudy; WriteScale writes it as scale.json, the scale-*.csv tables (csv.go) and index.html.
 
 // ScaleSchema identifies the layout of scale.json; ReadScaleJSON rejects any other value.
 const ScaleSchema = "prlab/scale/v1"
@@ -25,7 +25,6 @@ const ScaleSchema = "prlab/scale/v1"
 // File names inside a scale-study report directory.
 const (
 	ScaleJSONFile = "scale.json"
-	ScaleCSVFile  = "scale.csv"
 )
 
 // Graph families of the scale study.
@@ -99,27 +98,27 @@ type ScaleProtocol struct {
 
 // ScaleGraph is one graph of the study.
 type ScaleGraph struct {
-	Family string `json:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
-	Scale  int    `json:"scale"`  // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)); file: the smallest Scale with 2^Scale >= n)
-	Name   string `json:"name"`
-	Path   string `json:"path,omitempty"`   // FamilyFile: the file read
-	Format string `json:"format,omitempty"` // FamilyFile: its format (pagerank.Format)
+	Family string `json:"family" csv:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
+	Scale  int    `json:"scale" csv:"scale"`   // n = 2^Scale (grid: side^2 with side = round(2^(Scale/2)); file: the smallest Scale with 2^Scale >= n)
+	Name   string `json:"name" csv:"name"`
+	Path   string `json:"path,omitempty" csv:"path"`     // FamilyFile: the file read
+	Format string `json:"format,omitempty" csv:"format"` // FamilyFile: its format (pagerank.Format)
 	// FamilyFile: each edge stored both ways, and the csv/tsv columns read.
-	Undirected   bool     `json:"undirected,omitempty"`
-	Columns      []string `json:"columns,omitempty"`
-	N            int      `json:"n"`
-	NNZ          int      `json:"nnz"` // directed edges after dropping self-loops and duplicates
-	SelfLoops    int      `json:"self_loops"`
-	Duplicates   int      `json:"duplicates"`
-	Dangling     int      `json:"dangling"`
-	MaxInDegree  int      `json:"max_in_degree"`
-	MaxOutDegree int      `json:"max_out_degree"`
-	BuildMs      float64  `json:"build_ms"` // edge generation + parallel CSR and transpose build, wall ms
+	Undirected   bool     `json:"undirected,omitempty" csv:"undirected"`
+	Columns      []string `json:"columns,omitempty" csv:"-"`
+	N            int      `json:"n" csv:"n"`
+	NNZ          int      `json:"nnz" csv:"nnz"` // directed edges after dropping self-loops and duplicates
+	SelfLoops    int      `json:"self_loops" csv:"self_loops"`
+	Duplicates   int      `json:"duplicates" csv:"duplicates"`
+	Dangling     int      `json:"dangling" csv:"dangling"`
+	MaxInDegree  int      `json:"max_in_degree" csv:"max_in_degree"`
+	MaxOutDegree int      `json:"max_out_degree" csv:"max_out_degree"`
+	BuildMs      float64  `json:"build_ms" csv:"build_ms"` // edge generation + parallel CSR and transpose build, wall ms
 	// Reference is the implementation every row on this graph is validated
 	// against; ReferenceNote says why when it is not the oracle.
-	Reference     string `json:"reference"`
-	ReferenceNote string `json:"reference_note,omitempty"`
-	Skipped       string `json:"skipped,omitempty"` // why the graph was not run (time budget), if it was not
+	Reference     string `json:"reference" csv:"reference"`
+	ReferenceNote string `json:"reference_note,omitempty" csv:"reference_note"`
+	Skipped       string `json:"skipped,omitempty" csv:"skipped"` // why the graph was not run (time budget), if it was not
 }
 
 // ScaleRow is one implementation on one graph of the scale study.
@@ -132,42 +131,42 @@ type ScaleGraph struct {
 // SpeedupVsCPU = the fastest multi-core CPU row's MsPerIter on this graph /
 // this row's (GPU rows; > 1 means the GPU wins).
 type ScaleRow struct {
-	Family string `json:"family"`
-	Scale  int    `json:"scale"`
-	Graph  string `json:"graph"`
-	N      int    `json:"n"`
-	NNZ    int    `json:"nnz"`
+	Family string `json:"family" csv:"family"`
+	Scale  int    `json:"scale" csv:"scale"`
+	Graph  string `json:"graph" csv:"graph"`
+	N      int    `json:"n" csv:"n"`
+	NNZ    int    `json:"nnz" csv:"nnz"`
 	Identity
-	Status     string          `json:"status"` // pass, fail (validation), failed (error) or skipped
-	Reason     string          `json:"reason,omitempty"`
-	Reference  string          `json:"reference"` // what the ranks were validated against
-	ErrOverTol F               `json:"err_over_tol"`
-	SumMinus1  F               `json:"sum_minus_1"`
-	Spearman   F               `json:"spearman"`
-	Timing     pagerank.Timing `json:"timing"`
-	MsPerIter  F               `json:"ms_per_iter"`
-	GTEPS      F               `json:"gteps"`
-	NsPerEdge  F               `json:"ns_per_edge"`
+	Status     string          `json:"status" csv:"status"` // pass, fail (validation), failed (error) or skipped
+	Reason     string          `json:"reason,omitempty" csv:"reason"`
+	Reference  string          `json:"reference" csv:"reference"` // what the ranks were validated against
+	ErrOverTol F               `json:"err_over_tol" csv:"err_over_tol"`
+	SumMinus1  F               `json:"sum_minus_1" csv:"sum_minus_1"`
+	Spearman   F               `json:"spearman" csv:"spearman"`
+	Timing     pagerank.Timing `json:"timing" csv:"timing"`
+	MsPerIter  F               `json:"ms_per_iter" csv:"ms_per_iter"`
+	GTEPS      F               `json:"gteps" csv:"gteps"`
+	NsPerEdge  F               `json:"ns_per_edge" csv:"ns_per_edge"`
 	// BytesPerIteration is the implementation's own count of one iteration's
 	// traffic (GPU implementations; 0 when not counted).
-	BytesPerIteration int64  `json:"bytes_per_iteration"`
-	FloorBytes        int64  `json:"floor_bytes"`
-	CopyRow           string `json:"copy_row"` // name of the Bandwidth row the floor divides by
-	CopyGBps          F      `json:"copy_gbps"`
-	FloorMs           F      `json:"floor_ms"`
-	FloorFraction     F      `json:"floor_fraction"`
-	SpeedupVsCPU      F      `json:"speedup_vs_cpu"`
+	BytesPerIteration int64  `json:"bytes_per_iteration" csv:"bytes_per_iteration"`
+	FloorBytes        int64  `json:"floor_bytes" csv:"floor_bytes"`
+	CopyRow           string `json:"copy_row" csv:"copy_row"` // name of the Bandwidth row the floor divides by
+	CopyGBps          F      `json:"copy_gbps" csv:"copy_gbps"`
+	FloorMs           F      `json:"floor_ms" csv:"floor_ms"`
+	FloorFraction     F      `json:"floor_fraction" csv:"floor_fraction"`
+	SpeedupVsCPU      F      `json:"speedup_vs_cpu" csv:"speedup_vs_cpu"`
 }
 
 // Goal is one goal of the scale study (GPU time, GPU speed-up, Go CPU against GAP) next to the number this run measured.
 type Goal struct {
-	Name     string `json:"name"`
-	Target   string `json:"target"`   // the goal in words, with its source
-	Measured string `json:"measured"` // the measured number in words
-	Value    F      `json:"value"`    // the measured number the goal compares (unit in Target)
-	Limit    F      `json:"limit"`    // the number it is compared with
-	Status   string `json:"status"`   // GoalMet, GoalNotMet or GoalNotMeasured
-	Note     string `json:"note,omitempty"`
+	Name     string `json:"name" csv:"name"`
+	Target   string `json:"target" csv:"target"`     // the goal in words, with its source
+	Measured string `json:"measured" csv:"measured"` // the measured number in words
+	Value    F      `json:"value" csv:"value"`       // the measured number the goal compares (unit in Target)
+	Limit    F      `json:"limit" csv:"limit"`       // the number it is compared with
+	Status   string `json:"status" csv:"status"`     // GoalMet, GoalNotMet or GoalNotMeasured
+	Note     string `json:"note,omitempty" csv:"note"`
 }
 
 // GTEPS is giga traversed edges per second of one iteration: nnz edges in
@@ -179,25 +178,28 @@ func GTEPS(nnz int, msPerIter float64) float64 {
 	return float64(nnz) / (msPerIter * 1e6)
 }
 
-// ScaleFiles renders s into the three files of a scale report directory
-// (scale.json, scale.csv, index.html), keyed by name, for OutDir.Write.
+// ScaleFiles renders s into the files of a scale report directory
+// (scale.json, the tables of ScaleCSV, index.html), keyed by name, for
+// OutDir.Write.
 func ScaleFiles(s *ScaleStudy) (map[string][]byte, error) {
-	return studyFiles(s, ScaleJSONFile, EncodeScaleJSON, ScaleCSVFile, EncodeScaleCSV, RenderScaleHTML)
+	return studyFiles(s, ScaleJSONFile, EncodeScaleJSON, ScaleCSV, RenderScaleHTML)
 }
 
-// studyFiles renders a study into its report directory's three files, keyed
-// by name: the JSON, the CSV and index.html, each by its encoder.
-func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), csvFile string, cs func(*T) ([]byte, error), page func(*T) ([]byte, error)) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	for _, f := range []struct {
-		name string
-		enc  func(*T) ([]byte, error)
-	}{{jsonFile, js}, {csvFile, cs}, {HTMLFile, page}} {
-		b, err := f.enc(s)
-		if err != nil {
-			return nil, err
-		}
-		out[f.name] = b
+// studyFiles renders a study into its report directory's files, keyed by
+// name: the JSON document (js, which also sanitizes s), its CSV tables
+// (tables) and index.html (page).
+func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), tables func(*T) (map[string][]byte, error), page func(*T) ([]byte, error)) (map[string][]byte, error) {
+	b, err := js(s)
+	if err != nil {
+		return nil, err
+	}
+	out, err := tables(s)
+	if err != nil {
+		return nil, err
+	}
+	out[jsonFile] = b
+	if out[HTMLFile], err = page(s); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -366,143 +368,4 @@ func (s *ScaleStudy) Validate() error {
 		}
 	}
 	return nil
-}
-
-// ScaleCSVRow is one row of scale.csv. Section says which table it belongs
-// to: "graph" (one per graph), "row" (graph x implementation), "bandwidth"
-// (the copy rows) or "goal". Columns that do not apply are empty. Times in
-// ms, bytes in bytes, bandwidth in GB/s (1e9 bytes/s), GTEPS in 1e9 edges/s.
-type ScaleCSVRow struct {
-	Section        string `csv:"section"`
-	Family         string `csv:"family"`
-	Scale          Count  `csv:"scale"`
-	Graph          string `csv:"graph"`
-	N              Count  `csv:"n"`
-	NNZ            Count  `csv:"nnz"`
-	Implementation string `csv:"implementation"`
-	Kind           string `csv:"kind"`
-	Precision      string `csv:"precision"`
-	Status         string `csv:"status"`
-	Reason         string `csv:"reason"`
-	Reference      string `csv:"reference"`
-	ErrOverTol     F      `csv:"err_over_tol"`
-	SumMinus1      F      `csv:"sum_minus_1"`
-	Spearman       F      `csv:"spearman"`
-	Iterations     Count  `csv:"iterations"`
-	Warmups        Count  `csv:"warmups"`
-	Runs           Count  `csv:"runs"`
-	Clock          string `csv:"clock"`
-	MedianMs       F      `csv:"median_ms"`
-	CV             F      `csv:"cv"`
-	MsPerIter      F      `csv:"ms_per_iter"`
-	GTEPS          F      `csv:"gteps"`
-	NsPerEdge      F      `csv:"ns_per_edge"`
-	Bytes          Count  `csv:"bytes_per_iter"`
-	FloorBytes     Count  `csv:"floor_bytes"`
-	CopyRow        string `csv:"copy_row"`
-	CopyGBps       F      `csv:"copy_gbps"`
-	FloorMs        F      `csv:"floor_ms"`
-	FloorFraction  F      `csv:"floor_fraction"`
-	SpeedupVsCPU   F      `csv:"speedup_vs_cpu"`
-	BuildMs        F      `csv:"build_ms"`
-	Target         string `csv:"target"`
-	Measured       string `csv:"measured"`
-}
-
-// Scale CSV sections.
-const (
-	ScaleSectionGraph     = "graph"
-	ScaleSectionRow       = "row"
-	ScaleSectionBandwidth = "bandwidth"
-	ScaleSectionGoal      = "goal"
-)
-
-var scaleSections = []string{ScaleSectionGraph, ScaleSectionRow, ScaleSectionBandwidth, ScaleSectionGoal}
-
-func blankScaleRow(section string) ScaleCSVRow {
-	return ScaleCSVRow{Section: section, ErrOverTol: NaN, SumMinus1: NaN, Spearman: NaN, MedianMs: NaN, CV: NaN,
-		MsPerIter: NaN, GTEPS: NaN, NsPerEdge: NaN, CopyGBps: NaN, FloorMs: NaN, FloorFraction: NaN,
-		SpeedupVsCPU: NaN, BuildMs: NaN}
-}
-
-// ScaleCSVRows flattens s into scale.csv rows.
-func ScaleCSVRows(s *ScaleStudy) []ScaleCSVRow {
-	var rows []ScaleCSVRow
-	for _, b := range s.Bandwidth {
-		r := blankScaleRow(ScaleSectionBandwidth)
-		r.Implementation, r.Status, r.Reason = b.Name, StatusPass, b.Formula
-		r.MedianMs, r.Bytes, r.CopyGBps = F(b.Ms), Count(b.Bytes), F(b.GBps)
-		rows = append(rows, r)
-	}
-	for _, g := range s.Graphs {
-		r := blankScaleRow(ScaleSectionGraph)
-		r.Family, r.Scale, r.Graph, r.N, r.NNZ = g.Family, Count(g.Scale), g.Name, Count(g.N), Count(g.NNZ)
-		r.Implementation, r.Reference, r.Reason, r.BuildMs = "build", g.Reference, g.ReferenceNote, F(g.BuildMs)
-		r.Status = StatusPass
-		if g.Skipped != "" {
-			r.Status, r.Reason = StatusSkipped, g.Skipped
-		}
-		rows = append(rows, r)
-	}
-	for _, x := range s.Rows {
-		r := blankScaleRow(ScaleSectionRow)
-		r.Family, r.Scale, r.Graph, r.N, r.NNZ = x.Family, Count(x.Scale), x.Graph, Count(x.N), Count(x.NNZ)
-		r.Implementation, r.Kind, r.Precision, r.Status, r.Reason = x.Implementation, x.Kind, string(x.Precision), x.Status, x.Reason
-		r.Reference, r.ErrOverTol, r.SumMinus1, r.Spearman = x.Reference, x.ErrOverTol, x.SumMinus1, x.Spearman
-		if len(x.Timing.RunsMs) > 0 {
-			r.Iterations, r.Warmups, r.Runs, r.Clock = Count(x.Timing.Iterations), Count(x.Timing.Warmups), Count(len(x.Timing.RunsMs)), x.Timing.Clock
-			r.MedianMs, r.CV = F(x.Timing.MedianMs), F(x.Timing.CV)
-		}
-		r.MsPerIter, r.GTEPS, r.NsPerEdge = x.MsPerIter, x.GTEPS, x.NsPerEdge
-		r.Bytes, r.FloorBytes, r.CopyRow, r.CopyGBps = Count(x.BytesPerIteration), Count(x.FloorBytes), x.CopyRow, x.CopyGBps
-		r.FloorMs, r.FloorFraction, r.SpeedupVsCPU = x.FloorMs, x.FloorFraction, x.SpeedupVsCPU
-		rows = append(rows, r)
-	}
-	for _, g := range s.Goals {
-		r := blankScaleRow(ScaleSectionGoal)
-		r.Implementation, r.Status, r.Target, r.Measured, r.Reason = g.Name, g.Status, g.Target, g.Measured, g.Note
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// EncodeScaleCSV is scale.csv (gocsv, with a header line).
-func EncodeScaleCSV(s *ScaleStudy) ([]byte, error) {
-	return encodeCSVRows(ScaleCSVRows(s), scaleCSVHeader(), ScaleCSVFile)
-}
-
-func scaleCSVHeader() []string { return csvHeaderOf(blankScaleRow(ScaleSectionRow)) }
-
-// ReadScaleCSV reads and validates a scale.csv written by WriteScale.
-func ReadScaleCSV(path string) ([]ScaleCSVRow, error) {
-	return readFile(path, DecodeScaleCSV)
-}
-
-// DecodeScaleCSV parses and validates scale.csv bytes; errors name the file,
-// line and column.
-func DecodeScaleCSV(data []byte, name string) ([]ScaleCSVRow, error) {
-	rows, err := decodeCSVRows[ScaleCSVRow](data, name, scaleCSVHeader())
-	if err != nil {
-		return nil, err
-	}
-	for i, r := range rows {
-		line := i + 2
-		if !slices.Contains(scaleSections, r.Section) {
-			return nil, fmt.Errorf("%s:%d: column section: %q is not one of %s", name, line, clip(r.Section), strings.Join(scaleSections, ", "))
-		}
-		if r.Implementation == "" {
-			return nil, fmt.Errorf("%s:%d: column implementation: empty", name, line)
-		}
-		ok := slices.Contains(statuses, r.Status)
-		if r.Section == ScaleSectionGoal {
-			ok = slices.Contains(goalStatuses, r.Status)
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: column status: %q is not valid in a %s row", name, line, clip(r.Status), r.Section)
-		}
-		if r.N < 0 || r.NNZ < 0 || r.Iterations < 0 || r.Runs < 0 || r.Bytes < 0 || r.FloorBytes < 0 {
-			return nil, fmt.Errorf("%s:%d: n, nnz, iterations, runs and bytes must be >= 0", name, line)
-		}
-	}
-	return rows, nil
 }

@@ -53,12 +53,17 @@ func TestScaleRoundTripAndPage(t *testing.T) {
 	if back.Rows[1].SpeedupVsCPU != 20 || back.Rows[0].SpeedupVsCPU.Valid() || back.Graphs[1].BuildMs != 0 || back.Bandwidth[1].Ms != 0 {
 		t.Errorf("read back %+v", back.Rows[1])
 	}
-	rows, err := ReadScaleCSV(filepath.Join(dir, ScaleCSVFile))
+	rows, err := ReadTable[ScaleRow](filepath.Join(dir, ScaleRowsCSVFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 2+3+6+1 || rows[5].Section != ScaleSectionRow || rows[5].MsPerIter != 1 || rows[5].GTEPS != 1 || rows[5].Runs != 3 {
-		t.Errorf("csv rows %+v", rows[5])
+	if len(rows) != 6 || rows[0].MsPerIter != 1 || rows[0].GTEPS != 1 || rows[0].Timing.Iterations != s.Rows[0].Timing.Iterations || rows[0].Identity != s.Rows[0].Identity {
+		t.Errorf("%s rows %+v", ScaleRowsCSVFile, rows)
+	}
+	for file, want := range map[string]int{ScaleGraphsCSVFile: 3, ScaleBandwidthCSVFile: 2, ScaleGoalsCSVFile: 1} {
+		if b, err := os.ReadFile(filepath.Join(dir, file)); err != nil || bytes.Count(b, []byte("\n"))-1 != want {
+			t.Errorf("%s: %v, want %d rows:\n%s", file, err, want, b)
+		}
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	for _, want := range []string{ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor, "oracle skipped", "t0-oracle skipped from this size on",
@@ -90,12 +95,12 @@ func TestScaleReadersReject(t *testing.T) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
-	csv, _ := EncodeScaleCSV(scaleFixture())
-	bad := strings.Replace(string(csv), "\nrow,", "\nrows,", 1)
-	if _, err := DecodeScaleCSV([]byte(bad), "scale.csv"); err == nil || !strings.Contains(err.Error(), "column section") {
-		t.Errorf("bad section: %v", err)
+	tables, _ := ScaleCSV(scaleFixture())
+	bad := strings.Replace(string(tables[ScaleGoalsCSVFile]), ",not measured,", ",perhaps,", 1)
+	if _, err := DecodeTable[Goal]([]byte(bad), ScaleGoalsCSVFile); err == nil || !strings.Contains(err.Error(), ScaleGoalsCSVFile+`:2: column status: "perhaps"`) {
+		t.Errorf("bad goal status: %v", err)
 	}
-	if _, err := DecodeScaleCSV([]byte("section,foo\n"), "scale.csv"); err == nil || !strings.Contains(err.Error(), "missing column") {
+	if _, err := DecodeTable[ScaleRow]([]byte("family,foo\n"), ScaleRowsCSVFile); err == nil || !strings.Contains(err.Error(), "missing column") {
 		t.Errorf("bad header: %v", err)
 	}
 }

@@ -202,18 +202,18 @@ func TestOneImplementationFailingKeepsTheOthers(t *testing.T) {
 	if n != 3 {
 		t.Errorf("results.json: %d failed x-panic correctness rows with the panic, want 3", n)
 	}
-	rows, err := report.ReadCSV(filepath.Join(dir, report.CSVFile))
+	rows, err := report.ReadTable[report.Check](filepath.Join(dir, report.CorrectnessCSVFile))
 	if err != nil {
-		t.Fatalf("ReadCSV: %v", err)
+		t.Fatalf("ReadTable: %v", err)
 	}
 	n = 0
 	for _, r := range rows {
-		if r.Section == report.SectionCorrectness && r.Implementation == "x-error" && r.Status == report.StatusFailed && strings.Contains(r.Reason, "out of memory (simulated)") {
+		if r.Implementation == "x-error" && r.Status == report.StatusFailed && strings.Contains(r.Reason, "out of memory (simulated)") {
 			n++
 		}
 	}
 	if n != 3 {
-		t.Errorf("results.csv: %d failed x-error correctness rows, want 3", n)
+		t.Errorf("correctness.csv: %d failed x-error rows, want 3", n)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
 	if err != nil {

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -82,16 +83,18 @@ func TestIncrementalByYear(t *testing.T) {
 	if len(back.Rows) != len(s.Rows) || back.Rows[3].Warm.MedianMs != s.Rows[3].Warm.MedianMs {
 		t.Fatal("incremental.json does not read back")
 	}
-	cs, err := report.EncodeIncrementalCSV(s)
+	tables, err := report.IncrementalCSV(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := report.DecodeIncrementalCSV(cs, "incremental.csv")
-	if err != nil {
-		t.Fatal(err)
+	for file, want := range map[string]int{report.IncrementalBatchesCSVFile: 26, report.IncrementalRowsCSVFile: 52, report.IncrementalTopCSVFile: 27 * 20} {
+		if got := bytes.Count(tables[file], []byte("\n")) - 1; got != want {
+			t.Errorf("%s: %d rows, want %d", file, got, want)
+		}
 	}
-	if want := 26 + 52 + 27*20; len(rows) != want {
-		t.Fatalf("%d CSV rows, want %d (batches + rows + 27 top-20s)", len(rows), want)
+	rows, err := report.DecodeTable[report.IncrementalRow](tables[report.IncrementalRowsCSVFile], report.IncrementalRowsCSVFile)
+	if err != nil || rows[3].Warm.MedianMs != s.Rows[3].Warm.MedianMs || rows[3].Identity != s.Rows[3].Identity {
+		t.Fatalf("%s does not read back: %v", report.IncrementalRowsCSVFile, err)
 	}
 	if _, err := report.RenderIncrementalHTML(s); err != nil {
 		t.Fatal(err)

@@ -213,12 +213,12 @@ func TestScaleStudySmall(t *testing.T) {
 	if len(back.Rows) != len(s.Rows) || back.Rows[0].MsPerIter != s.Rows[0].MsPerIter {
 		t.Error("scale.json does not read back")
 	}
-	rows, err := report.ReadScaleCSV(filepath.Join(dir, report.ScaleCSVFile))
+	rows, err := report.ReadTable[report.ScaleRow](filepath.Join(dir, report.ScaleRowsCSVFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != len(s.Bandwidth)+len(s.Graphs)+len(s.Rows)+len(s.Goals) {
-		t.Errorf("%d CSV rows", len(rows))
+	if len(rows) != len(s.Rows) || rows[0].Implementation != s.Rows[0].Implementation || rows[0].Timing.MedianMs != s.Rows[0].Timing.MedianMs {
+		t.Errorf("%s: %d rows, want %d, first %+v", report.ScaleRowsCSVFile, len(rows), len(s.Rows), rows[0])
 	}
 	page, err := os.ReadFile(filepath.Join(dir, report.HTMLFile))
 	if err != nil {
