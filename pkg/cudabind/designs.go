@@ -33,8 +33,9 @@ const (
 	implCluster     = 20
 	implLayoutEnd   = 21
 
-	implHotHead      = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
-	implClusterDSMEM = 28 // PRLAB_IMPL_CLUSTER_DSMEM (csrc/cluster_dsmem.cu): its own code range
+	implHotHead       = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
+	implHotHeadPacked = 25 // PRLAB_IMPL_HOTHEAD_PACKED
+	implClusterDSMEM  = 28 // PRLAB_IMPL_CLUSTER_DSMEM (csrc/cluster_dsmem.cu): its own code range
 )
 
 // Registry names of the GPU designs, as reports and verify know them.
@@ -55,6 +56,7 @@ const (
 	NameFusedReordered      = "gpu-fused-reordered"
 	NameT4BucketedReordered = "gpu-t4-bucketed-reordered"
 	NameHotHead             = "gpu-hothead"
+	NameHotHeadPacked       = "gpu-hothead-packed"
 )
 
 // family is how a design's iteration is built, which decides how its bytes,
@@ -175,7 +177,15 @@ var designs = withRelabelled([]design{
 		}},
 	{id: implHotHead, name: NameHotHead, label: "GPU hot head: one launch per iteration (T4 buckets + combine), the hottest contributions from shared memory, graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{24, 8, 0}, order: LocalityOrder,
-		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 96 KiB by default) and the dangling partials O(G) not counted",
+		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 192 KiB by default) and the dangling partials O(G) not counted",
+		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
+		}},
+	{id: implHotHeadPacked, name: NameHotHeadPacked, label: "GPU hot head on the 16-bit column code (gap to the previous column, 4-byte escapes), graph relabelled by out-degree",
+		family: familyLayout, bytes: ByteFormula{28, 6, 0}, order: LocalityOrder,
+		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + escape offset 4 + invOut 4 + store x' 4 + contrib' 4 per row; code 2 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; + 4 per escaped gap (>= 65535, counted per graph: BytesPerIteration includes them); the segment tables of rows longer than 1024 edges (O(nnz/1024)), the per-block staging of contrib[0, H) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
 		costs: func(g *pagerank.Graph, iters int) Costs {
 			I := float64(max(iters, 1))
@@ -395,15 +405,16 @@ func (d *gpuDesign) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result,
 		}
 	}
 	var out runOut
+	res := d.newResult(g, p.Mode, p.Iterations)
 	perm, err := d.onDevice(g, func(s *Session) error {
 		var err error
 		out, err = s.lib.runImpl(s.h, d.id, float32(p.Damping), p.Iterations, tol, s.g.N)
+		d.escapeBytes(res, s)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	res := d.newResult(g, p.Mode, p.Iterations)
 	res.Ranks = d.ranksOf(out.ranks, perm)
 	res.Iterations = out.done
 	res.Converged = out.converged
@@ -432,6 +443,9 @@ func (d *gpuDesign) onDevice(g *pagerank.Graph, fn func(s *Session) error) ([]in
 		if err := d.usable(s); err != nil {
 			return err
 		}
+		if err := d.prepare(s); err != nil {
+			return err
+		}
 		return fn(s)
 	})
 	if err != nil {
@@ -454,6 +468,32 @@ func (d *design) usable(s *Session) error {
 		return fmt.Errorf("%w: %s", ErrUnavailable, info.ClusterReason)
 	}
 	return nil
+}
+
+// prepare uploads what the design needs beyond the CSR, once per session:
+// gpu-hothead-packed's column code (EncodeColumns of the session's graph).
+func (d *design) prepare(s *Session) error {
+	if d.id != implHotHeadPacked || s.escapes >= 0 {
+		return nil
+	}
+	code, err := EncodeColumns(s.g.InRowPtr, s.g.InColIdx)
+	if err != nil {
+		return err
+	}
+	if err := s.lib.hotHeadCodes(s.h, code); err != nil {
+		return err
+	}
+	s.escapes = len(code.Exc)
+	return nil
+}
+
+// escapeBytes adds the bytes of the escaped gaps (4 each) that
+// gpu-hothead-packed reads per iteration to res.
+func (d *design) escapeBytes(res *pagerank.Result, s *Session) {
+	if d.id == implHotHeadPacked && s.escapes >= 0 {
+		res.BytesPerIteration += 4 * int64(s.escapes)
+		res.BytesFormula += fmt.Sprintf(" + 4 x %d escapes", s.escapes)
+	}
 }
 
 // ranksOf widens the device's ranks, in g's order for a relabelled design.
@@ -500,6 +540,7 @@ func (d *gpuDesign) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p p
 	res.Iterations = p.Iterations // prlab_benchmark runs exactly this many per run: no convergence test
 	dmp := float32(p.Damping)
 	perm, err := d.onDevice(g, func(s *Session) error {
+		d.escapeBytes(res, s)
 		ms, ranks, err := benchmarkChunked(ctx, func(w, r int) ([]float32, []float32, error) {
 			return s.lib.benchmark(s.h, d.id, dmp, p.Iterations, w, r, s.g.N)
 		}, warmups, runs)

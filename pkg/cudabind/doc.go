@@ -85,6 +85,7 @@
 // (knobs PRLAB_KNOB_HOT_*):
 //
 //	gpu-hothead                one launch per iteration, hot contributions from shared memory      24n + 8nnz
+//	gpu-hothead-packed         the same on the 16-bit column code (EncodeColumns)                  28n + 6nnz + 4 escapes
 //
 // The hand-written iteration's 33n + 8nnz + 4 and the library's 41n + 16nnz + 4
 // reproduce the course's 3,437,470 and 6,173,886 bytes for n = 28042,

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,22 +60,71 @@ func setHotHead(t *testing.T, g *pagerank.Graph, c hotHeadConfig) {
 	}
 }
 
-func TestHotHeadDesignRow(t *testing.T) {
-	d := mustDesign(t, NameHotHead)
-	if d.id != implHotHead || d.order != LocalityOrder || d.kernelsOf != "" || d.family != familyLayout {
-		t.Errorf("gpu-hothead: code %d, order %q, kernels of %q, family %d", d.id, d.order, d.kernelsOf, d.family)
-	}
+func TestHotHeadDesignRows(t *testing.T) {
 	g := pagerank.SyntheticCases()[0]
-	// 24n + 8nnz: row id, rowPtr[v], rowPtr[v+1], invOut, x', contrib' per row; colIdx, contrib[col] per edge.
-	if got, want := d.BytesFormula().Bytes(g.N, g.NNZ), 24*int64(g.N)+8*int64(g.NNZ); got != want {
-		t.Errorf("gpu-hothead bytes on %s: %d, want %d", g.Name, got, want)
+	for _, c := range []struct {
+		name          string
+		id            int
+		perN, perEdge int64
+	}{
+		// row id, rowPtr[v], rowPtr[v+1], invOut, x', contrib' per row; colIdx 4, contrib[col] 4 per edge.
+		{NameHotHead, implHotHead, 24, 8},
+		// + the escape offset per row; the 2-byte code instead of colIdx.
+		{NameHotHeadPacked, implHotHeadPacked, 28, 6},
+	} {
+		d := mustDesign(t, c.name)
+		if d.id != c.id || d.order != LocalityOrder || d.kernelsOf != "" || d.family != familyLayout {
+			t.Errorf("%s: code %d, order %q, kernels of %q, family %d", c.name, d.id, d.order, d.kernelsOf, d.family)
+		}
+		if got, want := d.BytesFormula().Bytes(g.N, g.NNZ), c.perN*int64(g.N)+c.perEdge*int64(g.NNZ); got != want {
+			t.Errorf("%s bytes on %s: %d, want %d", c.name, g.Name, got, want)
+		}
+		if cs := d.Costs(g, 50); math.Abs(cs.HostLaunches-51.0/50) > 1e-12 || cs.DeviceBarriers != 0 || cs.ToleranceReads != 1 {
+			t.Errorf("%s costs: %+v", c.name, cs)
+		}
+		res := d.newResult(g, pagerank.FixedIterations, 50)
+		if !strings.Contains(res.BytesFormula, "relabelled by "+string(LocalityOrder)) || strings.Contains(res.BytesFormula, "'s kernels") {
+			t.Errorf("%s formula %q", c.name, res.BytesFormula)
+		}
 	}
-	if c := d.Costs(g, 50); math.Abs(c.HostLaunches-51.0/50) > 1e-12 || c.DeviceBarriers != 0 || c.ToleranceReads != 1 {
-		t.Errorf("gpu-hothead costs: %+v", c)
+}
+
+// gpu-hothead-packed through the fake library, which decodes the uploaded
+// column code and refuses it unless it gives the graph's columns: the Go
+// encoder and the C decoder agree (on R-MAT 2^17 relabelled, with escapes),
+// the result counts the escapes' bytes, and the ranks are the fake's
+// gpu-hothead ranks (in the graph's order).
+func TestHotHeadPackedWithFakeLibrary(t *testing.T) {
+	if reason := useLibrary(t, buildFake(t)); reason != "" {
+		t.Fatalf("fake library unavailable: %s", reason)
 	}
-	res := d.newResult(g, pagerank.FixedIterations, 50)
-	if !strings.Contains(res.BytesFormula, "relabelled by "+string(LocalityOrder)) || strings.Contains(res.BytesFormula, "'s kernels") {
-		t.Errorf("gpu-hothead formula %q", res.BytesFormula)
+	defer ReleaseRelabelled()
+	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(17, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := mustDesign(t, NameHotHeadPacked)
+	for _, g := range append(pagerank.SyntheticCases(), rm) {
+		res, err := im.Run(g, pagerank.Fixed(20))
+		if err != nil {
+			t.Fatalf("%s on %s: %v", im.Name(), g.Name, err)
+		}
+		rg, _, _, _ := relabelled(g)
+		code, _ := EncodeColumns(rg.InRowPtr, rg.InColIdx)
+		if want := im.BytesFormula().Bytes(g.N, g.NNZ) + 4*int64(len(code.Exc)); res.BytesPerIteration != want ||
+			!strings.Contains(res.BytesFormula, fmt.Sprintf("+ 4 x %d escapes", len(code.Exc))) {
+			t.Errorf("%s on %s: %d bytes (%s), want %d with %d escapes", im.Name(), g.Name, res.BytesPerIteration, res.BytesFormula, want, len(code.Exc))
+		}
+		plain, err := mustDesign(t, NameHotHead).Run(g, pagerank.Fixed(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Ranks, plain.Ranks) || len(res.Ranks) != g.N {
+			t.Errorf("%s on %s: the fake's ranks differ from gpu-hothead's", im.Name(), g.Name)
+		}
+		if g == rm && len(code.Exc) == 0 {
+			t.Errorf("R-MAT 2^17 relabelled has no escapes: the escape path is untested")
+		}
 	}
 }
 
@@ -98,36 +148,38 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 		}
 		graphs = append(graphs, rm)
 	}
-	im := mustDesign(t, NameHotHead)
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
-		for _, c := range configs {
-			setHotHead(t, g, c)
-			res, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
-				continue
-			}
-			v := pagerank.Validate(g, res, ref)
-			if !v.Pass {
-				t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
-			}
-			t.Logf("  %-10s %-12s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
-			if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
-				t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
-			}
-			again, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range res.Ranks {
-				if res.Ranks[i] != again.Ranks[i] {
-					t.Errorf("%s (%s) on %s: node %d rank %v, then %v (fixed-order sums must give the same bits)", im.Name(), c.name, g.Name, i, res.Ranks[i], again.Ranks[i])
-					break
+		for _, im := range ownRelabelledDesigns() {
+			for _, c := range configs {
+				setHotHead(t, g, c)
+				res, err := im.Run(g, pagerank.Fixed(iters))
+				if err != nil {
+					t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
+					continue
+				}
+				v := pagerank.Validate(g, res, ref)
+				if !v.Pass {
+					t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
+				}
+				t.Logf("  %-10s %-12s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
+				if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
+					t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
+				}
+				again, err := im.Run(g, pagerank.Fixed(iters))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range res.Ranks {
+					if res.Ranks[i] != again.Ranks[i] {
+						t.Errorf("%s (%s) on %s: node %d rank %v, then %v (fixed-order sums must give the same bits)", im.Name(), c.name, g.Name, i, res.Ranks[i], again.Ranks[i])
+						break
+					}
 				}
 			}
 		}
 		// Tolerance mode: stops when the device's L1 residual falls below pagerank.FloatTolerance.
+		im := mustDesign(t, NameHotHead)
 		setHotHead(t, g, hotHeadConfigs[0])
 		tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
 		if err != nil {
@@ -201,10 +253,14 @@ func TestGPUHotHeadSweep(t *testing.T) {
 		for _, name := range []string{NameT4BucketedReordered, NameCusparse} {
 			one(mustDesign(t, name), "")
 		}
-		hh := mustDesign(t, NameHotHead)
-		for _, c := range hotHeadConfigs {
-			setHotHead(t, g, c)
-			one(hh, c.name)
+		for _, im := range ownRelabelledDesigns() {
+			for _, c := range hotHeadConfigs {
+				if im.Name() == NameHotHeadPacked && c.name != "auto" && !strings.HasPrefix(c.name, "24k") && !strings.HasPrefix(c.name, "48k") {
+					continue // the packed code at the promising sizes only
+				}
+				setHotHead(t, g, c)
+				one(im, c.name)
+			}
 		}
 		ReleaseRelabelled()
 	}

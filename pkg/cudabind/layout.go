@@ -46,7 +46,7 @@ const (
 	knobCount       = 7
 
 	// The hot-head design's knobs (PRLAB_KNOB_HOT_*, csrc/hothead.cu).
-	knobHotFloats      = 16 // contributions staged in shared memory per block (0: 24576)
+	knobHotFloats      = 16 // contributions staged in shared memory per block (0: 49152; below 4: none)
 	knobHotThreads     = 17 // threads per block: 256, 512, 1024 (0: 1024)
 	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
 	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)

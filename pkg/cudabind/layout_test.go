@@ -54,7 +54,7 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 func TestLayoutRegistry(t *testing.T) {
 	all := Designs()
-	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 6 || len(ownRelabelledDesigns()) != 1 || len(all) != 16 {
+	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 6 || len(ownRelabelledDesigns()) != 2 || len(all) != 17 {
 		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled, %d own relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()), len(ownRelabelledDesigns()))
 	}
 	seen := map[string]bool{}
@@ -142,7 +142,6 @@ func TestLayoutConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_HOT_END":           knobHotEnd,
 		"PRLAB_IMPL_HOTHEAD_FIRST":     implHotHead,
 		"PRLAB_IMPL_HOTHEAD":           implHotHead,
-		"PRLAB_IMPL_HOTHEAD_END":       implHotHead + 1,
 		"PRLAB_IMPL_CLUSTER_DSMEM":     implClusterDSMEM,
 		"PRLAB_KNOB_DSM_FIRST":         knobDSMFirst,
 		"PRLAB_KNOB_DSM_EXCHANGE":      knobDSMExchange,
@@ -153,6 +152,9 @@ func TestLayoutConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_DSM_BALANCE":       knobDSMBalance,
 		"PRLAB_KNOB_DSM_END":           knobDSMEnd,
 		"PRLAB_ERR_UNAVAILABLE":        statusUnavailable,
+		"PRLAB_IMPL_HOTHEAD_PACKED":    implHotHeadPacked,
+		"PRLAB_IMPL_HOTHEAD_END":       implHotHeadPacked + 1,
+		"PRLAB_HOT_SEGMENT":            ColumnSegment,
 	}
 	checkDefines(t, defs, want)
 	// The layout range must not overlap the course's codes.

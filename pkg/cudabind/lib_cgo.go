@@ -92,6 +92,10 @@ static int pr_knob(void *f, void *h, int knob, int value, char *msg, int len) {
 static int pr_prim(void *f, void *h, int which, int count, int warm, int reps, float *med, char *msg, int len) {
 	return ((__typeof__(&prlab_time_primitive))f)(h, which, count, warm, reps, med, msg, len);
 }
+static int pr_codes(void *f, void *h, const unsigned short *codes, const int *xp, const int *x, int nx, char *msg,
+                    int len) {
+	return ((__typeof__(&prlab_hothead_codes))f)(h, codes, xp, x, nx, msg, len);
+}
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
 	return ((__typeof__(&prlab_session_open))f)(dev, impl, n, nnz, rp, ci, od, maxIter, s, msg, len);
@@ -131,6 +135,7 @@ type library struct {
 	h                                                            unsafe.Pointer
 	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
 	layout, knob, prim                                           unsafe.Pointer // optional: nil when absent
+	codes                                                        unsafe.Pointer // optional: the packed hot-head design's column code
 	sOpen, sApply, sRun, sGraph, sClose                          unsafe.Pointer // optional: resident sessions
 }
 
@@ -151,7 +156,7 @@ func (l *library) symbols() []symbol {
 		{"prlab_time_stage", &l.stage, true}, {"prlab_time_copy", &l.copy, true},
 		{"prlab_check_reduction", &l.chk, true},
 		{"prlab_layout_info_get", &l.layout, false}, {"prlab_layout_set", &l.knob, false},
-		{"prlab_time_primitive", &l.prim, false},
+		{"prlab_time_primitive", &l.prim, false}, {"prlab_hothead_codes", &l.codes, false},
 		{"prlab_session_open", &l.sOpen, false}, {"prlab_session_apply", &l.sApply, false},
 		{"prlab_session_run", &l.sRun, false}, {"prlab_session_graph", &l.sGraph, false},
 		{"prlab_session_close", &l.sClose, false},
@@ -371,6 +376,24 @@ func (l *library) setKnob(h unsafe.Pointer, knob, value int) error {
 	var msg [msgLen]C.char
 	rc := C.pr_knob(l.knob, h, C.int(knob), C.int(value), &msg[0], msgLen)
 	return status("prlab_layout_set", rc, &msg)
+}
+
+// hotHeadCodes is prlab_hothead_codes: uploads c for gpu-hothead-packed.
+func (l *library) hotHeadCodes(h unsafe.Pointer, c ColumnCode) error {
+	if err := l.optional(l.codes, "prlab_hothead_codes"); err != nil {
+		return err
+	}
+	var msg [msgLen]C.char
+	var none [1]int32 // a valid pointer for an empty array
+	codes, exc := (*C.ushort)(unsafe.Pointer(&none[0])), (*C.int)(unsafe.Pointer(&none[0]))
+	if len(c.Codes) > 0 {
+		codes = (*C.ushort)(unsafe.Pointer(&c.Codes[0]))
+	}
+	if len(c.Exc) > 0 {
+		exc = (*C.int)(unsafe.Pointer(&c.Exc[0]))
+	}
+	rc := C.pr_codes(l.codes, h, codes, (*C.int)(unsafe.Pointer(&c.ExcPtr[0])), exc, C.int(len(c.Exc)), &msg[0], msgLen)
+	return status("prlab_hothead_codes", rc, &msg)
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

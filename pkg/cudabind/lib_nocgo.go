@@ -39,8 +39,9 @@ func (l *library) timeCopy(unsafe.Pointer, int64, int, int) (float64, error) { r
 func (l *library) checkReduction(unsafe.Pointer, int, int, []float32, []float32, []uint8, int) (float64, int, int, error) {
 	return 0, 0, 0, errNoCgo
 }
-func (l *library) layoutInfo(unsafe.Pointer) (Layout, error) { return Layout{}, errNoCgo }
-func (l *library) setKnob(unsafe.Pointer, int, int) error    { return errNoCgo }
+func (l *library) layoutInfo(unsafe.Pointer) (Layout, error)     { return Layout{}, errNoCgo }
+func (l *library) setKnob(unsafe.Pointer, int, int) error        { return errNoCgo }
+func (l *library) hotHeadCodes(unsafe.Pointer, ColumnCode) error { return errNoCgo }
 func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, error) {
 	return 0, errNoCgo
 }

@@ -19,6 +19,9 @@ type Session struct {
 	device int
 	g      *pagerank.Graph
 	h      unsafe.Pointer
+	// escapes is the number of escapes of g's column code once it was
+	// uploaded for gpu-hothead-packed (-1 before).
+	escapes int
 }
 
 var (
@@ -59,7 +62,7 @@ func openLocked(g *pagerank.Graph) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{lib: st.lib, device: st.device, g: g, h: h}, nil
+	return &Session{lib: st.lib, device: st.device, g: g, h: h, escapes: -1}, nil
 }
 
 // Open uploads g to the device ($PRLAB_CUDA_DEVICE) and returns the

@@ -34,6 +34,7 @@ var implColours = map[string]string{
 	"gpu-fused-reordered":       "#8e1f6f",
 	"gpu-t4-bucketed-reordered": "#0b6b73",
 	"gpu-hothead":               "#b8860b",
+	"gpu-hothead-packed":        "#6b4e00",
 }
 
 var extraColours = []string{"#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#ad494a"}

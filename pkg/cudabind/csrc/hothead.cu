@@ -42,7 +42,8 @@ namespace hh {
 
 constexpr int kLight = 32;     // thread per row up to this in-degree
 constexpr int kWarpMax = 1024; // warp per row up to this in-degree, block per row above
-constexpr int kDefaultHot = 24576; // floats of the hot head when the knob is 0 (96 KiB)
+static_assert(kWarpMax == PRLAB_HOT_SEGMENT, "a warp row of the packed code is one segment");
+constexpr int kDefaultHot = 49152; // floats of the hot head when the knob is 0 (192 KiB)
 constexpr int kMaxHot = 56 * 1024; // 224 KiB: the most one block may stage (227 KiB opt-in limit)
 
 struct Args {
@@ -55,7 +56,16 @@ struct Args {
   const float *cIn, *dIn; // contributions and dangling partials of x_k
   float *xOut, *cOut, *dOut;
   int G; // blocks (dangling partials per iteration)
+  // The packed design's column code (pkg/cudabind ColumnCode): codes [nnz],
+  // row v's escaped gaps exc[excPtr[v] ..].
+  const unsigned short *codes;
+  const int *excPtr, *exc;
+  // Rows longer than kWarpMax: segment m of row v starts its escapes at
+  // exc[segExc[segFirst[v] + m]].
+  const int *segFirst, *segExc;
 };
+
+constexpr unsigned kEscape = 0xFFFFu;
 
 __device__ __forceinline__ float warpSum(float v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
@@ -88,27 +98,58 @@ __device__ __forceinline__ float finish(const Args &a, int v, float s, float D, 
   return xn;
 }
 
-// One iteration. Dynamic shared memory: the hot head, hot floats.
-template <int kT, int kMinBlocks>
-__global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
-  extern __shared__ float4 head4[];
-  const float *head = reinterpret_cast<const float *>(head4);
-  __shared__ float scratch[32];
-  __shared__ float shD;
-  const int tid = threadIdx.x, lane = tid & 31;
-  const float4 *src = reinterpret_cast<const float4 *>(a.cIn);
-  for (int i = tid; i < a.hot / 4; i += kT) head4[i] = __ldg(src + i);
-  if (tid < 32) {
-    float v = 0.0f;
-    for (int i = lane; i < a.G; i += 32) v += a.dIn[i];
-    v = warpSum(v);
-    if (tid == 0) shD = v;
+// Sum of the gathers of row [b, en) of the packed code by one warp, 32
+// consecutive edges per step: a ballot of the escapes gives each escaped
+// lane its index among the row's escapes, an inclusive warp scan of the
+// gaps (carried across steps) gives the columns.
+__device__ __forceinline__ float packedWarpRow(const Args &a, const float *head, int b, int en, int eo) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u;
+  int carry = 0;
+  float s = 0.0f;
+  for (int base = b; base < en; base += 32) {
+    const int e = base + lane;
+    const unsigned c = e < en ? static_cast<unsigned>(__ldg(a.codes + e)) : 0u;
+    const bool esc = c == kEscape;
+    const unsigned m = __ballot_sync(0xffffffffu, esc);
+    int gap = esc ? __ldg(a.exc + eo + __popc(m & below)) : static_cast<int>(c);
+    for (int o = 1; o < 32; o <<= 1) {
+      const int t = __shfl_up_sync(0xffffffffu, gap, o);
+      if (lane >= o) gap += t;
+    }
+    const int col = carry + gap;
+    if (e < en) s += gatherOne(head, a.hot, a.cIn, col);
+    carry = __shfl_sync(0xffffffffu, col, 31);
+    eo += __popc(m);
   }
-  __syncthreads();
-  const float D = shD;
-  const int hot = a.hot;
-  float dang = 0.0f;
+  return warpSum(s);
+}
 
+// Sum of the gathers of row [b, en) of the packed code by one thread.
+__device__ __forceinline__ float packedThreadRow(const Args &a, const float *head, int b, int en, int eo) {
+  int col = 0;
+  float s0 = 0.0f, s1 = 0.0f;
+  int e = b;
+  for (; e + 1 < en; e += 2) {
+    const unsigned c0 = __ldg(a.codes + e), c1 = __ldg(a.codes + e + 1);
+    col += c0 == kEscape ? __ldg(a.exc + eo++) : static_cast<int>(c0);
+    s0 += gatherOne(head, a.hot, a.cIn, col);
+    col += c1 == kEscape ? __ldg(a.exc + eo++) : static_cast<int>(c1);
+    s1 += gatherOne(head, a.hot, a.cIn, col);
+  }
+  if (e < en) {
+    const unsigned c0 = __ldg(a.codes + e);
+    col += c0 == kEscape ? __ldg(a.exc + eo) : static_cast<int>(c0);
+    s0 += gatherOne(head, a.hot, a.cIn, col);
+  }
+  return s0 + s1;
+}
+
+// The rows of the unpacked design: heavy block per row, medium warp per
+// row, light thread per row; dang accumulates the dangling mass of x'.
+template <int kT>
+__device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
+  const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
   // Block per row (in-degree > kWarpMax).
   for (int r = blockIdx.x; r < a.nHeavy; r += gridDim.x) {
     const int v = __ldg(a.heavy + r);
@@ -157,7 +198,60 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
     if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
     finish(a, v, s0 + s1, D, dang);
   }
+}
 
+// One iteration. Dynamic shared memory: the hot head, hot floats.
+// kPacked: columns from the 16-bit code; rows above kLight warp per row
+// (the heavy list first, sorted by in-degree descending, so the longest
+// rows start first), light rows thread per row.
+template <int kT, int kMinBlocks, bool kPacked>
+__global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
+  extern __shared__ float4 head4[];
+  const float *head = reinterpret_cast<const float *>(head4);
+  __shared__ float scratch[32];
+  __shared__ float shD;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const float4 *src = reinterpret_cast<const float4 *>(a.cIn);
+  for (int i = tid; i < a.hot / 4; i += kT) head4[i] = __ldg(src + i);
+  if (tid < 32) {
+    float v = 0.0f;
+    for (int i = lane; i < a.G; i += 32) v += a.dIn[i];
+    v = warpSum(v);
+    if (tid == 0) shD = v;
+  }
+  __syncthreads();
+  const float D = shD;
+  float dang = 0.0f;
+
+  if (kPacked) {
+    // Block per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
+    for (int r = blockIdx.x; r < a.nHeavy; r += gridDim.x) {
+      const int v = __ldg(a.heavy + r);
+      const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1), sf = __ldg(a.segFirst + v);
+      const int segs = (en - b + PRLAB_HOT_SEGMENT - 1) / PRLAB_HOT_SEGMENT;
+      float s = 0.0f;
+      for (int m = tid >> 5; m < segs; m += kT / 32) {
+        const int sb = b + m * PRLAB_HOT_SEGMENT;
+        s += packedWarpRow(a, head, sb, min(en, sb + PRLAB_HOT_SEGMENT), __ldg(a.segExc + sf + m));
+      }
+      const float tot = blockSum<kT>(lane == 0 ? s : 0.0f, scratch);
+      if (tid == 0) finish(a, v, tot, D, dang);
+    }
+    // Warp per row (one segment: in-degree <= kWarpMax = PRLAB_HOT_SEGMENT).
+    const int warps = gridDim.x * (kT / 32);
+    for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
+      const int v = __ldg(a.medium + r);
+      const float s = packedWarpRow(a, head, __ldg(a.rowPtr + v), __ldg(a.rowPtr + v + 1), __ldg(a.excPtr + v));
+      if (lane == 0) finish(a, v, s, D, dang);
+    }
+    for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
+      const int v = __ldg(a.light + r);
+      const float s = packedThreadRow(a, head, __ldg(a.rowPtr + v), __ldg(a.rowPtr + v + 1), __ldg(a.excPtr + v));
+      finish(a, v, s, D, dang);
+    }
+  } else {
+    plainRows<kT>(a, head, D, dang, scratch);
+  }
   const float bd = blockSum<kT>(dang, scratch);
   if (tid == 0) a.dOut[blockIdx.x] = bd;
 }
@@ -183,18 +277,20 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 // (1024 / kT: 1024 threads per SM at up to 64 registers; 2048 / kT: 2048
 // threads at up to 32).
 struct Shape {
-  int threads, occ; // occ 1: 1024 threads per SM, 2: 2048
-  const void *iter;
+  int threads, occ;    // occ 1: 1024 threads per SM, 2: 2048
+  const void *iter[2]; // [packed]
 };
 
-const Shape kShapes[] = {
-    {256, 1, reinterpret_cast<const void *>(iterKernel<256, 4>)},
-    {512, 1, reinterpret_cast<const void *>(iterKernel<512, 2>)},
-    {1024, 1, reinterpret_cast<const void *>(iterKernel<1024, 1>)},
-    {256, 2, reinterpret_cast<const void *>(iterKernel<256, 8>)},
-    {512, 2, reinterpret_cast<const void *>(iterKernel<512, 4>)},
-    {1024, 2, reinterpret_cast<const void *>(iterKernel<1024, 2>)},
-};
+#define PR_HH_SHAPE(T, OCC)                                                                        \
+  {                                                                                                \
+    T, OCC, {                                                                                      \
+      reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false>),                      \
+          reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true>)                    \
+    }                                                                                              \
+  }
+const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
+                         PR_HH_SHAPE(256, 2), PR_HH_SHAPE(512, 2), PR_HH_SHAPE(1024, 2)};
+#undef PR_HH_SHAPE
 
 struct State {
   int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0;
@@ -207,6 +303,9 @@ struct State {
   float *dPart[2] = {nullptr, nullptr};
   int hot = 0, G = 0, blocksPerSM = 0;
   const Shape *shape = nullptr;
+  // The column code (prlab_hothead_codes); kept across knob changes.
+  unsigned short *codes = nullptr;
+  int *excPtr = nullptr, *exc = nullptr, *segFirst = nullptr, *segExc = nullptr;
 };
 
 void freeBuffers(State &s) {
@@ -250,6 +349,9 @@ int build(Ctx &c, State &s, Err &e) {
     rowsOf[b].push_back(v);
     s.nnzOf[b] += d;
   }
+  // Heavy rows longest first: the static round robin starts the longest rows first.
+  std::stable_sort(rowsOf[2].begin(), rowsOf[2].end(),
+                   [&](int u, int v) { return rp[u + 1] - rp[u] > rp[v + 1] - rp[v]; });
   for (int b = 0; b < 3; ++b) {
     s.count[b] = static_cast<int>(rowsOf[b].size());
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.rows[b]), 4 * rowsOf[b].size(), "d_hotRows", e));
@@ -270,11 +372,15 @@ int build(Ctx &c, State &s, Err &e) {
   if (hot < 0) hot = 0;
   s.hot = hot;
   const size_t smem = 4 * static_cast<size_t>(hot);
-  PR_CUDA(e, cudaFuncSetAttribute(s.shape->iter, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-          "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
-  int perSM = 0;
-  PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSM, s.shape->iter, threads, smem),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
+  int perSM = 1 << 30;
+  for (const void *fn : s.shape->iter) {
+    PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+            "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
+    int k = 0;
+    PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, fn, threads, smem),
+            "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
+    perSM = std::min(perSM, k);
+  }
   if (perSM < 1)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel: %d threads with %zu bytes of shared memory fit no SM", threads, smem);
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
@@ -300,7 +406,7 @@ int launchPrologue(Ctx &c, State &s, Err &e) {
 }
 
 // Iteration k: x[k%2] -> x[1-k%2] (contrib and partials likewise).
-int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
+int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   const int p = k & 1;
   Args a{};
   a.rowPtr = c.rowPtr;
@@ -322,18 +428,33 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
   a.cOut = s.contrib[1 - p];
   a.dOut = s.dPart[1 - p];
   a.G = s.G;
+  a.codes = s.codes;
+  a.excPtr = s.excPtr;
+  a.exc = s.exc;
+  a.segFirst = s.segFirst;
+  a.segExc = s.segExc;
   void *args[] = {&a};
   const int T = s.shape->threads;
-  PR_CUDA(e, cudaLaunchKernel(s.shape->iter, dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
+  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0], dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
           "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * s.hot);
   PR_LAUNCH(e, "hot-head iterKernel<<<%d, %d>>>", s.G, T);
   return PRLAB_OK;
 }
 
-int prepare(Ctx &c, State **s, float d, Err &e) {
+int prepare(Ctx &c, int impl, State **s, float d, Err &e) {
   PR_TRY(checkDamping(d, e));
   PR_TRY(getState(c, s, e));
+  if (impl == PRLAB_IMPL_HOTHEAD_PACKED && (*s)->codes == nullptr)
+    return fail(e, PRLAB_ERR_ARG, "packed hot-head design: no column code uploaded (prlab_hothead_codes)");
   return build(c, **s, e);
+}
+
+void freeCodes(State &s) {
+  void *bufs[] = {s.codes, s.excPtr, s.exc, s.segFirst, s.segExc};
+  for (void *p : bufs)
+    if (p) cudaFree(p);
+  s.codes = nullptr;
+  s.excPtr = s.exc = s.segFirst = s.segExc = nullptr;
 }
 
 } // namespace hh
@@ -343,9 +464,9 @@ bool hotheadKnob(int knob) { return knob >= PRLAB_KNOB_HOT_FIRST && knob < PRLAB
 
 int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals,
                double *sums, int *done, int *converged, Err &e) {
-  (void)impl;
+  const bool packed = impl == PRLAB_IMPL_HOTHEAD_PACKED;
   hh::State *s = nullptr;
-  PR_TRY(hh::prepare(c, &s, d, e));
+  PR_TRY(hh::prepare(c, impl, &s, d, e));
   if (iterations < 1 || iterations > c.maxIter)
     return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
                 c.maxIter);
@@ -356,7 +477,7 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
   int k = 0;
   *converged = 0;
   while (k < iterations) {
-    PR_TRY(hh::launchIteration(c, *s, k, d, e));
+    PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
     const int p = k & 1;
     PR_TRY(stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[p], c.xbuf[1 - p], c.residHist + k, e));
     PR_TRY(instrumentSum(c.xbuf[1 - p], c.n, c.sumHist + k, e));
@@ -385,16 +506,16 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
 
 int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                      Err &e) {
-  (void)impl;
+  const bool packed = impl == PRLAB_IMPL_HOTHEAD_PACKED;
   hh::State *s = nullptr;
-  PR_TRY(hh::prepare(c, &s, d, e));
+  PR_TRY(hh::prepare(c, impl, &s, d, e));
   if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
     return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
                 runs);
   for (int r = 0; r < warmups + runs; ++r) {
     PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
     PR_TRY(hh::launchPrologue(c, *s, e));
-    for (int k = 0; k < iterations; ++k) PR_TRY(hh::launchIteration(c, *s, k, d, e));
+    for (int k = 0; k < iterations; ++k) PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
     PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
     PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
     float ms = 0.0f;
@@ -438,8 +559,60 @@ void hotheadStateFree(Ctx &c) {
   hh::State *s = static_cast<hh::State *>(c.hothead);
   if (s == nullptr) return;
   hh::freeBuffers(*s);
+  hh::freeCodes(*s);
   delete s;
   c.hothead = nullptr;
 }
 
 } // namespace prlab
+
+// ==================================================================== C API (prlab_cuda.h)
+
+extern "C" {
+
+int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *exc_ptr, const int *exc, int n_exc,
+                        char *msg, int msg_len) {
+  return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
+    if (!codes || !exc_ptr || n_exc < 0 || (n_exc > 0 && !exc))
+      return prlab::fail(e, PRLAB_ERR_ARG, "prlab_hothead_codes: NULL array or negative escape count %d", n_exc);
+    if (exc_ptr[0] != 0 || exc_ptr[c.n] != n_exc)
+      return prlab::fail(e, PRLAB_ERR_ARG, "exc_ptr[0] = %d and exc_ptr[n] = %d must be 0 and the %d escapes",
+                         exc_ptr[0], exc_ptr[c.n], n_exc);
+    prlab::hh::State *s = nullptr;
+    PR_TRY(prlab::hh::getState(c, &s, e));
+    prlab::hh::freeCodes(*s);
+    const size_t nnz = static_cast<size_t>(c.nnz), np1 = static_cast<size_t>(c.n) + 1, nx = static_cast<size_t>(n_exc);
+    PR_TRY(prlab::devAlloc(reinterpret_cast<void **>(&s->codes), 2 * nnz, "d_hotCodes", e));
+    PR_TRY(prlab::devAlloc(reinterpret_cast<void **>(&s->excPtr), 4 * np1, "d_hotEscapePtr", e));
+    PR_TRY(prlab::devAlloc(reinterpret_cast<void **>(&s->exc), 4 * nx, "d_hotEscapes", e));
+    PR_CUDA(e, cudaMemcpy(s->codes, codes, 2 * nnz, cudaMemcpyHostToDevice), "cudaMemcpy(d_hotCodes, %zu bytes)", 2 * nnz);
+    PR_CUDA(e, cudaMemcpy(s->excPtr, exc_ptr, 4 * np1, cudaMemcpyHostToDevice), "cudaMemcpy(d_hotEscapePtr, %zu bytes)",
+            4 * np1);
+    if (nx > 0)
+      PR_CUDA(e, cudaMemcpy(s->exc, exc, 4 * nx, cudaMemcpyHostToDevice), "cudaMemcpy(d_hotEscapes, %zu bytes)", 4 * nx);
+    // The escape index at the start of every segment of the rows longer than kWarpMax.
+    std::vector<int> rp(np1), segFirst(np1 - 1, 0), segExc;
+    PR_CUDA(e, cudaMemcpy(rp.data(), c.rowPtr, 4 * np1, cudaMemcpyDeviceToHost), "cudaMemcpy(rowPtr, device to host)");
+    for (int v = 0; v < c.n; ++v) {
+      if (rp[v + 1] - rp[v] <= prlab::hh::kWarpMax) continue;
+      segFirst[v] = static_cast<int>(segExc.size());
+      int x = exc_ptr[v];
+      for (int j = rp[v]; j < rp[v + 1]; ++j) {
+        if ((j - rp[v]) % PRLAB_HOT_SEGMENT == 0) segExc.push_back(x);
+        if (codes[j] == prlab::hh::kEscape) ++x;
+      }
+    }
+    PR_TRY(prlab::devAlloc(reinterpret_cast<void **>(&s->segFirst), 4 * segFirst.size(), "d_hotSegFirst", e));
+    PR_TRY(prlab::devAlloc(reinterpret_cast<void **>(&s->segExc), 4 * segExc.size(), "d_hotSegEscapes", e));
+    PR_CUDA(e, cudaMemcpy(s->segFirst, segFirst.data(), 4 * segFirst.size(), cudaMemcpyHostToDevice),
+            "cudaMemcpy(d_hotSegFirst, %zu bytes)", 4 * segFirst.size());
+    if (!segExc.empty())
+      PR_CUDA(e, cudaMemcpy(s->segExc, segExc.data(), 4 * segExc.size(), cudaMemcpyHostToDevice),
+              "cudaMemcpy(d_hotSegEscapes, %zu bytes)", 4 * segExc.size());
+    return PRLAB_OK;
+  });
+}
+
+} // extern "C"

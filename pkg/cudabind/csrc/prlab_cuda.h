@@ -209,7 +209,19 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
  * graph relabelled by out-degree). Its own code range. */
 #define PRLAB_IMPL_HOTHEAD_FIRST 24
 #define PRLAB_IMPL_HOTHEAD 24 /* T4 buckets in one launch + combine, contrib[0, H) from shared memory */
-#define PRLAB_IMPL_HOTHEAD_END 25
+#define PRLAB_IMPL_HOTHEAD_PACKED 25 /* the same with the 16-bit column code of prlab_hothead_codes */
+#define PRLAB_IMPL_HOTHEAD_END 26
+#define PRLAB_HOT_SEGMENT 1024 /* edges per segment of the column code (a block's warps decode one segment each) */
+
+/* Uploads the graph's 16-bit column code for PRLAB_IMPL_HOTHEAD_PACKED
+ * (pkg/cudabind ColumnCode): codes [nnz] at the edges' CSR positions, each
+ * the gap from the previous column of its row's segment (PRLAB_HOT_SEGMENT
+ * edges; a segment's first edge codes its column from 0), or 0xFFFF when
+ * the gap is the next of the row's escapes; exc_ptr [n+1] (row
+ * v's escapes are exc[exc_ptr[v] .. exc_ptr[v+1])), exc [n_exc]. Replaces an
+ * earlier upload; the packed design fails until one was made. */
+PRLAB_API int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *exc_ptr, const int *exc,
+                                  int n_exc, char *msg, int msg_len);
 /* The single-cluster design with needed-only exchanges (csrc/cluster_dsmem.cu):
  * the whole graph in the shared memory of one thread-block cluster, one
  * cluster.sync() per iteration (sm_90). Its own code range. */
@@ -236,7 +248,7 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
 #define PRLAB_FAMILY_STAGES 0 /* one kernel or library call per stage (api.cu, kernels.cu, library.cu) */
 #define PRLAB_FAMILY_LAYOUT 1 /* built on the per-graph layout (layout.cu) */
 #define PRLAB_MAX_DESIGN_STAGES 4
-#define PRLAB_DESIGN_COUNT 13
+#define PRLAB_DESIGN_COUNT 14
 
 typedef struct prlab_design {
   int impl;           /* PRLAB_IMPL_* */
@@ -274,6 +286,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
     {PRLAB_IMPL_PERSISTENT, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_CLUSTER, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_HOTHEAD, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_HOTHEAD_PACKED, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_CLUSTER_DSMEM, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
 };
 
@@ -298,7 +311,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_COUNT 7
 /* Knobs of the hot-head design (prlab_layout_set routes them to csrc/hothead.cu). */
 #define PRLAB_KNOB_HOT_FIRST 16
-#define PRLAB_KNOB_HOT_FLOATS 16        /* contributions staged in shared memory per block (auto: 24576; <= 57344) */
+#define PRLAB_KNOB_HOT_FLOATS 16        /* contributions staged in shared memory per block (auto: 49152; <= 57344; below 4: none) */
 #define PRLAB_KNOB_HOT_THREADS 17       /* threads per block: 256, 512 or 1024 (auto: 1024) */
 #define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 1) */
 #define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */

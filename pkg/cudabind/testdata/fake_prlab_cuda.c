@@ -34,6 +34,7 @@ typedef struct {
   float *inv_out;
   unsigned char *dangling;
   int knobs[PRLAB_KNOB_COUNT];
+  int codes_uploaded; /* prlab_hothead_codes was called */
 } fake_ctx;
 
 /* A code the library runs: one of the table of designs (prlab_cuda.h). */
@@ -133,6 +134,8 @@ static int run_from(void *handle, int impl, float damping, int iterations, float
                     char *msg, int msg_len) {
   fake_ctx *c = handle;
   if (!is_design(impl)) return say(msg, msg_len, PRLAB_ERR_ARG, "bad impl");
+  if (impl == PRLAB_IMPL_HOTHEAD_PACKED && !c->codes_uploaded)
+    return say(msg, msg_len, PRLAB_ERR_ARG, "packed hot-head design: no column code uploaded (prlab_hothead_codes)");
   if (iterations == 7777)
     return say(msg, msg_len, PRLAB_ERR_CUDA,
                "cudaMalloc(d_colIdx, 379724 bytes): out of memory (cudaErrorMemoryAllocation)");
@@ -497,3 +500,27 @@ int prlab_session_close(void *session, char *msg, int msg_len) {
   return prlab_graph_free(&f->g, msg, msg_len) == PRLAB_OK ? PRLAB_OK : PRLAB_ERR_INTERNAL;
 }
 #endif
+
+/* The packed hot-head design's column code: decoded and compared with the
+ * uploaded columns, so the Go encoder's output is checked through the C ABI. */
+int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *exc_ptr, const int *exc, int n_exc,
+                        char *msg, int msg_len) {
+  fake_ctx *c = handle;
+  if (!c || !codes || !exc_ptr || (n_exc > 0 && !exc)) return say(msg, msg_len, PRLAB_ERR_ARG, "NULL argument");
+  if (exc_ptr[0] != 0 || exc_ptr[c->n] != n_exc) return say(msg, msg_len, PRLAB_ERR_ARG, "exc_ptr does not span the escapes");
+  for (int v = 0; v < c->n; ++v) {
+    int col = 0, x = exc_ptr[v];
+    for (int e = c->row_ptr[v]; e < c->row_ptr[v + 1]; ++e) {
+      if ((e - c->row_ptr[v]) % PRLAB_HOT_SEGMENT == 0) col = 0;
+      if (codes[e] == 0xFFFF) {
+        if (x >= exc_ptr[v + 1]) return say(msg, msg_len, PRLAB_ERR_ARG, "more escape codes than escapes in a row");
+        col += exc[x++];
+      } else {
+        col += codes[e];
+      }
+      if (col != c->col_idx[e]) return say(msg, msg_len, PRLAB_ERR_ARG, "the code does not decode to the uploaded columns");
+    }
+  }
+  c->codes_uploaded = 1;
+  return PRLAB_OK;
+}
