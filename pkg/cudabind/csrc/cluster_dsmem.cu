@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "block_reduce.cuh"
 #include "cluster_dsmem.cuh"
 
 #ifndef PRLAB_CLUSTER_BULK
@@ -124,28 +125,8 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   return c;
 }
 
-__device__ __forceinline__ float warpAllSum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ __forceinline__ double warpAllSum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-// Block sum; the result is valid in warp 0; two barriers (scratch reusable after).
-template <class T> __device__ T blockSum(T v, T *scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = warpAllSum(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  T r = T(0);
-  if (warp == 0) {
-    r = lane < warps ? scratch[lane] : T(0);
-    r = warpAllSum(r);
-  }
-  __syncthreads();
-  return r;
-}
+using dev::blockSum; // block_reduce.cuh
+using dev::warpAllSum;
 
 #if PRLAB_CLUSTER_BULK
 __device__ __forceinline__ unsigned smemAddr(const void *p) {

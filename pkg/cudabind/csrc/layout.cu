@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "hothead.cuh"
+#include "block_reduce.cuh"
 #include "cluster_dsmem.cuh"
 #include "layout.cuh"
 
@@ -80,30 +81,8 @@ enum { kCtlStopped = 0, kCtlDone = 1, kCtlBase = 2, kCtlConverged = 3, kCtlCount
 
 // ------------------------------------------------------------------ device helpers
 
-__device__ __forceinline__ float warpAllSum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-__device__ __forceinline__ double warpAllSum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
-// Block sum (blockDim.x a multiple of 32); the result is valid in warp 0.
-// scratch holds 32 values; the trailing barrier lets the caller reuse it.
-template <class T> __device__ T blockSum(T v, T *scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = warpAllSum(v);
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  T r = T(0);
-  if (warp == 0) {
-    r = lane < warps ? scratch[lane] : T(0);
-    r = warpAllSum(r);
-  }
-  __syncthreads();
-  return r;
-}
+using dev::blockSum; // block_reduce.cuh
+using dev::warpAllSum;
 
 // Fixed-order sum of p[0..count) by one warp (lane-strided, then a butterfly):
 // every lane of every block that calls it gets the same bits.
