@@ -385,7 +385,8 @@ int build(Ctx &c, State &s, Err &e) {
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel: %d threads with %zu bytes of shared memory fit no SM", threads, smem);
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
   s.blocksPerSM = perSM;
-  s.G = std::max(1, perSM * s.sms);
+  // No more blocks than a thread per row needs (a small graph stages the head once, not once per SM).
+  s.G = std::max(1, std::min(perSM * s.sms, blocksFor(n, threads)));
 
   const size_t N = static_cast<size_t>(n), G = static_cast<size_t>(s.G);
   for (int i = 0; i < 2; ++i) {
