@@ -232,7 +232,10 @@ func TestGPUHotHeadSweep(t *testing.T) {
 		}
 		one := func(im pagerank.Implementation, config string) {
 			r := hotHeadRow{Graph: g.Name, Name: im.Name(), Config: config}
-			defer func() { rows = append(rows, r) }()
+			defer func() {
+				rows = append(rows, r)
+				t.Logf("  %-10s %-27s %-12s %.4f ms/iter, CV %.4f, err/tol %.3f, pass %v %s", r.Graph, r.Name, r.Config, r.MsPerIter, r.CV, r.ErrOverTol, r.Pass, r.Error)
+			}()
 			res, err := im.Run(g, pagerank.Fixed(20))
 			if err != nil {
 				r.Error = err.Error()
