@@ -3,14 +3,13 @@ package main
 import (
 	"compress/gzip"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
+	"github.com/prlab/prlab/pkg/report"
 	"github.com/prlab/prlab/pkg/study"
 )
 
@@ -125,44 +124,18 @@ func same(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// writeEdgesAtomic writes el to path through a temporary file in path's
-// folder, renamed into place when complete (gzip when path ends in .gz).
-func writeEdgesAtomic(path string, el *pagerank.EdgeList, f pagerank.Format, title string) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// writeEdgesAtomic writes el to path through report.WriteFileAtomicFunc
+// (a temporary file in path's folder, fsynced, renamed into place when
+// complete), gzip-compressed when path ends in .gz.
+func writeEdgesAtomic(path string, el *pagerank.EdgeList, f pagerank.Format, title string) error {
+	return report.WriteFileAtomicFunc(path, func(w io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			return pagerank.WriteEdges(w, el, f, title)
 		}
-	}()
-	var w io.Writer = tmp
-	var zw *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
-		zw = gzip.NewWriter(tmp)
-		w = zw
-	}
-	if err := pagerank.WriteEdges(w, el, f, title); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+		zw := gzip.NewWriter(w)
+		if err := pagerank.WriteEdges(zw, el, f, title); err != nil {
+			return err
 		}
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return errors.New(path + " is a directory, want a file")
-	}
-	return os.Rename(tmp.Name(), path)
+		return zw.Close()
+	})
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -658,12 +659,30 @@ func createSynced(path string, perm fs.FileMode, fill func(io.Writer) error) err
 // in the same directory, fsynced, renamed over path. On error path is
 // unchanged and the temporary file is removed.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteFileAtomicFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileAtomicFunc is WriteFileAtomic for content too large to hold in
+// memory (`prlab export`'s graph files): write streams it into the
+// temporary file (buffered), which is then fsynced and renamed over path
+// (mode 0644). A path that is a directory is an error naming it.
+func WriteFileAtomicFunc(path string, write func(io.Writer) error) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("write %s: is a directory, want a file", path)
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	name := f.Name()
-	_, werr := f.Write(data)
+	bw := bufio.NewWriterSize(f, 1<<16)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	if werr == nil {
 		werr = f.Chmod(0o644)
 	}
