@@ -216,11 +216,7 @@ func IncrementalFiles(s *IncrementalStudy) (map[string][]byte, error) {
 
 // WriteIncremental renders s in memory and writes dir as one unit (WriteDir).
 func WriteIncremental(dir string, s *IncrementalStudy) error {
-	files, err := IncrementalFiles(s)
-	if err != nil {
-		return err
-	}
-	return WriteDir(dir, files)
+	return writeRendered(dir)(IncrementalFiles(s))
 }
 
 // sanitize zeroes non-finite plain floats (encoding/json cannot write them)

@@ -30,11 +30,18 @@ func Files(run *Run) (map[string][]byte, error) {
 // as one unit with WriteDir: afterwards dir holds either the new report or,
 // on any error or crash, the previous one.
 func Write(dir string, run *Run) error {
-	files, err := Files(run)
-	if err != nil {
-		return err
+	return writeRendered(dir)(Files(run))
+}
+
+// writeRendered writes what a study's Files function rendered into dir
+// as one unit (WriteDir), or returns its error having written nothing.
+func writeRendered(dir string) func(files map[string][]byte, err error) error {
+	return func(files map[string][]byte, err error) error {
+		if err != nil {
+			return err
+		}
+		return WriteDir(dir, files)
 	}
-	return WriteDir(dir, files)
 }
 
 // sanitize makes run encodable: encoding/json cannot write NaN or ±Inf, so a
@@ -218,6 +225,16 @@ func lineCol(data []byte, off int64) string {
 var statuses = []string{StatusPass, StatusFail, StatusFailed, StatusSkipped}
 var kinds = []string{KindCPU, KindGPU, KindExercise}
 
+// eachRow runs check on every row of a table, naming row i "table[i]".
+func eachRow[T any](rows []T, table string, check func(p string, row T) error) error {
+	for i, r := range rows {
+		if err := check(fmt.Sprintf("%s[%d]", table, i), r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Validate checks the invariants ReadJSON relies on; the error names the field.
 func (run *Run) Validate() error {
 	if run.Schema != Schema {
@@ -260,61 +277,64 @@ func (run *Run) Validate() error {
 		}
 		return nil
 	}
-	status := func(p, s string) error {
-		if !slices.Contains(statuses, s) {
-			return fmt.Errorf("%s.status: %q is not one of %s", p, s, strings.Join(statuses, ", "))
+	// row checks a row's implementation and its status.
+	row := func(p, impl, status string) error {
+		if err := known(p, impl); err != nil {
+			return err
+		}
+		if !slices.Contains(statuses, status) {
+			return fmt.Errorf("%s.status: %q is not one of %s", p, status, strings.Join(statuses, ", "))
 		}
 		return nil
 	}
-	for i, c := range run.Correctness {
-		p := fmt.Sprintf("correctness[%d]", i)
+	if err := eachRow(run.Correctness, "correctness", func(p string, c Check) error {
 		if err := known(p, c.Implementation); err != nil {
 			return err
 		}
 		if c.Case == "" {
 			return fmt.Errorf("%s.case: missing", p)
 		}
-		if err := status(p, c.Status); err != nil {
+		if err := row(p, c.Implementation, c.Status); err != nil {
 			return err
 		}
 		if c.N < 0 || c.NNZ < 0 || c.Iterations < 0 {
 			return fmt.Errorf("%s: n, nnz and iterations must be >= 0 (got %d, %d, %d)", p, c.N, c.NNZ, c.Iterations)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	for i, c := range run.Convergence {
-		p := fmt.Sprintf("convergence[%d]", i)
-		if err := known(p, c.Implementation); err != nil {
-			return err
-		}
-		if err := status(p, c.Status); err != nil {
-			return err
-		}
+	if err := eachRow(run.Convergence, "convergence", func(p string, c Convergence) error {
+		return row(p, c.Implementation, c.Status)
+	}); err != nil {
+		return err
 	}
 	for i, t := range run.Top {
 		if t.Rank != i+1 {
 			return fmt.Errorf("top[%d].rank: %d, want %d", i, t.Rank, i+1)
 		}
 	}
-	for i, t := range run.Timings {
-		p := fmt.Sprintf("timings[%d]", i)
-		if err := known(p, t.Implementation); err != nil {
-			return err
-		}
-		if err := status(p, t.Status); err != nil {
+	if err := eachRow(run.Timings, "timings", func(p string, t TimingRow) error {
+		if err := row(p, t.Implementation, t.Status); err != nil {
 			return err
 		}
 		if t.Status == StatusPass && len(t.Timing.RunsMs) == 0 {
 			return fmt.Errorf("%s.timing.runs_ms: empty, but a timed row needs its runs", p)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	for i, t := range run.Tiers {
-		p := fmt.Sprintf("tiers[%d]", i)
+	if err := eachRow(run.Tiers, "tiers", func(p string, t TierRow) error {
 		if err := known(p, t.Implementation); err != nil {
 			return err
 		}
 		if !slices.Contains([]string{TierNone, TierPass, TierBronze, TierSilver, TierGold}, t.Tier) {
 			return fmt.Errorf("%s.tier: %q is not one of none, pass, bronze, silver, gold", p, t.Tier)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	for i, r := range run.Results {
 		p := fmt.Sprintf("results[%d]", i)

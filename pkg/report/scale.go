@@ -206,11 +206,7 @@ func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), table
 
 // WriteScale renders s in memory and writes dir as one unit (WriteDir).
 func WriteScale(dir string, s *ScaleStudy) error {
-	files, err := ScaleFiles(s)
-	if err != nil {
-		return err
-	}
-	return WriteDir(dir, files)
+	return writeRendered(dir)(ScaleFiles(s))
 }
 
 // sanitize makes s encodable: non-finite plain float64 values (which

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
@@ -523,13 +524,7 @@ func ScaleGoalsTable(s *ScaleStudy) string {
 	t := &Table{Caption: "Goals and what this report measured", Header: []string{"goal", "target", "measured", "status"},
 		Align: []string{"l", "l", "l", "l"}}
 	for _, g := range s.Goals {
-		status := "skip"
-		switch g.Status {
-		case GoalMet:
-			status = "pass"
-		case GoalNotMet:
-			status = "fail"
-		}
+		status := cmp.Or(map[string]string{GoalMet: "pass", GoalNotMet: "fail"}[g.Status], "skip")
 		measured := g.Measured
 		if g.Note != "" {
 			measured += " (" + g.Note + ")"

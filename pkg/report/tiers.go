@@ -139,46 +139,53 @@ func ComputeTiers(run *Run, in TierInput) []TierRow {
 			continue
 		}
 		r.Tier = TierPass
-		switch {
-		case !timed || t.Status != StatusPass:
-			r.Why = "bronze needs a timed run"
-		case im.Name == in.Baseline:
-			r.Why = "bronze compares against this implementation (the thread-per-row baseline)"
-		case !haveBase || base.Status != StatusPass:
-			r.Why = fmt.Sprintf("bronze needs the baseline %q timed", in.Baseline)
-		case !r.BeatsBaseline:
-			r.Why = fmt.Sprintf("bronze needs a median under %s's %.4f ms", in.Baseline, base.Timing.MedianMs)
-		default:
-			r.Tier = TierBronze
-		}
-		if r.Tier != TierBronze {
-			rows = append(rows, r)
-			continue
-		}
-		switch {
-		case !haveColumn:
-			r.Why = fmt.Sprintf("the course's tier table has no column for compute capability %s", run.GPU.ComputeCapability)
-		case r.WriteBudget != "met":
-			r.Why = "silver needs the reduction write budget (gridDim.x + 1 floats) met; it is " + r.WriteBudget
-		case !r.Fraction.Valid():
-			r.Why = "silver needs a DRAM copy row and the bytes one iteration moves"
-		case float64(r.Fraction) < th.Silver:
-			r.Why = fmt.Sprintf("silver needs %.2f x DRAM; measured %.3f", th.Silver, float64(r.Fraction))
-		default:
-			r.Tier = TierSilver
-		}
-		if r.Tier != TierSilver {
-			rows = append(rows, r)
-			continue
-		}
-		switch {
-		case float64(r.Fraction) < th.Gold:
-			r.Why = fmt.Sprintf("gold needs %.2f x DRAM; measured %.3f", th.Gold, float64(r.Fraction))
-		case !(float64(r.CV) < GoldMaxCV):
-			r.Why = fmt.Sprintf("gold needs CV under %.0f%%; measured %.1f%%", GoldMaxCV*100, float64(r.CV)*100)
-		default:
-			r.Tier = TierGold
-			r.Why = ""
+		// The ladder: each tier's first unmet requirement is the row's Why;
+		// a row that meets them all is gold.
+		r.Why = ""
+		for _, step := range []struct {
+			tier  string
+			unmet func() string
+		}{
+			{TierBronze, func() string {
+				switch {
+				case !timed || t.Status != StatusPass:
+					return "bronze needs a timed run"
+				case im.Name == in.Baseline:
+					return "bronze compares against this implementation (the thread-per-row baseline)"
+				case !haveBase || base.Status != StatusPass:
+					return fmt.Sprintf("bronze needs the baseline %q timed", in.Baseline)
+				case !r.BeatsBaseline:
+					return fmt.Sprintf("bronze needs a median under %s's %.4f ms", in.Baseline, base.Timing.MedianMs)
+				}
+				return ""
+			}},
+			{TierSilver, func() string {
+				switch {
+				case !haveColumn:
+					return fmt.Sprintf("the course's tier table has no column for compute capability %s", run.GPU.ComputeCapability)
+				case r.WriteBudget != "met":
+					return "silver needs the reduction write budget (gridDim.x + 1 floats) met; it is " + r.WriteBudget
+				case !r.Fraction.Valid():
+					return "silver needs a DRAM copy row and the bytes one iteration moves"
+				case float64(r.Fraction) < th.Silver:
+					return fmt.Sprintf("silver needs %.2f x DRAM; measured %.3f", th.Silver, float64(r.Fraction))
+				}
+				return ""
+			}},
+			{TierGold, func() string {
+				switch {
+				case float64(r.Fraction) < th.Gold:
+					return fmt.Sprintf("gold needs %.2f x DRAM; measured %.3f", th.Gold, float64(r.Fraction))
+				case !(float64(r.CV) < GoldMaxCV):
+					return fmt.Sprintf("gold needs CV under %.0f%%; measured %.1f%%", GoldMaxCV*100, float64(r.CV)*100)
+				}
+				return ""
+			}},
+		} {
+			if r.Why = step.unmet(); r.Why != "" {
+				break
+			}
+			r.Tier = step.tier
 		}
 		rows = append(rows, r)
 	}

@@ -81,15 +81,7 @@ func VerifyTimingHTML(v *Verification) string {
 		Header: []string{"case", "implementation", v.Report.Name + " median ms", v.Rerun.Name + " median ms", "runs", "ratio", "95 % interval", "p (U)", "p (Holm)", "class"},
 		Align:  []string{"l", "l", "r", "r", "r", "r", "r", "r", "r", "l"}}
 	for _, x := range v.Timing {
-		st := ""
-		switch x.Class {
-		case ClassSlower:
-			st = "fail"
-		case ClassFaster:
-			st = "pass"
-		case ClassNotComparable, ClassNotTested:
-			st = "skip"
-		}
+		st := map[string]string{ClassSlower: "fail", ClassFaster: "pass", ClassNotComparable: "skip", ClassNotTested: "skip"}[x.Class]
 		t.Add(st, x.Case, x.Implementation, fnum("%.4g", float64(x.ReportMedianMs)), fnum("%.4g", float64(x.RerunMedianMs)),
 			fmt.Sprintf("%d / %d", x.ReportRuns, x.RerunRuns), fnum("%.3f", float64(x.Ratio)),
 			fnum("%.3f", float64(x.Lo))+" – "+fnum("%.3f", float64(x.Hi)), fnum("%.2g", float64(x.P)), fnum("%.2g", float64(x.PHolm)), x.Class)
