@@ -126,6 +126,20 @@ func TestHotHeadPackedWithFakeLibrary(t *testing.T) {
 			t.Errorf("R-MAT 2^17 relabelled has no escapes: the escape path is untested")
 		}
 	}
+	// Benchmark reports the one-time encoding beside the relabel, outside the timed iterations.
+	b, err := im.Benchmark(rm, pagerank.Fixed(5), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, st := range b.Stages {
+		if st.Kind == pagerank.StageRelabel {
+			kinds = append(kinds, st.Name)
+		}
+	}
+	if len(kinds) != 2 || !strings.HasPrefix(kinds[0], "one-time host column code") || !strings.HasPrefix(kinds[1], "one-time host relabel") {
+		t.Errorf("one-time rows of the benchmark: %q", kinds)
+	}
 }
 
 // Every knob setting of hotHeadConfigs on the six synthetic cases, the real

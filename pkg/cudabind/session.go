@@ -20,8 +20,10 @@ type Session struct {
 	g      *pagerank.Graph
 	h      unsafe.Pointer
 	// escapes is the number of escapes of g's column code once it was
-	// uploaded for gpu-hothead-packed (-1 before).
+	// uploaded for gpu-hothead-packed (-1 before); codeMs the host time
+	// EncodeColumns took.
 	escapes int
+	codeMs  float64
 }
 
 var (
