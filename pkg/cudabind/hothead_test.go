@@ -27,22 +27,24 @@ import (
 // hotHeadConfig is one setting of the hot-head knobs (0 = automatic; a
 // hot size below 4 stages nothing).
 type hotHeadConfig struct {
-	name                           string
-	hot, threads, occ, blocksPerSM int
+	name                                  string
+	hot, threads, occ, blocksPerSM, group int
 }
 
 var hotHeadConfigs = []hotHeadConfig{
-	{"auto", 0, 0, 0, 0},
-	{"none-1024x1", 1, 1024, 1, 0},
-	{"8k-1024x1", 8192, 1024, 1, 0},
-	{"24k-1024x1", 24576, 1024, 1, 0},
-	{"48k-1024x1", 49152, 1024, 1, 0},
-	{"56k-1024x1", 57344, 1024, 1, 0},
-	{"none-1024x2", 1, 1024, 2, 0},
-	{"12k-1024x2", 12288, 1024, 2, 0},
-	{"24k-1024x2", 24576, 1024, 2, 0},
-	{"24k-512x1", 24576, 512, 1, 0},
-	{"12k-256x2", 12288, 256, 2, 0},
+	{"auto", 0, 0, 0, 0, 0},
+	{"none-1024x1", 1, 1024, 1, 0, 0},
+	{"8k-1024x1", 8192, 1024, 1, 0, 0},
+	{"24k-1024x1", 24576, 1024, 1, 0, 0},
+	{"48k-1024x1", 49152, 1024, 1, 0, 0},
+	{"56k-1024x1", 57344, 1024, 1, 0, 0},
+	{"none-1024x2", 1, 1024, 2, 0, 0},
+	{"12k-1024x2", 12288, 1024, 2, 0, 0},
+	{"24k-1024x2", 24576, 1024, 2, 0, 0},
+	{"24k-512x1", 24576, 512, 1, 0, 0},
+	{"12k-256x2", 12288, 256, 2, 0, 0},
+	{"48k-1024x1-g256", 49152, 1024, 1, 0, 256},
+	{"48k-1024x1-g128", 49152, 1024, 1, 0, 128},
 }
 
 // setHotHead applies c to the session of the graph gpu-hothead runs on (g
@@ -53,7 +55,7 @@ func setHotHead(t *testing.T, g *pagerank.Graph, c hotHeadConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM} {
+	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM, knobHotGroup: c.group} {
 		if err := setLayoutKnob(rg, k, v); err != nil {
 			t.Fatalf("hot-head knob %d = %d on %s: %v", k, v, rg.Name, err)
 		}
@@ -151,7 +153,7 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	graphs := pagerank.SyntheticCases()
 	configs := hotHeadConfigs
 	if frQuick() {
-		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2", 4, 256, 2, 1}}
+		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64", 4, 256, 2, 1, 64}}
 	} else {
 		if g := frRealGraph(t); g != nil {
 			graphs = append(graphs, g)
@@ -275,7 +277,7 @@ func TestGPUHotHeadSweep(t *testing.T) {
 		}
 		for _, im := range ownRelabelledDesigns() {
 			for _, c := range hotHeadConfigs {
-				if im.Name() == NameHotHeadPacked && c.name != "auto" && !strings.HasPrefix(c.name, "24k") && !strings.HasPrefix(c.name, "48k") {
+				if im.Name() == NameHotHeadPacked && c.name != "auto" && !strings.HasPrefix(c.name, "24k-1024") && !strings.HasPrefix(c.name, "48k") {
 					continue // the packed code at the promising sizes only
 				}
 				setHotHead(t, g, c)

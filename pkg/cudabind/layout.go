@@ -50,7 +50,8 @@ const (
 	knobHotThreads     = 17 // threads per block: 256, 512, 1024 (0: 1024)
 	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
 	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)
-	knobHotEnd         = 20
+	knobHotGroup       = 20 // threads per heavy row (0: the block)
+	knobHotEnd         = 21
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
 	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync()

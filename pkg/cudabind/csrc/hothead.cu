@@ -63,6 +63,9 @@ struct Args {
   // Rows longer than kWarpMax: segment m of row v starts its escapes at
   // exc[segExc[segFirst[v] + m]].
   const int *segFirst, *segExc;
+  // Threads per heavy row (a multiple of 32 dividing the block; the block's
+  // groups take heavy rows independently, each with its own named barrier).
+  int group;
 };
 
 constexpr unsigned kEscape = 0xFFFFu;
@@ -82,6 +85,21 @@ template <int kT> __device__ __forceinline__ float blockSum(float v, float *scra
   float r = 0.0f;
   if (warp == 0) r = warpSum(lane < kT / 32 ? scratch[lane] : 0.0f);
   __syncthreads();
+  return r;
+}
+
+// Sum of v over the kG threads of group g (warps g*kG/32 ..), valid in the
+// group's first thread; named barrier 1 + g (0 is __syncthreads). scratch
+// holds one float per warp of the block; the trailing barrier lets the
+// group reuse it.
+__device__ __forceinline__ float groupSum(float v, float *scratch, int g, int kG) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, w0 = g * (kG >> 5);
+  v = warpSum(v);
+  if (lane == 0) scratch[warp] = v;
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(kG) : "memory");
+  float r = 0.0f;
+  if (warp == w0) r = warpSum(lane < (kG >> 5) ? scratch[w0 + lane] : 0.0f);
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + g), "r"(kG) : "memory");
   return r;
 }
 
@@ -150,20 +168,24 @@ __device__ __forceinline__ float packedThreadRow(const Args &a, const float *hea
 template <int kT>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
-  // Block per row (in-degree > kWarpMax).
-  for (int r = blockIdx.x; r < a.nHeavy; r += gridDim.x) {
-    const int v = __ldg(a.heavy + r);
-    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
-    float s0 = 0.0f, s1 = 0.0f;
-    int e = b + tid;
-    for (; e + kT < en; e += 2 * kT) {
-      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + kT);
-      s0 += gatherOne(head, hot, a.cIn, c0);
-      s1 += gatherOne(head, hot, a.cIn, c1);
+  // Group (a.group threads) per row (in-degree > kWarpMax).
+  {
+    const int kG = a.group, groups = kT / kG, g = tid / kG, gt = tid - g * kG;
+    for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
+      const int v = __ldg(a.heavy + r);
+      const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+      float s0 = 0.0f, s1 = 0.0f;
+      int e = b + gt;
+      for (; e + kG < en; e += 2 * kG) {
+        const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + kG);
+        s0 += gatherOne(head, hot, a.cIn, c0);
+        s1 += gatherOne(head, hot, a.cIn, c1);
+      }
+      if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+      const float s = groupSum(s0 + s1, scratch, g, kG);
+      if (gt == 0) finish(a, v, s, D, dang);
     }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
-    const float s = blockSum<kT>(s0 + s1, scratch);
-    if (tid == 0) finish(a, v, s, D, dang);
+    __syncthreads(); // the groups' last use of scratch before the block's
   }
 
   // Warp per row (kLight < in-degree <= kWarpMax).
@@ -224,19 +246,21 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   float dang = 0.0f;
 
   if (kPacked) {
-    // Block per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
-    for (int r = blockIdx.x; r < a.nHeavy; r += gridDim.x) {
+    // Group per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
+    const int kG = a.group, groups = kT / kG, g = tid / kG, gw = (tid - g * kG) >> 5;
+    for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
       const int v = __ldg(a.heavy + r);
       const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1), sf = __ldg(a.segFirst + v);
       const int segs = (en - b + PRLAB_HOT_SEGMENT - 1) / PRLAB_HOT_SEGMENT;
       float s = 0.0f;
-      for (int m = tid >> 5; m < segs; m += kT / 32) {
+      for (int m = gw; m < segs; m += kG / 32) {
         const int sb = b + m * PRLAB_HOT_SEGMENT;
         s += packedWarpRow(a, head, sb, min(en, sb + PRLAB_HOT_SEGMENT), __ldg(a.segExc + sf + m));
       }
-      const float tot = blockSum<kT>(lane == 0 ? s : 0.0f, scratch);
-      if (tid == 0) finish(a, v, tot, D, dang);
+      const float tot = groupSum(lane == 0 ? s : 0.0f, scratch, g, kG);
+      if (tid == g * kG) finish(a, v, tot, D, dang);
     }
+    __syncthreads(); // the groups' last use of scratch before the block's
     // Warp per row (one segment: in-degree <= kWarpMax = PRLAB_HOT_SEGMENT).
     const int warps = gridDim.x * (kT / 32);
     for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
@@ -293,7 +317,7 @@ const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1
 #undef PR_HH_SHAPE
 
 struct State {
-  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0;
+  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   int *rows[3] = {nullptr, nullptr, nullptr}; // light, medium, heavy
@@ -301,7 +325,7 @@ struct State {
   long long nnzOf[3] = {0, 0, 0};
   float *contrib[2] = {nullptr, nullptr};
   float *dPart[2] = {nullptr, nullptr};
-  int hot = 0, G = 0, blocksPerSM = 0;
+  int hot = 0, G = 0, blocksPerSM = 0, group = 0;
   const Shape *shape = nullptr;
   // The column code (prlab_hothead_codes); kept across knob changes.
   unsigned short *codes = nullptr;
@@ -366,6 +390,10 @@ int build(Ctx &c, State &s, Err &e) {
     if (sh.threads == threads && sh.occ == occ) s.shape = &sh;
   if (s.shape == nullptr)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel shape %d threads, occupancy %d: no such kernel", threads, occ);
+  s.group = s.knobGroup ? s.knobGroup : threads;
+  if (s.group % 32 != 0 || threads % s.group != 0 || threads / s.group > 15)
+    return fail(e, PRLAB_ERR_ARG, "hot-head group of %d threads: must be a multiple of 32 dividing %d into at most 15 groups",
+                s.group, threads);
   int hot = s.knobHot ? s.knobHot : kDefaultHot;
   hot = std::min(hot, std::min(kMaxHot, (s.smemOptin - 1024) / 4));
   hot = std::min(hot, n) & ~3;
@@ -434,6 +462,7 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.exc = s.exc;
   a.segFirst = s.segFirst;
   a.segExc = s.segExc;
+  a.group = s.group;
   void *args[] = {&a};
   const int T = s.shape->threads;
   PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0], dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
@@ -547,6 +576,11 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
     s->knobOcc = value;
     break;
   case PRLAB_KNOB_HOT_BLOCKS_PER_SM: s->knobBlocksPerSM = value; break;
+  case PRLAB_KNOB_HOT_GROUP:
+    if (value != 0 && (value % 32 != 0 || value > 1024))
+      return fail(e, PRLAB_ERR_ARG, "hot-head group %d: 0 or a multiple of 32 up to 1024", value);
+    s->knobGroup = value;
+    break;
   default:
     return fail(e, PRLAB_ERR_ARG, "knob %d is not a hot-head knob [%d, %d)", knob, PRLAB_KNOB_HOT_FIRST,
                 PRLAB_KNOB_HOT_END);
