@@ -340,35 +340,17 @@ func (r *incrementalRunner) protocol() report.IncrementalProtocol {
 		Validation: fmt.Sprintf("the float64 oracle's cold start to %g on every snapshot is the reference; warm and cold ranks are each validated against it, and warm against cold, with pagerank.Validate's gates: |sum-1| <= 4*FLT_EPSILON*sqrt(n), Spearman rho over the top %d >= %.3f, max relative error <= %g (err/tol <= 1); a row passes when both converged and all three checks pass",
 			c.OracleTolerance, pagerank.SpearmanTopK, pagerank.SpearmanGate, pagerank.RelTolerance),
 		Speedup: "(rebuild ms + upload ms + cold iterate ms) / (update ms + warm iterate ms), medians; above 1 the incremental path wins",
-		Clock:   "Go's monotonic wall clock around each whole call (the update, the rebuild, and each Run/RunFrom including its per-call setup)",
+		Clock:   "Go's monotonic wall clock around each whole call (the update, the rebuild, and each Run/RunFrom including its per-call setup), the loop of study.Measure's whole-call protocol",
 	}
 }
 
-// timeIt runs f warm-ups then runs times and returns the timing of the runs
-// (ms) and f's last value; ctx is checked before every call.
+// timeIt is Measure's wall-clock loop (wallClock: warm-ups, then runs
+// calls of f timed around the whole call) as a Timing of the runs (ms),
+// and f's last value.
 func timeIt[T any](ctx context.Context, warmups, runs int, f func() (T, error)) (pagerank.Timing, T, error) {
-	var last T
-	for i := 0; i < warmups; i++ {
-		if err := ctx.Err(); err != nil {
-			return pagerank.Timing{}, last, fmt.Errorf("interrupted: %w", err)
-		}
-		if _, err := f(); err != nil {
-			return pagerank.Timing{}, last, err
-		}
-	}
-	samples := make([]float64, 0, runs)
-	for i := 0; i < runs; i++ {
-		if err := ctx.Err(); err != nil {
-			return pagerank.Timing{}, last, fmt.Errorf("interrupted: %w", err)
-		}
-		t0 := time.Now()
-		v, err := f()
-		elapsed := time.Since(t0)
-		if err != nil {
-			return pagerank.Timing{}, last, err
-		}
-		samples = append(samples, ms(elapsed))
-		last = v
+	samples, last, err := wallClock(ctx, warmups, runs, nil, f)
+	if err != nil {
+		return pagerank.Timing{}, last, err
 	}
 	return pagerank.NewTiming(0, warmups, samples, "wall"), last, nil
 }

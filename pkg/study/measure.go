@@ -34,7 +34,10 @@ import (
 //     tables compare with the course's CPU times taken around the whole
 //     call (its committed reports are timed so); KMinusOne for prlab
 //     scale, which compares CPU against GPU per iteration and so removes
-//     the per-call setup the CUDA events exclude.
+//     the per-call setup the CUDA events exclude. The incremental study
+//     times its CPU rows' warm and cold starts (tolerance mode, RunFrom)
+//     and the batch's update and rebuild with the same WholeCall loop
+//     (wallClock), so "wall" means one thing in every command.
 //  3. Rates (rates.go): GBps from the run's own byte count and median time.
 //
 // Measure returns the error of the phase that failed and names the phase
@@ -165,43 +168,67 @@ const (
 	KMinusOne
 )
 
-// wholeCall is the WholeCall protocol. ctx is checked before every run, so
-// an interrupt (SIGINT) stops a long timing loop after the run in progress.
+// wholeCall is the WholeCall protocol (wallClock around Run of K fixed
+// iterations); every timed run must have run as many iterations.
 func wholeCall(ctx context.Context, e Entry, g *pagerank.Graph, m Measurement) (*pagerank.Result, error) {
 	p := pagerank.Fixed(m.Timing.Iterations)
-	for i := 0; i < m.Timing.Warmups; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
-		if _, err := run(ctx, e, g, p); err != nil {
-			return nil, fmt.Errorf("warm-up %d: %w", i+1, err)
-		}
-	}
-	runs := make([]float64, 0, m.Timing.Runs)
-	var last *pagerank.Result
-	for i := 0; i < m.Timing.Runs; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted: %w", err)
-		}
-		if i > 0 && m.Stop != nil && m.Stop() {
-			break
-		}
-		start := time.Now()
+	var iters []int // of every call, warm-ups first
+	runs, last, err := wallClock(ctx, m.Timing.Warmups, m.Timing.Runs, m.Stop, func() (*pagerank.Result, error) {
 		res, err := run(ctx, e, g, p)
-		elapsed := time.Since(start)
-		if err != nil {
-			return nil, fmt.Errorf("timed run %d: %w", i+1, err)
+		if err == nil {
+			iters = append(iters, res.Iterations)
 		}
-		if last != nil && res.Iterations != last.Iterations {
-			return nil, fmt.Errorf("timed run %d ran %d iterations, run %d ran %d: the runs are not comparable", i, last.Iterations, i+1, res.Iterations)
+		return res, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	timed := iters[len(iters)-len(runs):]
+	for i := 1; i < len(timed); i++ {
+		if timed[i] != timed[i-1] {
+			return nil, fmt.Errorf("timed run %d ran %d iterations, run %d ran %d: the runs are not comparable", i, timed[i-1], i+1, timed[i])
 		}
-		runs = append(runs, float64(elapsed.Nanoseconds())/1e6)
-		last = res
 	}
 	// Per iteration means per iteration actually run, not requested.
 	t := pagerank.NewTiming(last.Iterations, m.Timing.Warmups, runs, "wall")
 	last.Timing = &t
 	return last, nil
+}
+
+// wallClock is the one wall-clock timing loop: warmups untimed calls of f,
+// then up to runs calls, each timed on Go's monotonic clock around the
+// whole call (ms). ctx is checked before every call, so an interrupt
+// (SIGINT) stops a long loop after the call in progress; stop, when set,
+// is asked before every timed call after the first (true keeps the runs
+// done so far). It returns every timed call's ms and f's last value.
+func wallClock[T any](ctx context.Context, warmups, runs int, stop func() bool, f func() (T, error)) ([]float64, T, error) {
+	var last T
+	for i := 0; i < warmups; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, last, fmt.Errorf("interrupted: %w", err)
+		}
+		if _, err := f(); err != nil {
+			return nil, last, fmt.Errorf("warm-up %d: %w", i+1, err)
+		}
+	}
+	samples := make([]float64, 0, runs)
+	for i := 0; i < runs; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, last, fmt.Errorf("interrupted: %w", err)
+		}
+		if i > 0 && stop != nil && stop() {
+			break
+		}
+		start := time.Now()
+		v, err := f()
+		elapsed := time.Since(start)
+		if err != nil {
+			return nil, last, fmt.Errorf("timed run %d: %w", i+1, err)
+		}
+		samples = append(samples, float64(elapsed.Nanoseconds())/1e6)
+		last = v
+	}
+	return samples, last, nil
 }
 
 // kMinusOne is the KMinusOne protocol (K is at least 2); the Result is the
