@@ -51,7 +51,8 @@ const (
 	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
 	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)
 	knobHotGroup       = 20 // threads per heavy row (0: the block)
-	knobHotEnd         = 21
+	knobHotStream      = 21 // 1: the streams read once loaded evict-first (0, 2: read-only path)
+	knobHotEnd         = 22
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
 	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync()

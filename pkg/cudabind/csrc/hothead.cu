@@ -103,14 +103,27 @@ __device__ __forceinline__ float groupSum(float v, float *scratch, int g, int kG
   return r;
 }
 
+// A load of a stream the iteration reads once (colIdx, the code, row
+// lists, rowPtr, invOut): kS = true marks it evict-first (ld.global.cs), so
+// that the stream does not push the gathered contributions out of L1/L2;
+// false reads it through the read-only path (ld.global.nc).
+template <bool kS, class T> __device__ __forceinline__ T ldS(const T *p) {
+  if (kS) return __ldcs(p);
+  return __ldg(p);
+}
+
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
 }
 
+template <bool kS>
 __device__ __forceinline__ float finish(const Args &a, int v, float s, float D, float &dang) {
   const float xn = a.tele + a.d * (s + D * a.invN);
-  const float iv = __ldg(a.invOut + v);
-  a.xOut[v] = xn;
+  const float iv = ldS<kS>(a.invOut + v);
+  if (kS)
+    __stcs(a.xOut + v, xn);
+  else
+    a.xOut[v] = xn;
   a.cOut[v] = xn * iv;
   if (iv == 0.0f) dang += xn;
   return xn;
@@ -120,6 +133,7 @@ __device__ __forceinline__ float finish(const Args &a, int v, float s, float D, 
 // consecutive edges per step: a ballot of the escapes gives each escaped
 // lane its index among the row's escapes, an inclusive warp scan of the
 // gaps (carried across steps) gives the columns.
+template <bool kS>
 __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head, int b, int en, int eo) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
@@ -127,10 +141,10 @@ __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head,
   float s = 0.0f;
   for (int base = b; base < en; base += 32) {
     const int e = base + lane;
-    const unsigned c = e < en ? static_cast<unsigned>(__ldg(a.codes + e)) : 0u;
+    const unsigned c = e < en ? static_cast<unsigned>(ldS<kS>(a.codes + e)) : 0u;
     const bool esc = c == kEscape;
     const unsigned m = __ballot_sync(0xffffffffu, esc);
-    int gap = esc ? __ldg(a.exc + eo + __popc(m & below)) : static_cast<int>(c);
+    int gap = esc ? ldS<kS>(a.exc + eo + __popc(m & below)) : static_cast<int>(c);
     for (int o = 1; o < 32; o <<= 1) {
       const int t = __shfl_up_sync(0xffffffffu, gap, o);
       if (lane >= o) gap += t;
@@ -144,20 +158,21 @@ __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head,
 }
 
 // Sum of the gathers of row [b, en) of the packed code by one thread.
+template <bool kS>
 __device__ __forceinline__ float packedThreadRow(const Args &a, const float *head, int b, int en, int eo) {
   int col = 0;
   float s0 = 0.0f, s1 = 0.0f;
   int e = b;
   for (; e + 1 < en; e += 2) {
-    const unsigned c0 = __ldg(a.codes + e), c1 = __ldg(a.codes + e + 1);
-    col += c0 == kEscape ? __ldg(a.exc + eo++) : static_cast<int>(c0);
+    const unsigned c0 = ldS<kS>(a.codes + e), c1 = ldS<kS>(a.codes + e + 1);
+    col += c0 == kEscape ? ldS<kS>(a.exc + eo++) : static_cast<int>(c0);
     s0 += gatherOne(head, a.hot, a.cIn, col);
-    col += c1 == kEscape ? __ldg(a.exc + eo++) : static_cast<int>(c1);
+    col += c1 == kEscape ? ldS<kS>(a.exc + eo++) : static_cast<int>(c1);
     s1 += gatherOne(head, a.hot, a.cIn, col);
   }
   if (e < en) {
-    const unsigned c0 = __ldg(a.codes + e);
-    col += c0 == kEscape ? __ldg(a.exc + eo) : static_cast<int>(c0);
+    const unsigned c0 = ldS<kS>(a.codes + e);
+    col += c0 == kEscape ? ldS<kS>(a.exc + eo) : static_cast<int>(c0);
     s0 += gatherOne(head, a.hot, a.cIn, col);
   }
   return s0 + s1;
@@ -165,25 +180,25 @@ __device__ __forceinline__ float packedThreadRow(const Args &a, const float *hea
 
 // The rows of the unpacked design: heavy block per row, medium warp per
 // row, light thread per row; dang accumulates the dangling mass of x'.
-template <int kT>
+template <int kT, bool kS>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
   // Group (a.group threads) per row (in-degree > kWarpMax).
   {
     const int kG = a.group, groups = kT / kG, g = tid / kG, gt = tid - g * kG;
     for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
-      const int v = __ldg(a.heavy + r);
-      const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+      const int v = ldS<kS>(a.heavy + r);
+      const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
       float s0 = 0.0f, s1 = 0.0f;
       int e = b + gt;
       for (; e + kG < en; e += 2 * kG) {
-        const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + kG);
+        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
         s0 += gatherOne(head, hot, a.cIn, c0);
         s1 += gatherOne(head, hot, a.cIn, c1);
       }
-      if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+      if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
       const float s = groupSum(s0 + s1, scratch, g, kG);
-      if (gt == 0) finish(a, v, s, D, dang);
+      if (gt == 0) finish<kS>(a, v, s, D, dang);
     }
     __syncthreads(); // the groups' last use of scratch before the block's
   }
@@ -191,42 +206,43 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   // Warp per row (kLight < in-degree <= kWarpMax).
   const int warps = gridDim.x * (kT / 32);
   for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
-    const int v = __ldg(a.medium + r);
-    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+    const int v = ldS<kS>(a.medium + r);
+    const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
     float s0 = 0.0f, s1 = 0.0f;
     int e = b + lane;
     for (; e + 32 < en; e += 64) {
-      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + 32);
+      const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
       s0 += gatherOne(head, hot, a.cIn, c0);
       s1 += gatherOne(head, hot, a.cIn, c1);
     }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
     const float s = warpSum(s0 + s1);
-    if (lane == 0) finish(a, v, s, D, dang);
+    if (lane == 0) finish<kS>(a, v, s, D, dang);
   }
 
   // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
   // about equally long.
   for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
-    const int v = __ldg(a.light + r);
-    const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1);
+    const int v = ldS<kS>(a.light + r);
+    const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
     float s0 = 0.0f, s1 = 0.0f;
     int e = b;
     for (; e + 1 < en; e += 2) {
-      const int c0 = __ldg(a.colIdx + e), c1 = __ldg(a.colIdx + e + 1);
+      const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 1);
       s0 += gatherOne(head, hot, a.cIn, c0);
       s1 += gatherOne(head, hot, a.cIn, c1);
     }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, __ldg(a.colIdx + e));
-    finish(a, v, s0 + s1, D, dang);
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
+    finish<kS>(a, v, s0 + s1, D, dang);
   }
 }
 
 // One iteration. Dynamic shared memory: the hot head, hot floats.
 // kPacked: columns from the 16-bit code; rows above kLight warp per row
 // (the heavy list first, sorted by in-degree descending, so the longest
-// rows start first), light rows thread per row.
-template <int kT, int kMinBlocks, bool kPacked>
+// rows start first), light rows thread per row. kS: the streams read
+// once are loaded evict-first (ldS).
+template <int kT, int kMinBlocks, bool kPacked, bool kS>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   extern __shared__ float4 head4[];
   const float *head = reinterpret_cast<const float *>(head4);
@@ -249,32 +265,32 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
     // Group per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
     const int kG = a.group, groups = kT / kG, g = tid / kG, gw = (tid - g * kG) >> 5;
     for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
-      const int v = __ldg(a.heavy + r);
-      const int b = __ldg(a.rowPtr + v), en = __ldg(a.rowPtr + v + 1), sf = __ldg(a.segFirst + v);
+      const int v = ldS<kS>(a.heavy + r);
+      const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1), sf = ldS<kS>(a.segFirst + v);
       const int segs = (en - b + PRLAB_HOT_SEGMENT - 1) / PRLAB_HOT_SEGMENT;
       float s = 0.0f;
       for (int m = gw; m < segs; m += kG / 32) {
         const int sb = b + m * PRLAB_HOT_SEGMENT;
-        s += packedWarpRow(a, head, sb, min(en, sb + PRLAB_HOT_SEGMENT), __ldg(a.segExc + sf + m));
+        s += packedWarpRow<kS>(a, head, sb, min(en, sb + PRLAB_HOT_SEGMENT), ldS<kS>(a.segExc + sf + m));
       }
       const float tot = groupSum(lane == 0 ? s : 0.0f, scratch, g, kG);
-      if (tid == g * kG) finish(a, v, tot, D, dang);
+      if (tid == g * kG) finish<kS>(a, v, tot, D, dang);
     }
     __syncthreads(); // the groups' last use of scratch before the block's
     // Warp per row (one segment: in-degree <= kWarpMax = PRLAB_HOT_SEGMENT).
     const int warps = gridDim.x * (kT / 32);
     for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
-      const int v = __ldg(a.medium + r);
-      const float s = packedWarpRow(a, head, __ldg(a.rowPtr + v), __ldg(a.rowPtr + v + 1), __ldg(a.excPtr + v));
-      if (lane == 0) finish(a, v, s, D, dang);
+      const int v = ldS<kS>(a.medium + r);
+      const float s = packedWarpRow<kS>(a, head, ldS<kS>(a.rowPtr + v), ldS<kS>(a.rowPtr + v + 1), ldS<kS>(a.excPtr + v));
+      if (lane == 0) finish<kS>(a, v, s, D, dang);
     }
     for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
-      const int v = __ldg(a.light + r);
-      const float s = packedThreadRow(a, head, __ldg(a.rowPtr + v), __ldg(a.rowPtr + v + 1), __ldg(a.excPtr + v));
-      finish(a, v, s, D, dang);
+      const int v = ldS<kS>(a.light + r);
+      const float s = packedThreadRow<kS>(a, head, ldS<kS>(a.rowPtr + v), ldS<kS>(a.rowPtr + v + 1), ldS<kS>(a.excPtr + v));
+      finish<kS>(a, v, s, D, dang);
     }
   } else {
-    plainRows<kT>(a, head, D, dang, scratch);
+    plainRows<kT, kS>(a, head, D, dang, scratch);
   }
   const float bd = blockSum<kT>(dang, scratch);
   if (tid == 0) a.dOut[blockIdx.x] = bd;
@@ -301,15 +317,17 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 // (1024 / kT: 1024 threads per SM at up to 64 registers; 2048 / kT: 2048
 // threads at up to 32).
 struct Shape {
-  int threads, occ;    // occ 1: 1024 threads per SM, 2: 2048
-  const void *iter[2]; // [packed]
+  int threads, occ;       // occ 1: 1024 threads per SM, 2: 2048
+  const void *iter[2][2]; // [packed][streams evict-first]
 };
 
 #define PR_HH_SHAPE(T, OCC)                                                                        \
   {                                                                                                \
     T, OCC, {                                                                                      \
-      reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false>),                      \
-          reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true>)                    \
+      {reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false, false>),              \
+       reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false, true>)},              \
+          {reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true, false>),           \
+           reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true, true>)}            \
     }                                                                                              \
   }
 const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
@@ -317,7 +335,7 @@ const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1
 #undef PR_HH_SHAPE
 
 struct State {
-  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0;
+  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0, knobStream = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   int *rows[3] = {nullptr, nullptr, nullptr}; // light, medium, heavy
@@ -326,6 +344,7 @@ struct State {
   float *contrib[2] = {nullptr, nullptr};
   float *dPart[2] = {nullptr, nullptr};
   int hot = 0, G = 0, blocksPerSM = 0, group = 0;
+  bool stream = false; // the streams read once are loaded evict-first
   const Shape *shape = nullptr;
   // The column code (prlab_hothead_codes); kept across knob changes.
   unsigned short *codes = nullptr;
@@ -390,6 +409,7 @@ int build(Ctx &c, State &s, Err &e) {
     if (sh.threads == threads && sh.occ == occ) s.shape = &sh;
   if (s.shape == nullptr)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel shape %d threads, occupancy %d: no such kernel", threads, occ);
+  s.stream = s.knobStream == 1;
   s.group = s.knobGroup ? s.knobGroup : threads;
   if (s.group % 32 != 0 || threads % s.group != 0 || threads / s.group > 15)
     return fail(e, PRLAB_ERR_ARG, "hot-head group of %d threads: must be a multiple of 32 dividing %d into at most 15 groups",
@@ -401,7 +421,7 @@ int build(Ctx &c, State &s, Err &e) {
   s.hot = hot;
   const size_t smem = 4 * static_cast<size_t>(hot);
   int perSM = 1 << 30;
-  for (const void *fn : s.shape->iter) {
+  for (const void *fn : {s.shape->iter[0][0], s.shape->iter[0][1], s.shape->iter[1][0], s.shape->iter[1][1]}) {
     PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
             "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
     int k = 0;
@@ -465,7 +485,7 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.group = s.group;
   void *args[] = {&a};
   const int T = s.shape->threads;
-  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0], dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
+  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0][s.stream ? 1 : 0], dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
           "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * s.hot);
   PR_LAUNCH(e, "hot-head iterKernel<<<%d, %d>>>", s.G, T);
   return PRLAB_OK;
@@ -576,6 +596,10 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
     s->knobOcc = value;
     break;
   case PRLAB_KNOB_HOT_BLOCKS_PER_SM: s->knobBlocksPerSM = value; break;
+  case PRLAB_KNOB_HOT_STREAM:
+    if (value > 2) return fail(e, PRLAB_ERR_ARG, "hot-head stream loads %d outside [0, 2]", value);
+    s->knobStream = value;
+    break;
   case PRLAB_KNOB_HOT_GROUP:
     if (value != 0 && (value % 32 != 0 || value > 1024))
       return fail(e, PRLAB_ERR_ARG, "hot-head group %d: 0 or a multiple of 32 up to 1024", value);

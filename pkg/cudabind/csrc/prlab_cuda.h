@@ -316,7 +316,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 1) */
 #define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */
 #define PRLAB_KNOB_HOT_GROUP 20         /* threads per heavy row (in-degree > 1024; auto: the block) */
-#define PRLAB_KNOB_HOT_END 21
+#define PRLAB_KNOB_HOT_STREAM 21        /* 1: colIdx/code, row lists, rowPtr, invOut loaded evict-first (ld.global.cs) and x'
+                                           stored streaming; 2 (and auto): through the read-only path (ld.global.nc) */
+#define PRLAB_KNOB_HOT_END 22
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
 #define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
