@@ -252,7 +252,7 @@ func ReadIncrementalJSON(path string) (*IncrementalStudy, error) {
 // DecodeIncrementalJSON parses and validates incremental.json bytes; errors
 // name the file and the line:column or the field.
 func DecodeIncrementalJSON(data []byte, name string) (*IncrementalStudy, error) {
-	return decodeStudyJSON[IncrementalStudy](data, name, IncrementalSchema)
+	return decodeDocument[IncrementalStudy](data, name, IncrementalSchema)
 }
 
 var workloadKinds = []string{WorkloadByYear, WorkloadRandom}

@@ -149,10 +149,25 @@ func ReadJSON(path string) (*Run, error) {
 
 // DecodeJSON parses and validates results.json bytes; name is used in errors.
 func DecodeJSON(data []byte, name string) (*Run, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, Schema)
-	}
+	return decodeDocument[Run](data, name, Schema)
+}
+
+// validator is a study model that checks its own invariants.
+type validator interface{ Validate() error }
+
+// decodeDocument is the one JSON reader of the documents encodeDocument
+// writes (results.json, scale.json, incremental.json): the "schema" must
+// be schema; a BOM is dropped; empty input, invalid UTF-8, a missing or
+// other schema, unknown fields, trailing data and Validate's errors are
+// errors naming the file and the line:column or the field.
+func decodeDocument[T any, PT interface {
+	*T
+	validator
+}](data []byte, name, schema string) (*T, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, schema)
+	}
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -171,24 +186,24 @@ func DecodeJSON(data []byte, name string) (*Run, error) {
 		return nil, jsonError(name, data, err, -1)
 	}
 	if head.Schema == nil {
-		return nil, fmt.Errorf("%s: schema: missing, want %q", name, Schema)
+		return nil, fmt.Errorf("%s: schema: missing, want %q", name, schema)
 	}
-	if *head.Schema != Schema {
-		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, *head.Schema, Schema)
+	if *head.Schema != schema {
+		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), schema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	run := new(Run)
-	if err := dec.Decode(run); err != nil {
+	s := new(T)
+	if err := dec.Decode(s); err != nil {
 		return nil, jsonError(name, data, err, dec.InputOffset())
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
 	}
-	if err := run.Validate(); err != nil {
+	if err := PT(s).Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return run, nil
+	return s, nil
 }
 
 func jsonError(name string, data []byte, err error, off int64) error {

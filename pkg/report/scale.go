@@ -1,14 +1,11 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -258,53 +255,7 @@ func ReadScaleJSON(path string) (*ScaleStudy, error) {
 // errors, which give the line:column of a syntax or type error or the field
 // path of a semantic one.
 func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
-	return decodeStudyJSON[ScaleStudy](data, name, ScaleSchema)
-}
-
-// validator is a study model that checks its own invariants.
-type validator interface{ Validate() error }
-
-// decodeStudyJSON parses and validates the JSON of a study whose "schema"
-// must be schema (scale.json, incremental.json): a BOM is dropped; empty
-// input, invalid UTF-8, a missing or other schema, unknown fields, trailing
-// data and Validate's errors are errors naming the file and the line:column
-// or the field.
-func decodeStudyJSON[T any, PT interface {
-	*T
-	validator
-}](data []byte, name, schema string) (*T, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty file, want a JSON object with \"schema\": %q", name, schema)
-	}
-	if !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s: not valid UTF-8", name)
-	}
-	var head struct {
-		Schema *string `json:"schema"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, jsonError(name, data, err, -1)
-	}
-	if head.Schema == nil {
-		return nil, fmt.Errorf("%s: schema: missing, want %q", name, schema)
-	}
-	if *head.Schema != schema {
-		return nil, fmt.Errorf("%s: schema: %q is not supported, want %q", name, clip(*head.Schema), schema)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	s := new(T)
-	if err := dec.Decode(s); err != nil {
-		return nil, jsonError(name, data, err, dec.InputOffset())
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s:%s: unexpected data after the JSON object", name, lineCol(data, dec.InputOffset()))
-	}
-	if err := PT(s).Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s, nil
+	return decodeDocument[ScaleStudy](data, name, ScaleSchema)
 }
 
 var families = []string{FamilyRMAT, FamilyGrid, FamilyFile}
