@@ -15,9 +15,7 @@ import (
 // graph too large for one cluster as a skip (PRLAB_ERR_UNAVAILABLE ->
 // ErrUnavailable) that names why, in Run and in Benchmark.
 func TestClusterDSMEMWithFakeLibrary(t *testing.T) {
-	if reason := useLibrary(t, buildFake(t)); reason != "" {
-		t.Fatalf("fake library unavailable: %s", reason)
-	}
+	useFake(t)
 	im := mustDesign(t, NameClusterDSMEM)
 	if im.id != implClusterDSMEM || !isLayout(im) || designFamily(implClusterDSMEM) != 1 || im.minCC != 90 {
 		t.Fatalf("design row %+v, C family %d", im.design, designFamily(implClusterDSMEM))

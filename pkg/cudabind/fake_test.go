@@ -33,13 +33,20 @@ func buildFake(t *testing.T, defines ...string) string {
 	return out
 }
 
+// useFake builds the fake library (buildFake) and loads it for the rest of
+// the test (useLibrary); a fake that does not load fails the test.
+func useFake(t *testing.T) {
+	t.Helper()
+	if reason := useLibrary(t, buildFake(t)); reason != "" {
+		t.Fatalf("fake library unavailable: %s", reason)
+	}
+}
+
 // The binding end to end against the fake library: availability, device
 // info, ranks/residuals/sums marshalling for every implementation in both
 // modes, Benchmark's timing and stage rows, the stage table, and errors.
 func TestBindingWithFakeLibrary(t *testing.T) {
-	if reason := useLibrary(t, buildFake(t)); reason != "" {
-		t.Fatalf("fake library unavailable: %s", reason)
-	}
+	useFake(t)
 	if ok, reason := Available(); !ok {
 		t.Fatalf("Available() = false, %q", reason)
 	}
@@ -184,9 +191,7 @@ func TestFakeLibraryABIMismatch(t *testing.T) {
 // library: ranks, the cluster's per-graph availability, Benchmark's stage,
 // whole-run and primitive rows, the layout, the primitives and the knobs.
 func TestLayoutDesignsWithFakeLibrary(t *testing.T) {
-	if reason := useLibrary(t, buildFake(t)); reason != "" {
-		t.Fatalf("fake library unavailable: %s", reason)
-	}
+	useFake(t)
 	defer ReleaseRelabelled()
 	for _, g := range synthetic(t) {
 		want, _ := oracle64(g, pagerank.DefaultDamping, 30, 0)
@@ -305,9 +310,7 @@ func TestFakeLibraryWithoutLayoutSymbols(t *testing.T) {
 // A Session holds one upload: the designs and the stage table on its graph
 // use it; another graph replaces it; Close frees the current one only.
 func TestSessionWithFakeLibrary(t *testing.T) {
-	if reason := useLibrary(t, buildFake(t)); reason != "" {
-		t.Fatalf("fake library unavailable: %s", reason)
-	}
+	useFake(t)
 	holds := func() *Session {
 		mu.Lock()
 		defer mu.Unlock()
