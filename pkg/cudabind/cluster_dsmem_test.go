@@ -40,13 +40,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	if r := im.Reason(); r != "" {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
-	iters := pagerank.CorrectnessIterations
-	graphs := pagerank.SyntheticCases()
-	if frQuick() {
-		iters = 10
-	} else if g := frRealGraph(t); g != nil {
-		graphs = append(graphs, g)
-	}
+	iters, graphs := frCorrectnessCases(t)
 	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3}
 	for _, ex := range []string{"stores", "bulk", "l2"} {
 		if !frSelected("PRLAB_DSMEM_EXCHANGES", ex) {

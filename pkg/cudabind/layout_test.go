@@ -237,6 +237,20 @@ func TestLayoutUnavailableWithoutGPU(t *testing.T) {
 
 func frQuick() bool { return os.Getenv("PRLAB_GPU_QUICK") == "1" }
 
+// frCorrectnessCases are the GPU correctness tests' iterations and graphs:
+// the course's fixed iterations on the six synthetic cases and the bundled
+// graph (when found), or 10 iterations on the synthetic cases in quick mode.
+func frCorrectnessCases(t *testing.T) (iters int, graphs []*pagerank.Graph) {
+	iters, graphs = pagerank.CorrectnessIterations, pagerank.SyntheticCases()
+	if frQuick() {
+		return 10, graphs
+	}
+	if g := frRealGraph(t); g != nil {
+		graphs = append(graphs, g)
+	}
+	return iters, graphs
+}
+
 // frSelected: the environment variable env (a comma-separated list) is unset
 // or names name. Used to narrow the correctness test under compute-sanitizer:
 // PRLAB_GPU_ONLY (implementations), PRLAB_GPU_LAYOUTS, PRLAB_GPU_CASES.
@@ -330,13 +344,7 @@ func frWrite(t *testing.T) {
 // Go ones; a second run gives the same bits.
 func TestGPULayoutCorrectness(t *testing.T) {
 	frNeedGPU(t)
-	iters := pagerank.CorrectnessIterations
-	graphs := pagerank.SyntheticCases()
-	if frQuick() {
-		iters = 10
-	} else if g := frRealGraph(t); g != nil {
-		graphs = append(graphs, g)
-	}
+	iters, graphs := frCorrectnessCases(t)
 	for _, lay := range frLayouts {
 		if !frSelected("PRLAB_GPU_LAYOUTS", lay.name) {
 			continue

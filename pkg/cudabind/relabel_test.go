@@ -130,13 +130,7 @@ func TestRelabelCache(t *testing.T) {
 // H200, 2026-11-30); Benchmark reports the relabel row.
 func TestGPUReorderedCorrectness(t *testing.T) {
 	frNeedGPU(t)
-	iters := pagerank.CorrectnessIterations
-	graphs := pagerank.SyntheticCases()
-	if frQuick() {
-		iters = 10
-	} else if g := frRealGraph(t); g != nil {
-		graphs = append(graphs, g)
-	}
+	iters, graphs := frCorrectnessCases(t)
 	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(16, 1))
 	if err != nil {
 		t.Fatal(err)
