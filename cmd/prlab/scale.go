@@ -28,6 +28,7 @@ const defaultScaleOut = "reports/scale-latest"
 //	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--grid=true]
 //	            [--budget 5m] [--impl a,b] [--oracle-max-scale 0] [--seed 1]
 //	            [--validate-iterations 20] [--copy-mib 512] [--plan]
+//	            [--gap-csv DIR] [--render scale.json]
 //	            [--graph FILE]... [--format F] [--undirected] [--columns a,b]
 //
 // Each --graph file runs after the generated graphs, with every
@@ -45,6 +46,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
 	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running")
 	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, the scale-*.csv tables and index.html beside it (nothing is measured)")
+	gapCSV := fs.String("gap-csv", "", "directory holding gap-vs-t1.csv and t1-scaling.csv (scripts/gap-vs-t1.sh): the page draws them as the CPU baseline and scale.json records the directory, relative to --out, for later re-renders (default: the report directory itself when it holds them)")
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
 	workers := workersFlag(fs)
@@ -63,8 +65,11 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if *gapCSV != "" && !report.HasCPUBaseline(*gapCSV) {
+		return usageError{fmt.Sprintf("--gap-csv %s: no %s there (scripts/gap-vs-t1.sh writes it)", *gapCSV, report.GapVsT1File)}
+	}
 	if *render != "" {
-		return renderScale(*render, stdout)
+		return renderScale(*render, *gapCSV, stdout)
 	}
 	if *budget < time.Second {
 		return usageError{fmt.Sprintf("--budget %v out of range: must be at least 1s", *budget)}
@@ -126,6 +131,12 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *planOnly {
 		return nil
 	}
+	if err := report.AttachCPUBaseline(s, *out, *gapCSV); err != nil {
+		return fmt.Errorf("scale: --gap-csv: %w", err)
+	}
+	if s.CPUBaseline != nil {
+		s.Goals = study.ScaleGoals(s)
+	}
 	if err := report.WriteScale(*out, s); err != nil {
 		return fmt.Errorf("scale: %w", err)
 	}
@@ -138,14 +149,19 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // renderScale re-derives the goals of the study in path (a scale.json) and
-// rewrites its three files in the same directory, atomically.
-func renderScale(path string, stdout io.Writer) error {
+// rewrites its three files in the same directory, atomically; the CPU
+// baseline's CSVs come from gapCSV, else from where scale.json recorded
+// them, else from the report directory (report.AttachCPUBaseline).
+func renderScale(path, gapCSV string, stdout io.Writer) error {
 	s, err := report.ReadScaleJSON(path)
 	if err != nil {
 		return fmt.Errorf("scale --render: %w", err)
 	}
-	s.Goals = study.ScaleGoals(s)
 	dir := filepath.Dir(path)
+	if err := report.AttachCPUBaseline(s, dir, gapCSV); err != nil {
+		return fmt.Errorf("scale --render: --gap-csv: %w", err)
+	}
+	s.Goals = study.ScaleGoals(s)
 	if err := report.WriteScale(dir, s); err != nil {
 		return fmt.Errorf("scale --render: %w", err)
 	}

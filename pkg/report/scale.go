@@ -64,6 +64,11 @@ type ScaleStudy struct {
 	// running (after each graph), so that a run killed from outside still
 	// leaves the graphs it finished.
 	Complete bool `json:"complete"`
+	// CPUBaselineDir is the directory, relative to the report's, of the
+	// gap-vs-t1.csv and t1-scaling.csv the page draws (AttachCPUBaseline);
+	// CPUBaseline holds them while rendering and is not part of scale.json.
+	CPUBaselineDir string       `json:"cpu_baseline_dir,omitempty"`
+	CPUBaseline    *CPUBaseline `json:"-"`
 }
 
 // ScaleProtocol states how the scale study measured, in words and numbers,

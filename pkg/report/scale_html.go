@@ -34,6 +34,7 @@ type scaleView struct {
 	TimeChart    template.HTML
 	SpeedupChart template.HTML
 	FloorChart   template.HTML
+	CPUBaseline  template.HTML
 	Groups       []scaleGroup
 	SpearmanNote string
 }
@@ -70,6 +71,9 @@ func RenderScaleHTML(s *ScaleStudy) ([]byte, error) {
 				return nil, err
 			}
 		}
+	}
+	if v.CPUBaseline, err = CPUBaselineHTML(s.CPUBaseline); err != nil {
+		return nil, err
 	}
 	fm := template.FuncMap{"secs": func(ms float64) float64 { return ms / 1000 }, "reason": scaleReason}
 	return renderPage("scale", scaleTemplate, fm, v, HTMLFile)

@@ -134,7 +134,56 @@ func ScaleGoals(s *report.ScaleStudy) []report.Goal {
 		}
 	}
 	out = append(out, g3)
+	if s.CPUBaseline != nil {
+		out = append(out, sameFileGAPGoal(s.CPUBaseline))
+	}
 	return out
+}
+
+// GoalSameFileGAPRatio is the goal for T1 against GAP's pr_spmv on the same
+// file and host: T1's time per iteration at most GAP's.
+const GoalSameFileGAPRatio = 1.0
+
+// sameFileGAPGoal grades the fastest T1 row against GAP's pr_spmv on the
+// same R-MAT 2^24 file and host at the most threads of the CPU baseline
+// (scripts/gap-vs-t1.sh, attached with --gap-csv): met when T1 / GAP <=
+// GoalSameFileGAPRatio at 16 threads; at fewer threads, or without a
+// 2^24 row (then the largest graph's figure is given), not measured.
+func sameFileGAPGoal(b *report.CPUBaseline) report.Goal {
+	g := report.Goal{Name: "Go multi-core CPU vs GAP pr_spmv on the same file, RMAT 2^24",
+		Target: fmt.Sprintf("T1's time per iteration <= %.1fx GAP pr_spmv's on the same .el file and host, %d threads (scripts/gap-vs-t1.sh)", GoalSameFileGAPRatio, GoalHostCores),
+		Value:  report.NaN, Limit: report.F(GoalSameFileGAPRatio), Status: report.GoalNotMeasured, Measured: "—"}
+	var best *report.GapVsT1Row
+	rows := b.AtMaxThreads()
+	for i := range rows {
+		r := &rows[i]
+		if !r.Ratio.Valid() {
+			continue
+		}
+		if best == nil || r.NNZ > best.NNZ || (r.NNZ == best.NNZ && r.Ratio < best.Ratio) {
+			best = r
+		}
+	}
+	if best == nil {
+		g.Note = "the CPU baseline in " + b.Dir + " has no graph with both times"
+		return g
+	}
+	g.Value = best.Ratio
+	g.Measured = fmt.Sprintf("%s on %s (%d edges): %.4g ms per iteration against GAP's %.4g ms, %.3gx, %d threads on %s (%s)",
+		best.T1Impl, best.Graph, best.NNZ, float64(best.T1MsPerIter), float64(best.GapMsPerIter), float64(best.Ratio), best.Threads, best.Host, b.Dir)
+	switch {
+	case best.Graph != "rmat24":
+		g.Note = "no R-MAT 2^24 row in the CPU baseline: the largest graph's figure is shown"
+	case int(best.Threads) != GoalHostCores:
+		g.Note = fmt.Sprintf("measured at %d threads; the goal is stated for the %d-core host", best.Threads, GoalHostCores)
+	default:
+		g.Status = verdict(float64(best.Ratio) <= GoalSameFileGAPRatio)
+	}
+	if best.EdgesMatch != "yes" {
+		g.Note = strings.TrimPrefix(g.Note+"; GAP and prlab did not count the same edges ("+best.EdgesMatch+")", "; ")
+		g.Status = report.GoalNotMeasured
+	}
+	return g
 }
 
 func verdict(ok bool) string {
