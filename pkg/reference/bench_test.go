@@ -2,8 +2,10 @@ package reference
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -27,26 +29,54 @@ import (
 //	BenchmarkGatherBound: the random gather against a cache-local one.
 //	BenchmarkSpinBarrier: one op = one barrier crossing by GOMAXPROCS parties.
 
-var rmat18 struct {
+// PRLAB_BENCH_RMAT=S adds a third graph, "rmatS" (pagerank.RMAT,
+// Graph500RMAT(S, 1): the same edges as `prlab export --rmat S`, which GAP's
+// pr_spmv reads in scripts/gap-vs-t1.sh), for the comparison with GAP on a
+// graph far larger than the caches, e.g. PRLAB_BENCH_RMAT=22 (4.2M nodes,
+// 65M edges, about 1.5 GB while building).
+var rmatGraphs sync.Map // scale -> *lazyGraph
+
+type lazyGraph struct {
 	once sync.Once
 	g    *pagerank.Graph
 	err  error
 }
 
-func benchGraphs(b *testing.B) []func(*testing.B) *pagerank.Graph {
-	return []func(*testing.B) *pagerank.Graph{
-		func(b *testing.B) *pagerank.Graph { return aanGraph(b) },
-		func(b *testing.B) *pagerank.Graph {
-			rmat18.once.Do(func() { rmat18.g, rmat18.err = pagerank.RMAT(pagerank.Graph500RMAT(18, 1)) })
-			if rmat18.err != nil {
-				b.Fatal(rmat18.err)
-			}
-			return rmat18.g
-		},
+func benchRMAT(b *testing.B, scale int) *pagerank.Graph {
+	v, _ := rmatGraphs.LoadOrStore(scale, &lazyGraph{})
+	lg := v.(*lazyGraph)
+	lg.once.Do(func() { lg.g, lg.err = pagerank.RMAT(pagerank.Graph500RMAT(scale, 1)) })
+	if lg.err != nil {
+		b.Fatal(lg.err)
 	}
+	return lg.g
 }
 
-var benchGraphNames = []string{"aan", "rmat18"}
+func benchGraphs(b *testing.B) []func(*testing.B) *pagerank.Graph {
+	loads := []func(*testing.B) *pagerank.Graph{
+		func(b *testing.B) *pagerank.Graph { return aanGraph(b) },
+		func(b *testing.B) *pagerank.Graph { return benchRMAT(b, 18) },
+	}
+	if s, ok := benchRMATScale(b); ok {
+		loads = append(loads, func(b *testing.B) *pagerank.Graph { return benchRMAT(b, s) })
+	}
+	return loads
+}
+
+// benchRMATScale is PRLAB_BENCH_RMAT's scale (10..26), if set.
+func benchRMATScale(b *testing.B) (int, bool) {
+	v := os.Getenv("PRLAB_BENCH_RMAT")
+	if v == "" {
+		return 0, false
+	}
+	s, err := strconv.Atoi(v)
+	if err != nil || s < 10 || s > 26 {
+		b.Fatalf("PRLAB_BENCH_RMAT=%q: want a scale from 10 to 26", v)
+	}
+	return s, true
+}
+
+var benchGraphNames = []string{"aan", "rmat18", "rmat" + os.Getenv("PRLAB_BENCH_RMAT")}
 
 func BenchmarkIteration(b *testing.B) {
 	for gi, load := range benchGraphs(b) {
@@ -290,5 +320,110 @@ func BenchmarkSequentialRead(b *testing.B) {
 				wg.Wait()
 			}
 		})
+	}
+}
+
+// BenchmarkEngineOptions measures what each of T1's two choices is worth
+// (engineOptions): "original-static" is the engine without either (blocks
+// over the original ids, each worker its own range), "original-steal" adds
+// work stealing, "outdeg-static" the out-degree order, "outdeg-steal" both
+// (Multicore's engine). float32 and float64, GOMAXPROCS workers.
+func BenchmarkEngineOptions(b *testing.B) {
+	variants := []struct {
+		name string
+		opt  engineOptions
+	}{
+		{"original-static", engineOptions{}},
+		{"original-steal", engineOptions{steal: true}},
+		{"outdeg-static", engineOptions{outDegreeOrder: true}},
+		{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
+	}
+	for gi, load := range benchGraphs(b) {
+		b.Run(benchGraphNames[gi], func(b *testing.B) {
+			g := load(b)
+			w := runtime.GOMAXPROCS(0)
+			for _, v := range variants {
+				b.Run("f32-"+v.name, func(b *testing.B) {
+					benchEngine(b, newEngineWith[float32](g, pagerank.DefaultDamping, w, v.opt))
+				})
+				b.Run("f64-"+v.name, func(b *testing.B) {
+					benchEngine(b, newEngineWith[float64](g, pagerank.DefaultDamping, w, v.opt))
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkEngineOptionsInterleaved is BenchmarkEngineOptions for a shared
+// machine: all eight engines (4 variants x 2 precisions) are built once and
+// run in turn, 5 iterations each, round after round (one op = one round),
+// so that a change in the load from other jobs hits every variant alike.
+// It reports each variant's median single-iteration time over all rounds
+// (VARIANT-p50-ns/iter), and the ratio of each variant's median to
+// original-static's (VARIANT-vs-original-static).
+func BenchmarkEngineOptionsInterleaved(b *testing.B) {
+	variants := []struct {
+		name string
+		opt  engineOptions
+	}{
+		{"original-static", engineOptions{}},
+		{"original-steal", engineOptions{steal: true}},
+		{"outdeg-static", engineOptions{outDegreeOrder: true}},
+		{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
+	}
+	const perTurn = 5
+	type runner struct {
+		name string
+		run  func() []time.Time // perTurn iterations, perTurn+1 stamps
+	}
+	for gi, load := range benchGraphs(b) {
+		b.Run(benchGraphNames[gi], func(b *testing.B) {
+			g := load(b)
+			w := runtime.GOMAXPROCS(0)
+			var rs []runner
+			for _, v := range variants {
+				e32 := newEngineWith[float32](g, pagerank.DefaultDamping, w, v.opt)
+				e64 := newEngineWith[float64](g, pagerank.DefaultDamping, w, v.opt)
+				rs = append(rs, runner{"f32-" + v.name, stampedRun(e32, perTurn)}, runner{"f64-" + v.name, stampedRun(e64, perTurn)})
+			}
+			for _, r := range rs {
+				r.run() // warm
+			}
+			times := make([][]float64, len(rs))
+			b.ResetTimer()
+			for range b.N {
+				for i, r := range rs {
+					st := r.run()
+					for k := 1; k < len(st); k++ {
+						times[i] = append(times[i], float64(st[k].Sub(st[k-1]).Nanoseconds()))
+					}
+				}
+			}
+			b.StopTimer()
+			med := make([]float64, len(rs))
+			for i, r := range rs {
+				slices.Sort(times[i])
+				med[i] = times[i][len(times[i])/2]
+				b.ReportMetric(med[i], r.name+"-p50-ns/iter")
+			}
+			for i, r := range rs {
+				base := med[i%2] // original-static of the same precision
+				b.ReportMetric(med[i]/base, r.name+"-vs-original-static")
+			}
+		})
+	}
+}
+
+// stampedRun returns a function that runs e for k fixed iterations and
+// returns worker 0's stamps (after the setup and after every iteration).
+func stampedRun[T float](e *engine[T], k int) func() []time.Time {
+	p := pagerank.Params{Damping: pagerank.DefaultDamping, Mode: pagerank.FixedIterations, Iterations: k}
+	return func() []time.Time {
+		e.stamps = make([]time.Time, 0, k+1)
+		e.waited = make([]paddedDuration, len(e.owned)-1)
+		e.run(p, nil)
+		st := e.stamps
+		e.stamps, e.waited = nil, nil
+		return st
 	}
 }

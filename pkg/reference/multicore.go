@@ -230,15 +230,24 @@ type engine[T float] struct {
 
 	start       []float64 // x_0 by original id (nil: 1/n), the warm start
 	label, node []int32   // original id -> engine id, engine id -> original id, length n
-	rows        []row[T]  // relabelled in-edge CSR row ends with invOut and the dangling mask, length n
-	colIdx      []int32   // relabelled in-edge CSR column index (engine ids), length nnz
+	// seq is the node order the blocks cut (seq[i] = original id at
+	// position i; nil: the original order) and seqPtr the in-edge row
+	// pointer in that order (length n+1; g.InRowPtr when seq is nil). Block
+	// b covers positions, and engine ids, [blocks[b], blocks[b+1]).
+	seq, seqPtr []int32
+	rows        []row[T] // relabelled in-edge CSR row ends with invOut and the dangling mask, length n
+	colIdx      []int32  // relabelled in-edge CSR column index (engine ids), length nnz
 
-	x          [][2]T          // x[i][k&1] is iteration k's input rank of engine id i
-	contrib    [2][]T          // contrib[k&1] is iteration k's input x*invOut, by engine id
-	part       [2][]partial[T] // [k&1] holds D_k's partials and residual_{k-1}'s
-	blocks     []int32         // row block b is rows [blocks[b], blocks[b+1])
-	wideStart  []int32         // block b's rows from wideStart[b] on have >= wideRow in-edges
-	owned      []int           // worker w computes blocks [owned[w], owned[w+1])
+	x         [][2]T          // x[i][k&1] is iteration k's input rank of engine id i
+	contrib   [2][]T          // contrib[k&1] is iteration k's input x*invOut, by engine id
+	part      [2][]partial[T] // [k&1] holds D_k's partials and residual_{k-1}'s
+	blocks    []int32         // row block b is rows [blocks[b], blocks[b+1])
+	wideStart []int32         // block b's rows from wideStart[b] on have >= wideRow in-edges
+	owned     []int           // worker w owns blocks [owned[w], owned[w+1])
+	// next[k&1][w] is the next unclaimed block of worker w's range in
+	// iteration k (see claimBlocks); nil: no stealing, each worker computes
+	// exactly its own range.
+	next       [2][]paddedCounter
 	bar        *spinBarrier
 	iterations int // iterations run by the last run (written by worker 0)
 
@@ -260,13 +269,39 @@ type paddedSum[T float] struct {
 	_ [64]byte
 }
 
+// paddedCounter is an atomic block counter on its own cache line.
+type paddedCounter struct {
+	n atomic.Int32
+	_ [60]byte
+}
+
 // paddedDuration is a time.Duration on its own cache line.
 type paddedDuration struct {
 	d time.Duration
 	_ [56]byte
 }
 
+// engineOptions are the engine's two scheduling and layout choices, both
+// on in Multicore; the benchmarks turn them off one at a time to measure
+// what each is worth (BenchmarkEngineOptions).
+type engineOptions struct {
+	// outDegreeOrder numbers the nodes by out-degree descending before the
+	// blocks are cut (pagerank.DegreeOrder, the GPU rows' relabel), so the
+	// contributions of the nodes gathered most sit in a short prefix of
+	// contrib; else blocks follow the original ids.
+	outDegreeOrder bool
+	// steal lets a worker that finished its own range claim the remaining
+	// blocks of the others' (claimBlocks); else the schedule is static.
+	steal bool
+}
+
+var defaultEngineOptions = engineOptions{outDegreeOrder: true, steal: true}
+
 func newEngine[T float](g *pagerank.Graph, d float64, workers int) *engine[T] {
+	return newEngineWith[T](g, d, workers, defaultEngineOptions)
+}
+
+func newEngineWith[T float](g *pagerank.Graph, d float64, workers int, opt engineOptions) *engine[T] {
 	n := g.N
 	e := &engine[T]{
 		g: g, n: n, d: T(d), teleport: T((1 - d) / float64(n)), nT: T(n),
@@ -277,16 +312,43 @@ func newEngine[T float](g *pagerank.Graph, d float64, workers int) *engine[T] {
 	for i := range 2 {
 		e.contrib[i] = make([]T, n)
 	}
-	e.blocks = partitionRows(g.InRowPtr, blockWork)
+	e.seqPtr = g.InRowPtr
+	if opt.outDegreeOrder {
+		e.seq, e.seqPtr = outDegreeSequence(g)
+	}
+	e.blocks = partitionRows(e.seqPtr, blockWork)
 	nb := len(e.blocks) - 1
 	e.wideStart = make([]int32, nb)
 	e.part[0] = make([]partial[T], nb)
 	e.part[1] = make([]partial[T], nb)
 	workers = max(1, min(workers, nb))
-	e.owned = assignBlocks(e.blocks, g.InRowPtr, workers)
+	e.owned = assignBlocks(e.blocks, e.seqPtr, workers)
+	if opt.steal && workers > 1 {
+		e.next = [2][]paddedCounter{make([]paddedCounter, workers), make([]paddedCounter, workers)}
+	}
 	e.bar = newSpinBarrier(workers)
 	e.sink = make([]paddedSum[T], workers)
 	return e
+}
+
+// outDegreeSequence returns g's nodes sorted by out-degree descending
+// (pagerank.DegreeOrder's OrderOutDegree: ties by in-degree descending, then
+// by id), seq[i] = the node at position i, and the in-edge row pointer of
+// the rows in that order (length n+1). O(n + max degree), sequential.
+func outDegreeSequence(g *pagerank.Graph) (seq, seqPtr []int32) {
+	perm, err := pagerank.DegreeOrder(g, pagerank.OrderOutDegree)
+	if err != nil {
+		panic(err) // checkGraph admitted g: its in-edge CSR and out-degrees exist
+	}
+	seq = make([]int32, g.N)
+	for v, i := range perm {
+		seq[i] = int32(v)
+	}
+	seqPtr = make([]int32, g.N+1)
+	for i, v := range seq {
+		seqPtr[i+1] = seqPtr[i] + g.InRowPtr[v+1] - g.InRowPtr[v]
+	}
+	return seq, seqPtr
 }
 
 // assignBlocks gives each of workers goroutines a consecutive range of
@@ -367,6 +429,10 @@ var testHookIteration func(w, k int)
 // Only worker 0 gets a res (nil is allowed: the benchmarks record nothing).
 func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 	lo, hi := e.owned[w], e.owned[w+1]
+	if e.next[0] != nil {
+		e.next[0][w].n.Store(int32(lo))
+		e.next[1][w].n.Store(int32(lo))
+	}
 	for b := lo; b < hi; b++ {
 		e.orderBlock(b)
 	}
@@ -399,8 +465,12 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 		if len(e.owned) > 2 {
 			e.pullShared(w, cur)
 		}
-		for b := lo; b < hi && !e.bar.broken.Load(); b++ {
-			e.iterateBlock(b, cur, massPerNode)
+		if e.next[0] != nil {
+			e.claimBlocks(w, cur, massPerNode)
+		} else {
+			for b := lo; b < hi && !e.bar.broken.Load(); b++ {
+				e.iterateBlock(b, cur, massPerNode)
+			}
 		}
 		if measure {
 			t0 := time.Now()
@@ -436,25 +506,55 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 	return p.Iterations
 }
 
+// claimBlocks is worker w's share of iteration k (cur = k&1) under work
+// stealing: it claims blocks of its own range one at a time (an atomic
+// increment of next[cur][w]), then, when its range is done, the remaining
+// blocks of the other workers' ranges in turn (w+1, w+2, ...), as OpenMP's
+// dynamic schedule does for GAP's pr_spmv. A worker slowed by cache misses
+// or by losing its core to another process then no longer holds everyone
+// at the barrier. Which worker computes a block changes nothing in it, so
+// results stay bitwise identical. It also re-arms next[cur^1][w] for
+// iteration k+1: that buffer was last claimed from in iteration k-1, which
+// every worker has left (the barrier), and k+1 starts after the next one.
+func (e *engine[T]) claimBlocks(w, cur int, massPerNode T) {
+	workers := len(e.owned) - 1
+	e.next[cur^1][w].n.Store(int32(e.owned[w]))
+	for i := range workers {
+		v := (w + i) % workers
+		ctr, end := &e.next[cur][v].n, int32(e.owned[v+1])
+		for !e.bar.broken.Load() {
+			b := ctr.Add(1) - 1
+			if b >= end {
+				break
+			}
+			e.iterateBlock(int(b), cur, massPerNode)
+		}
+	}
+}
+
 // orderBlock numbers block b's rows by a stable counting sort on
 // min(in-degree, maxOrderedDegree): node[i] and label[v] for the block, and
 // wideStart[b], the first engine id of the block with >= wideRow in-edges.
 func (e *engine[T]) orderBlock(b int) {
 	lo, hi := e.blocks[b], e.blocks[b+1]
-	rowPtr := e.g.InRowPtr
+	rowPtr := e.seqPtr
 	var count [maxOrderedDegree + 2]int32
-	key := func(v int32) int32 { return min(rowPtr[v+1]-rowPtr[v], maxOrderedDegree) }
-	for v := lo; v < hi; v++ {
-		count[key(v)+1]++
+	key := func(p int32) int32 { return min(rowPtr[p+1]-rowPtr[p], maxOrderedDegree) }
+	for p := lo; p < hi; p++ {
+		count[key(p)+1]++
 	}
 	for k := 1; k < len(count); k++ {
 		count[k] += count[k-1]
 	}
 	e.wideStart[b] = lo + count[wideRow] // rows with key < wideRow come first
-	for v := lo; v < hi; v++ {
-		k := key(v)
+	for p := lo; p < hi; p++ {
+		k := key(p)
 		i := lo + count[k]
 		count[k]++
+		v := p
+		if e.seq != nil {
+			v = e.seq[p]
+		}
 		e.node[i] = v
 		e.label[v] = i
 	}
@@ -469,7 +569,7 @@ func (e *engine[T]) initBlock(b int) {
 	lo, hi := e.blocks[b], e.blocks[b+1]
 	x0 := 1 / e.nT
 	c := e.contrib[0]
-	pos := g.InRowPtr[lo]
+	pos := e.seqPtr[lo]
 	var mass T
 	for i := lo; i < hi; i++ {
 		v := e.node[i]

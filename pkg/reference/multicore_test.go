@@ -38,7 +38,7 @@ func sameBits(a, b []float64) int {
 // row blocks and the reduction order do not depend on either).
 func TestMulticoreBitwiseIdenticalAcrossWorkers(t *testing.T) {
 	for _, g := range bigGraphs(t) {
-		if nb := len(partitionRows(g.InRowPtr, blockWork)) - 1; nb < 7 {
+		if nb := len(newEngine[float64](g, pagerank.DefaultDamping, 1).blocks) - 1; nb < 7 {
 			t.Fatalf("%s has %d row blocks; the test needs at least 7 to give 7 workers work", g.Name, nb)
 		}
 		for _, prec := range []pagerank.Precision{pagerank.Float64, pagerank.Float32} {
@@ -304,5 +304,71 @@ func TestMulticoreFloat32ConvergenceCountAcrossWorkers(t *testing.T) {
 		if res.Iterations != ref.Iterations || sameBits(res.Residuals, ref.Residuals) >= 0 {
 			t.Errorf("workers=%d: %d iterations (1 worker: %d), residuals differ at %d", w, res.Iterations, ref.Iterations, sameBits(res.Residuals, ref.Residuals))
 		}
+	}
+}
+
+// runEngine runs a T1 engine built with opt for p and returns its result.
+func runEngine[T float](t *testing.T, g *pagerank.Graph, workers int, opt engineOptions, p pagerank.Params) *pagerank.Result {
+	t.Helper()
+	e := newEngineWith[T](g, pagerank.DefaultDamping, workers, opt)
+	res := &pagerank.Result{}
+	e.run(p, res)
+	res.Ranks = e.ranks()
+	return res
+}
+
+// Work stealing only moves blocks between workers, so it must leave ranks,
+// residuals and sums bitwise as the static schedule has them, for either
+// node order; the out-degree order changes the blocks (and so the order of
+// the partial sums) but not the float64 ranks beyond rounding.
+func TestEngineOptions(t *testing.T) {
+	p := pagerank.Fixed(30)
+	for _, g := range bigGraphs(t) {
+		for _, order := range []bool{false, true} {
+			static := runEngine[float64](t, g, 1, engineOptions{outDegreeOrder: order}, p)
+			static32 := runEngine[float32](t, g, 1, engineOptions{outDegreeOrder: order}, p)
+			for _, w := range []int{2, 7} {
+				opt := engineOptions{outDegreeOrder: order, steal: true}
+				for _, c := range []struct {
+					prec     string
+					got, ref *pagerank.Result
+				}{{"f64", runEngine[float64](t, g, w, opt, p), static}, {"f32", runEngine[float32](t, g, w, opt, p), static32}} {
+					if i := sameBits(c.got.Ranks, c.ref.Ranks); i >= 0 {
+						t.Errorf("%s %s out-degree order %v, %d workers stealing: rank %d is %.17g, static 1 worker %.17g", g.Name, c.prec, order, w, i, c.got.Ranks[i], c.ref.Ranks[i])
+					}
+					if i := sameBits(c.got.Residuals, c.ref.Residuals); i >= 0 {
+						t.Errorf("%s %s out-degree order %v, %d workers stealing: residual %d differs", g.Name, c.prec, order, w, i)
+					}
+				}
+			}
+		}
+		orig := runEngine[float64](t, g, 2, engineOptions{}, p)
+		outdeg := runEngine[float64](t, g, 2, engineOptions{outDegreeOrder: true}, p)
+		for v := range orig.Ranks {
+			if d := math.Abs(orig.Ranks[v] - outdeg.Ranks[v]); d > 1e-12*orig.Ranks[v] {
+				t.Fatalf("%s: rank %d is %.17g in out-degree order, %.17g in the original order", g.Name, v, outdeg.Ranks[v], orig.Ranks[v])
+			}
+		}
+	}
+}
+
+func TestOutDegreeSequence(t *testing.T) {
+	g := rmatGraph(t, 12, 16, 7)
+	seq, seqPtr := outDegreeSequence(g)
+	seen := make([]bool, g.N)
+	for i, v := range seq {
+		if seen[v] {
+			t.Fatalf("node %d twice in the sequence", v)
+		}
+		seen[v] = true
+		if i > 0 && g.OutDegree[v] > g.OutDegree[seq[i-1]] {
+			t.Fatalf("position %d: out-degree %d after %d", i, g.OutDegree[v], g.OutDegree[seq[i-1]])
+		}
+		if got, want := seqPtr[i+1]-seqPtr[i], g.InRowPtr[v+1]-g.InRowPtr[v]; got != want {
+			t.Fatalf("position %d (node %d): row length %d, in-degree %d", i, v, got, want)
+		}
+	}
+	if int(seqPtr[g.N]) != g.NNZ {
+		t.Fatalf("seqPtr ends at %d, nnz %d", seqPtr[g.N], g.NNZ)
 	}
 }
