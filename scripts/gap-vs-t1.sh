@@ -21,19 +21,25 @@
 #                          use a fresh WORK for a new measurement)
 #   BUDGET_S=540    the whole run's wall-clock budget in seconds (one 10-minute device call);
 #                   every step gets a time cap and a step that no longer fits is skipped, with a note.
-#                   Estimated on a 16-core host: aan + 2^20 + 2^22 at 5 counts ~6 min; 2^24's
-#                   export + convert ~3-4 min, so it runs in the same call only when time is left:
-#                   else call again with ONLY=rmat24 on the warm machine (the CSVs merge both).
-#   PRLAB_STEP_S=30 the --budget of each prlab scale call (the protocol steps down to fit it)
+#                   Estimated on a 16-core host: aan + 2^20 + 2^22 at 5 counts ~5 min; 2^24 (export
+#                   ~1 min, GAP's converter ~1 min, GAP and T1 ~1.5 min) ~3.5 min, so it runs in the
+#                   same call only when time is left: else call again with ONLY=rmat24 on the warm
+#                   machine (the CSVs merge both).
+#   PRLAB_STEP_S=150 the most seconds one prlab scale call may take (its --budget; the call is killed
+#                   30 s after it). Each call times every row on a fixed protocol, --rung ITERATIONSxRUNS
+#                   after one warm-up: the real graph 50x10, 2^20 20x5, 2^22 10x3 at 1-2 threads and 20x3
+#                   from 4, 2^24 20x3 (RUNG=IxR sets all). prlab's time is the difference of a K- and a
+#                   1-iteration Run, so K must make K-1 iterations outweigh the noise of T1's per-run setup
+#                   (at 2^24 ~1-2 s; 5x3 gave a negative fastest run on this project's 2-core machine)
 #   PARSE_ONLY=1    measure nothing: write the CSVs from what WORK holds
 #
 # Per graph: `prlab export` writes gap-G.el (skipped when it exists), GAP's converter turns it into
 # gap-G.sg once (its read/build times and edge count recorded), then per thread count
 # `OMP_NUM_THREADS=t pr_spmv -f gap-G.sg -i 20 -t 0 -n 5` (5 trials of 20 iterations; ms per
 # iteration = trial time / 20) and prlab's t1-multicore-f64/-f32 with --workers t on the same
-# gap-G.el: `prlab scale --graph gap-G.el` (plus the 2-node R-MAT 2^1 the scale command always
-# generates), whose CPU time per iteration excludes each Run's setup and whose build time is the
-# file's parse + CSR build. T0 runs once per scaling graph, at 1 worker. The edge counts after
+# gap-G.el: `prlab scale --graph gap-G.el --rung IxR` (plus the 2-node R-MAT 2^1 the scale command
+# always generates), whose CPU time per iteration excludes each Run's setup (T1's node order and
+# blocks included) and whose build time is the file's parse + CSR build. T0 runs once per scaling graph, at 1 worker. The edge counts after
 # self-loops and duplicates are compared (GAP prints its count; prlab's nnz).
 # Writes reports/NAME/gap-vs-t1.csv, t1-scaling.csv, README-run.txt (host, commands, notes), logs/.
 set -uo pipefail
@@ -110,8 +116,18 @@ in_scaling() {
 }
 
 # Seconds a graph needs at least (export + convert + one GAP and one prlab run) on a 16-core host.
-need_s() { case $1 in aan) echo 15 ;; rmat2[4-9]) echo 240 ;; rmat2[2-3]) echo 60 ;; *) echo 20 ;; esac; }
-step_s=${PRLAB_STEP_S:-30}
+need_s() { case $1 in aan) echo 15 ;; rmat2[4-9]) echo 240 ;; rmat2[2-3]) echo 150 ;; *) echo 40 ;; esac; }
+step_s=${PRLAB_STEP_S:-150}
+# rung_for G T: the fixed timing protocol of graph G at T threads (iterations x runs; see the header).
+rung_for() {
+  if [[ -n ${RUNG:-} ]]; then echo "$RUNG"; return; fi
+  case $1 in
+    aan) echo 50x10 ;;
+    rmat1[0-9] | rmat20 | rmat21) echo 20x5 ;;
+    rmat22 | rmat23) if (($2 <= 2)); then echo 10x3; else echo 20x3; fi ;;
+    *) echo 20x3 ;;
+  esac
+}
 for g in "${graphs[@]}"; do
   el=$work/gap-$g.el sg=$work/gap-$g.sg # gap-: prlab reserves the names rmatN and gridN
   ((graphs_only)) && break
@@ -160,9 +176,10 @@ for g in "${graphs[@]}"; do
       note "$g: prlab --workers $t skipped (budget spent)"
       continue
     fi
-    run_capped $((b + 60)) "$log/$g-prlab-w$t.log" "$prlab" scale --graph "$el" --format el \
+    run_capped $((b + 30)) "$log/$g-prlab-w$t.log" "$prlab" scale --graph "$el" --format el \
       --min-scale 1 --max-scale 1 --grid=false --impl t1-multicore-f64,t1-multicore-f32 \
-      --oracle-max-scale "$oracle" --validate-iterations 5 --copy-mib 64 --budget "${b}s" --workers "$t" --out "$d"
+      --oracle-max-scale "$oracle" --validate-iterations 5 --copy-mib 64 --budget "${b}s" \
+      --rung "$(rung_for "$g" "$t")" --workers "$t" --out "$d"
   done
 done
 

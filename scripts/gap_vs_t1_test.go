@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/pkg/report"
 )
 
 // GAP's output as pr_spmv and converter print it (sbeamer/gapbs, timer.h PrintTime).
@@ -98,6 +100,12 @@ func TestGapVsT1CSV(t *testing.T) {
 	}
 	checkRow(t, "t1-scaling.csv", sc[1], map[string]string{"impl": "t1-multicore-f64", "workers": "2", "t1_ms_per_iter": "0.5",
 		"speedup_vs_1_worker": "2", "t0_ms_per_iter": "2", "speedup_vs_t0": "4", "gap_ms_per_iter": "0.55", "gap_speedup_vs_1_thread": "2.18"})
+
+	// What the parser writes is what the scale page and notebook 05 read.
+	b, err := report.ReadCPUBaseline(out)
+	if err != nil || b == nil || len(b.GapVsT1) != 4 || len(b.Scaling) != 3 || b.GapVsT1[0].Ratio != 0.833 || b.MaxThreads() != 2 {
+		t.Errorf("report.ReadCPUBaseline of the parser's CSVs: %+v, %v", b, err)
+	}
 
 	// An edge count that differs from GAP's is reported and fails the run.
 	if err := os.WriteFile(filepath.Join(work, "logs/rmat10-convert.log"), []byte(strings.Replace(gapConvert, "16000", "16001", 1)), 0o644); err != nil {

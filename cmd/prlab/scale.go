@@ -28,7 +28,7 @@ const defaultScaleOut = "reports/scale-latest"
 //	prlab scale [--out DIR] [--min-scale 16] [--max-scale 24] [--grid=true]
 //	            [--budget 5m] [--impl a,b] [--oracle-max-scale 0] [--seed 1]
 //	            [--validate-iterations 20] [--copy-mib 512] [--plan]
-//	            [--gap-csv DIR] [--render scale.json]
+//	            [--rung 10x3] [--gap-csv DIR] [--render scale.json]
 //	            [--graph FILE]... [--format F] [--undirected] [--columns a,b]
 //
 // Each --graph file runs after the generated graphs, with every
@@ -46,6 +46,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
 	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running")
 	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, the scale-*.csv tables and index.html beside it (nothing is measured)")
+	rung := fs.String("rung", "", "time every row as ITERATIONSxRUNS (one warm-up first), e.g. 10x3, instead of fitting the protocol to --budget: nothing is skipped or stepped down for the budget")
 	gapCSV := fs.String("gap-csv", "", "directory holding gap-vs-t1.csv and t1-scaling.csv (scripts/gap-vs-t1.sh): the page draws them as the CPU baseline and scale.json records the directory, relative to --out, for later re-renders (default: the report directory itself when it holds them)")
 	var impls listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations (default all; see prlab list); t0-oracle and t1-multicore-f64 always run, as references")
@@ -93,7 +94,16 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *seed == 0 {
 		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}
 	}
+	var fixed *study.Rung
+	if *rung != "" {
+		var it, runs int
+		if n, err := fmt.Sscanf(*rung, "%dx%d", &it, &runs); err != nil || n != 2 || fmt.Sprintf("%dx%d", it, runs) != *rung || it < 2 || it > 10000 || runs < 1 || runs > 1000 {
+			return usageError{fmt.Sprintf("--rung %q: want ITERATIONSxRUNS, e.g. 10x3 (iterations in [2, 10000], runs in [1, 1000])", *rung)}
+		}
+		fixed = &study.Rung{Iterations: it, Warmups: 1, Runs: runs}
+	}
 	cfg := study.ScaleConfig{
+		Rung:               fixed,
 		Name:               filepath.Base(filepath.Clean(*out)),
 		MinScale:           *minScale,
 		MaxScale:           *maxScale,

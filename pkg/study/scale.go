@@ -78,6 +78,12 @@ type ScaleConfig struct {
 	// reference, every row on the rung it was timed on (iterations,
 	// warm-ups, runs) and skipped where it was skipped; no budget applies.
 	Replay *report.ScaleStudy
+	// Rung, when set, times every row with this protocol instead of
+	// planning one: no row or graph is skipped or stepped down for the
+	// budget (the budget still stops a row's timing runs when it runs out).
+	// For a known graph timed the same way at several worker counts
+	// (scripts/gap-vs-t1.sh), where the planner's priors would drop it.
+	Rung *Rung
 	// Checkpoint, when set, is called after every graph with the study so
 	// far (Complete false), e.g. to write a partial report that survives the
 	// process being killed; an error it returns is noted and the run goes on.
@@ -238,9 +244,16 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	}
 	gs := graphsFor(&cfg, runnable)
 	reserve := 0.15*cfg.Budget.Seconds() + 3 // bandwidth rows, report writing, estimate error
-	if cfg.Replay != nil {
+	switch {
+	case cfg.Replay != nil:
 		replay(gs, cfg.Replay)
-	} else {
+	case cfg.Rung != nil:
+		for _, g := range gs {
+			for j := range g.Rows {
+				g.Rows[j].Fixed = cfg.Rung
+			}
+		}
+	default:
 		r.plan.fit(gs, cfg.Budget.Seconds()-reserve)
 	}
 	gpuLine := ""
@@ -262,7 +275,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("interrupted: %w", err)
 		}
-		if i > 0 && cfg.Replay == nil { // re-plan what is left with the rates measured so far
+		if i > 0 && cfg.Replay == nil && cfg.Rung == nil { // re-plan what is left with the rates measured so far
 			rest := gs[i:]
 			before := make([]string, len(rest))
 			for j, h := range rest {
@@ -438,7 +451,7 @@ func (r *scaleRunner) buildGraph(pg *plannedGraph, workers int) (*pagerank.Graph
 func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
 	label := pg.label()
 	sg := report.ScaleGraph{Family: pg.Family, Scale: pg.Scale, Name: pg.name(), N: pg.N, NNZ: pg.NNZ}
-	if pg.Skip == "" && r.left() < r.plan.buildS(pg)+1 {
+	if pg.Skip == "" && r.cfg.Rung == nil && r.left() < r.plan.buildS(pg)+1 {
 		pg.Skip = fmt.Sprintf("time budget: %.0f s left, building alone was estimated at %.0f s", r.left(), r.plan.buildS(pg))
 	}
 	if pg.Skip != "" {

@@ -222,6 +222,9 @@ func (p *planner) rowS(g *plannedGraph, r plannedRow, k int) float64 {
 	setup := rt.setupS(float64(g.N), float64(g.NNZ))
 	validate := setup + float64(p.cfg.ValidateIterations)*it + float64(g.N)*20e-9
 	rung := Ladder[k]
+	if r.Fixed != nil {
+		rung = *r.Fixed
+	}
 	var timing float64
 	if r.Entry.Kind == report.KindGPU {
 		timing = float64(rung.Warmups+rung.Runs)*float64(rung.Iterations)*it + 23*it + 0.02
@@ -455,6 +458,9 @@ func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 				continue
 			}
 			rung := Ladder[r.Rung]
+			if r.Fixed != nil {
+				rung = *r.Fixed
+			}
 			parts = append(parts, fmt.Sprintf("%s %dx%d", r.Entry.Impl.Name(), rung.Iterations, rung.Runs))
 		}
 		lines = append(lines, fmt.Sprintf("  %-10s n=%-9d nnz~%-10d ~%5.1f s  ref %s | %s", g.label(), g.N, g.NNZ, p.graphS(g), ref, strings.Join(parts, ", ")))

@@ -438,3 +438,34 @@ func TestPlannerIgnoresTinyGraphTimes(t *testing.T) {
 		t.Errorf("rate after a 2^20-edge graph: %+v, want %.4f ns per edge", got, 1e6/float64(1<<20))
 	}
 }
+
+// A fixed rung (prlab scale --rung) times every row on it and skips nothing
+// for the budget, even where the planner would have left graphs out.
+func TestScaleFixedRung(t *testing.T) {
+	cfg, _ := smallScale(t)
+	cfg.Budget, cfg.PlanOnly, cfg.Rung = time.Second, true, &Rung{Iterations: 4, Warmups: 1, Runs: 2}
+	s, err := RunScale(context.Background(), cfg)
+	plan := strings.Join(s.Plan, "\n")
+	if err != nil || strings.Contains(plan, "SKIPPED") || !strings.Contains(plan, "t1-multicore-f32 4x2") {
+		t.Fatalf("plan with a fixed rung and a 1 s budget: err %v\n%s", err, plan)
+	}
+	cfg, _ = smallScale(t)
+	cfg.MaxScale, cfg.Grid, cfg.Rung = 8, false, &Rung{Iterations: 4, Warmups: 1, Runs: 2}
+	s, err = RunScale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := 0
+	for _, r := range s.Rows {
+		if r.Kind != report.KindCPU {
+			continue
+		}
+		cpu++
+		if r.Status != report.StatusPass || len(r.Timing.RunsMs) != 2 || r.Timing.Warmups != 1 {
+			t.Errorf("%s %s: %s (%s), %d runs, %d warm-ups; want a pass timed 2 runs after 1 warm-up", r.Graph, r.Implementation, r.Status, r.Reason, len(r.Timing.RunsMs), r.Timing.Warmups)
+		}
+	}
+	if cpu < 3 {
+		t.Errorf("%d CPU rows, want t0 and both T1 precisions", cpu)
+	}
+}
