@@ -307,8 +307,8 @@ func TestMulticoreFloat32ConvergenceCountAcrossWorkers(t *testing.T) {
 	}
 }
 
-// runEngine runs a T1 engine built with opt for p and returns its result.
-func runEngine[T float](t *testing.T, g *pagerank.Graph, workers int, opt engineOptions, p pagerank.Params) *pagerank.Result {
+// runWithOptions runs a T1 engine built with opt for p and returns its result.
+func runWithOptions[T float](t *testing.T, g *pagerank.Graph, workers int, opt engineOptions, p pagerank.Params) *pagerank.Result {
 	t.Helper()
 	e := newEngineWith[T](g, pagerank.DefaultDamping, workers, opt)
 	res := &pagerank.Result{}
@@ -325,14 +325,14 @@ func TestEngineOptions(t *testing.T) {
 	p := pagerank.Fixed(30)
 	for _, g := range bigGraphs(t) {
 		for _, order := range []bool{false, true} {
-			static := runEngine[float64](t, g, 1, engineOptions{outDegreeOrder: order}, p)
-			static32 := runEngine[float32](t, g, 1, engineOptions{outDegreeOrder: order}, p)
+			static := runWithOptions[float64](t, g, 1, engineOptions{outDegreeOrder: order}, p)
+			static32 := runWithOptions[float32](t, g, 1, engineOptions{outDegreeOrder: order}, p)
 			for _, w := range []int{2, 7} {
 				opt := engineOptions{outDegreeOrder: order, steal: true}
 				for _, c := range []struct {
 					prec     string
 					got, ref *pagerank.Result
-				}{{"f64", runEngine[float64](t, g, w, opt, p), static}, {"f32", runEngine[float32](t, g, w, opt, p), static32}} {
+				}{{"f64", runWithOptions[float64](t, g, w, opt, p), static}, {"f32", runWithOptions[float32](t, g, w, opt, p), static32}} {
 					if i := sameBits(c.got.Ranks, c.ref.Ranks); i >= 0 {
 						t.Errorf("%s %s out-degree order %v, %d workers stealing: rank %d is %.17g, static 1 worker %.17g", g.Name, c.prec, order, w, i, c.got.Ranks[i], c.ref.Ranks[i])
 					}
@@ -342,8 +342,8 @@ func TestEngineOptions(t *testing.T) {
 				}
 			}
 		}
-		orig := runEngine[float64](t, g, 2, engineOptions{}, p)
-		outdeg := runEngine[float64](t, g, 2, engineOptions{outDegreeOrder: true}, p)
+		orig := runWithOptions[float64](t, g, 2, engineOptions{}, p)
+		outdeg := runWithOptions[float64](t, g, 2, engineOptions{outDegreeOrder: true}, p)
 		for v := range orig.Ranks {
 			if d := math.Abs(orig.Ranks[v] - outdeg.Ranks[v]); d > 1e-12*orig.Ranks[v] {
 				t.Fatalf("%s: rank %d is %.17g in out-degree order, %.17g in the original order", g.Name, v, outdeg.Ranks[v], orig.Ranks[v])
