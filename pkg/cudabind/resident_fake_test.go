@@ -15,7 +15,29 @@ import (
 // resident graph after every batch, warm and cold starts against float64.
 func TestResidentWithFakeLibrary(t *testing.T) {
 	useFake(t)
-	checkResidentSessions(t, residentGraphOf(t, 8), 1e-7)
+	g := residentGraphOf(t, 8)
+	checkResidentSessions(t, g, 1e-7)
+
+	// The library's event times reach LastMs (the fake: 0.5 ms + 1 us per batch edge, 0.25 ms per iteration).
+	im, _ := DesignByName(NameCusparse)
+	ps, err := im.(pagerank.Resident).Open(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	s := ps.(*DeviceSession)
+	b, _ := pagerank.RandomBatch(g, pagerank.BatchMixed, 0.01, 3)
+	if _, err := s.Apply(b); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.RunFrom(pagerank.Fixed(8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantUpdate := float64(float32(0.5) + float32(0.001)*float32(len(b.Inserts)+len(b.Deletes)))
+	if u, r := s.LastMs(); u != wantUpdate || r != 2 || res.Iterations != 8 {
+		t.Errorf("LastMs() = %v, %v after a batch of %d edges and 8 iterations; want %v, 2", u, r, len(b.Inserts)+len(b.Deletes), wantUpdate)
+	}
 }
 
 // A library without the session entry points: the resident designs are

@@ -176,6 +176,9 @@ func checkResidentSessions(t *testing.T, g *pagerank.Graph, tol float64) {
 			t.Fatal(err)
 		}
 		prev := cold0.Ranks
+		if _, err := s.RunFrom(p, prev[1:]); err == nil {
+			t.Errorf("%s: a start vector of %d entries for %d nodes was accepted", name, len(prev)-1, g.N)
+		}
 		sameResident(t, name+" after open", s, rebuild(t, host), prev)
 		warmSum, coldSum := 0, 0
 		for _, mk := range residentBatches(t) {
