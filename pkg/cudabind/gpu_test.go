@@ -433,8 +433,9 @@ func dramGBps(tab *StageTable) float64 {
 // cold starts pass the gates against float64 and each other.
 func TestResidentGPU(t *testing.T) {
 	needGPU(t)
-	checkResidentSessions(t, residentGraphOf(t, 10), 1e-7)
+	checkResidentSessions(t, residentGraphOf(t, 10), 1e-7, true)
 	if !quick() {
-		checkResidentSessions(t, residentGraphOf(t, 16), 1e-6)
+		// The random batches and the emptied row on 2^16 (see checkResidentSessions).
+		checkResidentSessions(t, residentGraphOf(t, 16), 1e-7, false)
 	}
 }

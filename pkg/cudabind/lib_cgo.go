@@ -100,9 +100,9 @@ static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, c
                     int maxIter, void **s, char *msg, int len) {
 	return ((__typeof__(&prlab_session_open))f)(dev, impl, n, nnz, rp, ci, od, maxIter, s, msg, len);
 }
-static int pr_sapply(void *f, void *s, int nn, const int *is, const int *id, int ni, const int *ds, const int *dd,
-                     int nd, prlab_batch_stats *st, char *msg, int len) {
-	return ((__typeof__(&prlab_session_apply))f)(s, nn, is, id, ni, ds, dd, nd, st, msg, len);
+static int pr_sapply(void *f, void *s, int nn, const int *ins, int ni, const int *del, int nd, prlab_batch_stats *st,
+                     char *msg, int len) {
+	return ((__typeof__(&prlab_session_apply))f)(s, nn, ins, ni, del, nd, st, msg, len);
 }
 static int pr_srun(void *f, void *s, float d, int iters, float tol, const float *start, float *ranks, float *res,
                    double *sums, int *done, int *conv, float *ms, char *msg, int len) {
@@ -475,12 +475,24 @@ func (l *library) sessionOpen(dev, impl int, g *pagerank.Graph, outDeg []int32, 
 	return h, nil
 }
 
-// sessionApply is prlab_session_apply of one batch given as edge arrays.
-func (l *library) sessionApply(h unsafe.Pointer, newNodes int, insSrc, insDst, delSrc, delDst []int32) (deviceStats, error) {
+// The library reads []pagerank.Edge as int pairs: an Edge must be 8 bytes.
+var _ [8]struct{} = [unsafe.Sizeof(pagerank.Edge{})]struct{}{}
+
+// edgePtr is &es[0] as (src, dst) int pairs (pagerank.Edge is two int32s,
+// no padding), nil for an empty slice: the library reads the batch in place.
+func edgePtr(es []pagerank.Edge) *C.int {
+	if len(es) == 0 {
+		return nil
+	}
+	return (*C.int)(unsafe.Pointer(&es[0]))
+}
+
+// sessionApply is prlab_session_apply of one batch.
+func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagerank.Edge) (deviceStats, error) {
 	var msg [msgLen]C.char
 	var st C.prlab_batch_stats
-	rc := C.pr_sapply(l.sApply, h, C.int(newNodes), intPtr(insSrc), intPtr(insDst), C.int(len(insSrc)),
-		intPtr(delSrc), intPtr(delDst), C.int(len(delSrc)), &st, &msg[0], msgLen)
+	rc := C.pr_sapply(l.sApply, h, C.int(newNodes), edgePtr(ins), C.int(len(ins)), edgePtr(del), C.int(len(del)),
+		&st, &msg[0], msgLen)
 	if err := status("prlab_session_apply", rc, &msg); err != nil {
 		return deviceStats{}, err
 	}

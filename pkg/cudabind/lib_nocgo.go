@@ -50,7 +50,7 @@ func (l *library) hasSessions() error { return errNoCgo }
 func (l *library) sessionOpen(int, int, *pagerank.Graph, []int32, int) (unsafe.Pointer, error) {
 	return nil, errNoCgo
 }
-func (l *library) sessionApply(unsafe.Pointer, int, []int32, []int32, []int32, []int32) (deviceStats, error) {
+func (l *library) sessionApply(unsafe.Pointer, int, []pagerank.Edge, []pagerank.Edge) (deviceStats, error) {
 	return deviceStats{}, errNoCgo
 }
 func (l *library) sessionRun(unsafe.Pointer, float32, int, float32, []float32, int) (runOut, float64, error) {

@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -129,21 +131,12 @@ func (s *DeviceSession) Apply(b *pagerank.Batch) (pagerank.BatchStats, error) {
 	if b.AddNodes < 0 || (b.NewIDs != nil && len(b.NewIDs) != b.AddNodes) {
 		return pagerank.BatchStats{}, fmt.Errorf("batch %q: %d new nodes with %d ids", b.Name, b.AddNodes, len(b.NewIDs))
 	}
-	split := func(es []pagerank.Edge) (src, dst []int32) {
-		src, dst = make([]int32, len(es)), make([]int32, len(es))
-		for i, e := range es {
-			src[i], dst[i] = e.Src, e.Dst
-		}
-		return src, dst
-	}
-	is, id := split(b.Inserts)
-	ds, dd := split(b.Deletes)
 	mu.Lock()
 	defer mu.Unlock()
 	if s.h == nil {
 		return pagerank.BatchStats{}, errors.New("cudabind: session is closed")
 	}
-	st, err := s.lib.sessionApply(s.h, b.AddNodes, is, id, ds, dd)
+	st, err := s.lib.sessionApply(s.h, b.AddNodes, b.Inserts, b.Deletes)
 	if err != nil {
 		return pagerank.BatchStats{}, fmt.Errorf("%s: batch %q: %w", s.d.name, b.Name, err)
 	}
@@ -164,12 +157,9 @@ func (s *DeviceSession) RunFrom(p pagerank.Params, start []float64) (*pagerank.R
 	}
 	var x []float32
 	if start != nil {
-		if err := pagerank.CheckStart(start, s.n); err != nil {
+		var err error
+		if x, err = narrowStart(start, s.n); err != nil {
 			return nil, err
-		}
-		x = make([]float32, s.n)
-		for i, v := range start {
-			x[i] = float32(v)
 		}
 	}
 	tol := float32(0)
@@ -185,12 +175,68 @@ func (s *DeviceSession) RunFrom(p pagerank.Params, start []float64) (*pagerank.R
 	}
 	s.lastRun = ms
 	res := s.d.newResult(&pagerank.Graph{Name: s.name, N: s.n, NNZ: s.nnz}, p.Mode, p.Iterations)
-	res.Ranks = widen(out.ranks)
+	res.Ranks = make([]float64, len(out.ranks))
+	parallelRange(len(out.ranks), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			res.Ranks[i] = float64(out.ranks[i])
+		}
+	})
 	res.Iterations = out.done
 	res.Converged = out.converged
 	res.Residuals = widen(out.residuals)
 	res.Sums = out.sums
 	return res, nil
+}
+
+// parallelRange runs fn on [0, n) cut into one chunk per goroutine, up to
+// GOMAXPROCS of them (one chunk below 2^16 entries): the host's side of a
+// run on a large graph (4M ranks at R-MAT 2^22) is conversions of n-sized
+// vectors, which one core does in several ms.
+func parallelRange(n int, fn func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n>>16)
+	if w <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < w; i++ {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(i*n/w, (i+1)*n/w)
+	}
+	wg.Wait()
+}
+
+// narrowStart is start as float after pagerank.CheckStart's checks (length
+// n, finite, >= 0, sum > 0; its error on failure), in parallel.
+func narrowStart(start []float64, n int) ([]float32, error) {
+	if len(start) != n {
+		return nil, pagerank.CheckStart(start, n)
+	}
+	x := make([]float32, n)
+	var mu sync.Mutex
+	bad, sum := false, 0.0
+	parallelRange(n, func(lo, hi int) {
+		part, wrong := 0.0, false
+		for i := lo; i < hi; i++ {
+			v := start[i]
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				wrong = true
+				break
+			}
+			part += v
+			x[i] = float32(v)
+		}
+		mu.Lock()
+		bad, sum = bad || wrong, sum+part
+		mu.Unlock()
+	})
+	if bad || !(sum > 0) {
+		return nil, pagerank.CheckStart(start, n) // the first bad entry, by its message
+	}
+	return x, nil
 }
 
 // LastMs is the CUDA-event time of the last Apply and of the last RunFrom

@@ -16,7 +16,7 @@ import (
 func TestResidentWithFakeLibrary(t *testing.T) {
 	useFake(t)
 	g := residentGraphOf(t, 8)
-	checkResidentSessions(t, g, 1e-7)
+	checkResidentSessions(t, g, 1e-7, true)
 
 	// The library's event times reach LastMs (the fake: 0.5 ms + 1 us per batch edge, 0.25 ms per iteration).
 	im, _ := DesignByName(NameCusparse)

@@ -386,11 +386,11 @@ PRLAB_API int prlab_session_open(int device, int impl, int n, int nnz, const int
                                  const int *out_degree, int max_iterations, void **session, char *msg,
                                  int msg_len);
 
-/* Applies one batch: n_ins insertions ins_src[i] -> ins_dst[i], n_del
- * deletions del_src[i] -> del_dst[i] (host arrays). */
-PRLAB_API int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const int *ins_dst,
-                                  int n_ins, const int *del_src, const int *del_dst, int n_del,
-                                  prlab_batch_stats *stats, char *msg, int msg_len);
+/* Applies one batch: n_ins insertions ins[2i] -> ins[2i+1] and n_del
+ * deletions del[2i] -> del[2i+1] (host arrays of (src, dst) pairs, the
+ * layout of pkg/pagerank's []Edge). */
+PRLAB_API int prlab_session_apply(void *session, int new_nodes, const int *ins, int n_ins, const int *del,
+                                  int n_del, prlab_batch_stats *stats, char *msg, int msg_len);
 
 /* prlab_run on the session's graph from start[n] (host floats; NULL: 1/n);
  * *run_ms (may be NULL) receives the CUDA-event time of the whole call. */

@@ -71,7 +71,7 @@ struct Resident {
   int *lens = nullptr;         // [nCap+1] new row lengths
   unsigned *mark = nullptr;    // [nCap] touched-source marks, all 0 between updates
   size_t bCap = 0;             // capacity of the batch buffers (edges)
-  int *edges = nullptr;        // [4 bCap]: insertion src, dst, deletion src, dst
+  int2 *edges = nullptr;       // [2 bCap]: insertions then deletions, (src, dst) pairs
   Key *keys = nullptr, *sorted = nullptr, *eff = nullptr; // [2 bCap] each: insertions then deletions
   unsigned char *flags = nullptr; // [2 bCap]
   int *cnt = nullptr;          // [kCounters]
@@ -119,12 +119,13 @@ __device__ __forceinline__ void countBlock(int pred, int *slot) {
 
 // keys[i] = dst << shift | src, or the sentinel nNew << shift (sorted last)
 // for a self-loop (counted in cnt[selfSlot]) or an index outside [0, nNew).
-__global__ void makeKeysKernel(const int *src, const int *dst, int m, int nNew, int shift, Key *keys,
-                               int *cnt, int selfSlot, int badBase) {
+__global__ void makeKeysKernel(const int2 *edges, int m, int nNew, int shift, Key *keys, int *cnt, int selfSlot,
+                               int badBase) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   int self = 0, bad = 0;
   if (i < m) {
-    const int s = src[i], d = dst[i];
+    const int2 ed = edges[i];
+    const int s = ed.x, d = ed.y;
     Key k = static_cast<Key>(nNew) << shift;
     if (s < 0 || s >= nNew || d < 0 || d >= nNew) {
       bad = 1;
@@ -319,6 +320,9 @@ bool residentDesign(int impl) {
          impl == PRLAB_IMPL_CUSPARSE;
 }
 
+int temp(Resident &r, size_t bytes, Err &e);
+int reserveBatch(Resident &r, size_t cap, Err &e);
+
 int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const int *colIdx, const int *outDeg,
          int maxIter, void **out, Err &e) {
   if (out == nullptr) return fail(e, PRLAB_ERR_ARG, "session output pointer is NULL");
@@ -367,6 +371,19 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev0);
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev1);
     if (st != cudaSuccess) rc = cudaFail(e, st, "session setup (out-degrees upload, marks, events)");
+  }
+  // Batch buffers for batches of up to nnz/256 edges per list (0.4 %; larger
+  // ones grow them) and CUB's temporary storage for them and for the scan of
+  // the row lengths, so that a timed update of that size allocates nothing.
+  if (rc == PRLAB_OK) rc = reserveBatch(*r, std::max<size_t>(4096, static_cast<size_t>(nnz) / 256), e);
+  if (rc == PRLAB_OK) {
+    const int m = static_cast<int>(r->bCap);
+    size_t a = 0, b = 0, s2 = 0;
+    cudaError_t st = cub::DeviceRadixSort::SortKeys(nullptr, a, r->keys, r->sorted, m, 0, 62);
+    if (st == cudaSuccess) st = cub::DeviceSelect::Flagged(nullptr, b, r->keys, r->flags, r->eff, r->cnt, m);
+    if (st == cudaSuccess) st = cub::DeviceScan::ExclusiveSum(nullptr, s2, r->lens, r->rowPtrAlt, n + 1);
+    if (st != cudaSuccess) rc = cudaFail(e, st, "CUB temporary storage sizes (session open)");
+    if (rc == PRLAB_OK) rc = temp(*r, std::max(std::max(a, b), s2 + s2 / 8), e);
   }
   // cuSPARSE's handle, matrix and P values now, so that neither the first
   // update nor the first run pays the handle's creation.
@@ -430,13 +447,31 @@ int selectFlagged(Resident &r, const Key *in, const unsigned char *flags, Key *o
   return PRLAB_OK;
 }
 
-int apply(Resident &r, int newNodes, const int *insSrc, const int *insDst, int nIns, const int *delSrc,
-          const int *delDst, int nDel, prlab_batch_stats *st, Err &e) {
+// Allocates the batch buffers for `cap` edges per list (insertions, deletions).
+int reserveBatch(Resident &r, size_t cap, Err &e) {
+  void *bufs[] = {r.edges, r.keys, r.sorted, r.eff, r.flags};
+  for (void *p : bufs)
+    if (p) cudaFree(p);
+  r.edges = nullptr;
+  r.keys = r.sorted = r.eff = nullptr;
+  r.flags = nullptr;
+  r.bCap = 0;
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&r.edges), 16 * cap, "d_batchEdges", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&r.keys), 16 * cap, "d_batchKeys", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&r.sorted), 16 * cap, "d_batchSorted", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&r.eff), 16 * cap, "d_batchEffective", e));
+  PR_TRY(devAlloc(reinterpret_cast<void **>(&r.flags), 2 * cap, "d_batchFlags", e));
+  r.bCap = cap;
+  return PRLAB_OK;
+}
+
+int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, int nDel, prlab_batch_stats *st,
+          Err &e) {
   Ctx &c = *r.c;
   if (!st) return fail(e, PRLAB_ERR_ARG, "stats output pointer is NULL");
   if (newNodes < 0 || nIns < 0 || nDel < 0)
     return fail(e, PRLAB_ERR_ARG, "new nodes %d, insertions %d, deletions %d: need >= 0", newNodes, nIns, nDel);
-  if ((nIns > 0 && (!insSrc || !insDst)) || (nDel > 0 && (!delSrc || !delDst)))
+  if ((nIns > 0 && !ins) || (nDel > 0 && !del))
     return fail(e, PRLAB_ERR_ARG, "a batch array is NULL");
   const long long nNewL = static_cast<long long>(c.n) + newNodes;
   if (nNewL > 0x7fffffffLL - 1) return fail(e, PRLAB_ERR_ARG, "%lld nodes after the batch exceed the int32 limit", nNewL);
@@ -448,36 +483,16 @@ int apply(Resident &r, int newNodes, const int *insSrc, const int *insDst, int n
 
   PR_CUDA(e, cudaEventRecord(r.ev0), "cudaEventRecord(update start)");
   // Batch buffers (scratch: nothing of the graph changes before the second read-back).
-  if (B > r.bCap || !r.edges) {
-    size_t cap = std::max<size_t>(B, 1024);
-    cap = std::max(cap, r.bCap + r.bCap / 4);
-    void *bufs[] = {r.edges, r.keys, r.sorted, r.eff, r.flags};
-    for (void *p : bufs)
-      if (p) cudaFree(p);
-    r.edges = nullptr;
-    r.keys = r.sorted = r.eff = nullptr;
-    r.flags = nullptr;
-    r.bCap = 0;
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&r.edges), 16 * cap, "d_batchEdges", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&r.keys), 16 * cap, "d_batchKeys", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&r.sorted), 16 * cap, "d_batchSorted", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&r.eff), 16 * cap, "d_batchEffective", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&r.flags), 2 * cap, "d_batchFlags", e));
-    r.bCap = cap;
-  }
-  int *dIS = r.edges, *dID = r.edges + r.bCap, *dDS = r.edges + 2 * r.bCap, *dDD = r.edges + 3 * r.bCap;
+  if (B > r.bCap || !r.edges) PR_TRY(reserveBatch(r, std::max(B, r.bCap + r.bCap / 4), e));
+  int2 *dIns = r.edges, *dDel = r.edges + r.bCap;
   Key *insKeys = r.keys, *delKeys = r.keys + r.bCap;
   Key *insSorted = r.sorted, *delSorted = r.sorted + r.bCap;
   Key *insEff = r.eff, *delEff = r.eff + r.bCap;
   unsigned char *insFlag = r.flags, *delFlag = r.flags + r.bCap;
-  if (I > 0) {
-    PR_CUDA(e, cudaMemcpy(dIS, insSrc, 4 * I, cudaMemcpyHostToDevice), "cudaMemcpy(insertion sources, %zu bytes)", 4 * I);
-    PR_CUDA(e, cudaMemcpy(dID, insDst, 4 * I, cudaMemcpyHostToDevice), "cudaMemcpy(insertion targets, %zu bytes)", 4 * I);
-  }
-  if (D > 0) {
-    PR_CUDA(e, cudaMemcpy(dDS, delSrc, 4 * D, cudaMemcpyHostToDevice), "cudaMemcpy(deletion sources, %zu bytes)", 4 * D);
-    PR_CUDA(e, cudaMemcpy(dDD, delDst, 4 * D, cudaMemcpyHostToDevice), "cudaMemcpy(deletion targets, %zu bytes)", 4 * D);
-  }
+  if (I > 0)
+    PR_CUDA(e, cudaMemcpy(dIns, ins, 8 * I, cudaMemcpyHostToDevice), "cudaMemcpy(insertions, %zu bytes)", 8 * I);
+  if (D > 0)
+    PR_CUDA(e, cudaMemcpy(dDel, del, 8 * D, cudaMemcpyHostToDevice), "cudaMemcpy(deletions, %zu bytes)", 8 * D);
   // Per-row counts for nNew rows: grow the n-sized scratch first.
   const size_t NN = static_cast<size_t>(nNew);
   if (NN > r.nCap) {
@@ -495,11 +510,11 @@ int apply(Resident &r, int newNodes, const int *insSrc, const int *insDst, int n
   PR_CUDA(e, cudaMemcpy(r.cnt, init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy(counters)");
 
   if (I > 0) {
-    makeKeysKernel<<<grid(nIns), kThreadsPerBlock>>>(dIS, dID, nIns, nNew, shift, insKeys, r.cnt, kSelfLoops, 0);
+    makeKeysKernel<<<grid(nIns), kThreadsPerBlock>>>(dIns, nIns, nNew, shift, insKeys, r.cnt, kSelfLoops, 0);
     PR_LAUNCH(e, "makeKeysKernel(insertions, %d)", nIns);
   }
   if (D > 0) {
-    makeKeysKernel<<<grid(nDel), kThreadsPerBlock>>>(dDS, dDD, nDel, nNew, shift, delKeys, r.cnt, kAbsentDeletes, nIns);
+    makeKeysKernel<<<grid(nDel), kThreadsPerBlock>>>(dDel, nDel, nNew, shift, delKeys, r.cnt, kAbsentDeletes, nIns);
     PR_LAUNCH(e, "makeKeysKernel(deletions, %d)", nDel);
   }
   PR_TRY(sortKeys(r, insKeys, insSorted, nIns, endBit, "insertions", e));
@@ -666,13 +681,11 @@ int prlab_session_open(int device, int impl, int n, int nnz, const int *row_ptr,
   });
 }
 
-int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const int *ins_dst, int n_ins,
-                        const int *del_src, const int *del_dst, int n_del, prlab_batch_stats *stats, char *msg,
-                        int msg_len) {
+int prlab_session_apply(void *session, int new_nodes, const int *ins, int n_ins, const int *del, int n_del,
+                        prlab_batch_stats *stats, char *msg, int msg_len) {
   return entry(msg, msg_len, [&](Err &e) -> int {
     PR_TRY(prlab::checkSession(session, e));
-    return prlab::apply(*static_cast<Resident *>(session), new_nodes, ins_src, ins_dst, n_ins, del_src, del_dst,
-                        n_del, stats, e);
+    return prlab::apply(*static_cast<Resident *>(session), new_nodes, ins, n_ins, del, n_del, stats, e);
   });
 }
 

@@ -372,15 +372,14 @@ int prlab_session_open(int device, int impl, int n, int nnz, const int *row_ptr,
   return PRLAB_OK;
 }
 
-int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const int *ins_dst, int n_ins,
-                        const int *del_src, const int *del_dst, int n_del, prlab_batch_stats *st, char *msg,
-                        int msg_len) {
+int prlab_session_apply(void *session, int new_nodes, const int *ins, int n_ins, const int *del, int n_del,
+                        prlab_batch_stats *st, char *msg, int msg_len) {
   fake_session *f = session;
   if (!f || !st || new_nodes < 0 || n_ins < 0 || n_del < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "bad argument");
   fake_ctx *c = &f->g;
   const int n_old = c->n, n_new = c->n + new_nodes;
   for (int i = 0; i < n_ins + n_del; ++i) {
-    int s = i < n_ins ? ins_src[i] : del_src[i - n_ins], d = i < n_ins ? ins_dst[i] : del_dst[i - n_ins];
+    int s = i < n_ins ? ins[2 * i] : del[2 * (i - n_ins)], d = i < n_ins ? ins[2 * i + 1] : del[2 * (i - n_ins) + 1];
     if (s < 0 || s >= n_new || d < 0 || d >= n_new) {
       if (msg && msg_len > 0)
         snprintf(msg, (size_t)msg_len, "batch edges have an index outside [0, %d); the first is %s %d", n_new,
@@ -392,12 +391,12 @@ int prlab_session_apply(void *session, int new_nodes, const int *ins_src, const 
   fkey *ik = malloc(sizeof(fkey) * (size_t)(n_ins + 1)), *dk = malloc(sizeof(fkey) * (size_t)(n_del + 1));
   int ni = 0, nd = 0;
   for (int i = 0; i < n_ins; ++i) {
-    if (ins_src[i] == ins_dst[i]) st->self_loops++;
-    else ik[ni++] = (fkey)ins_dst[i] << 32 | (fkey)(unsigned)ins_src[i];
+    if (ins[2 * i] == ins[2 * i + 1]) st->self_loops++;
+    else ik[ni++] = (fkey)ins[2 * i + 1] << 32 | (fkey)(unsigned)ins[2 * i];
   }
   for (int i = 0; i < n_del; ++i) {
-    if (del_src[i] == del_dst[i]) st->absent_deletes++;
-    else dk[nd++] = (fkey)del_dst[i] << 32 | (fkey)(unsigned)del_src[i];
+    if (del[2 * i] == del[2 * i + 1]) st->absent_deletes++;
+    else dk[nd++] = (fkey)del[2 * i + 1] << 32 | (fkey)(unsigned)del[2 * i];
   }
   qsort(ik, (size_t)ni, sizeof(fkey), cmp_key);
   qsort(dk, (size_t)nd, sizeof(fkey), cmp_key);
