@@ -46,12 +46,12 @@ const (
 	knobCount       = 7
 
 	// The hot-head design's knobs (PRLAB_KNOB_HOT_*, csrc/hothead.cu).
-	knobHotFloats      = 16 // contributions staged in shared memory per block (0: 49152; below 4: none)
+	knobHotFloats      = 16 // contributions staged in shared memory per block (0: tuned among 0, 12288, 24576; below 4: none)
 	knobHotThreads     = 17 // threads per block: 256, 512, 1024 (0: 1024)
-	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 1)
+	knobHotOccupancy   = 18 // 1: built for 1024 threads per SM, 2: for 2048 (0: 2)
 	knobHotBlocksPerSM = 19 // at most this many blocks per SM (0: occupancy)
 	knobHotGroup       = 20 // threads per heavy row (0: the block)
-	knobHotStream      = 21 // 1: the streams read once loaded evict-first (0, 2: read-only path)
+	knobHotStream      = 21 // load mode of the once-read streams: 1 ld.global.nc, 2 .L1::no_allocate, 3 evict-first (0: tuned)
 	knobHotEnd         = 22
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
 	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2

@@ -96,6 +96,10 @@ static int pr_codes(void *f, void *h, const unsigned short *codes, const int *xp
                     int len) {
 	return ((__typeof__(&prlab_hothead_codes))f)(h, codes, xp, x, nx, msg, len);
 }
+static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, int *grid, int *thr, int *grp,
+                     float *ms, char *msg, int len) {
+	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, grid, thr, grp, ms, msg, len);
+}
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
 	return ((__typeof__(&prlab_session_open))f)(dev, impl, n, nnz, rp, ci, od, maxIter, s, msg, len);
@@ -135,7 +139,7 @@ type library struct {
 	h                                                            unsafe.Pointer
 	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
 	layout, knob, prim                                           unsafe.Pointer // optional: nil when absent
-	codes                                                        unsafe.Pointer // optional: the packed hot-head design's column code
+	codes, hhInfo                                                unsafe.Pointer // optional: the hot-head designs' column code and setup
 	sOpen, sApply, sRun, sGraph, sClose                          unsafe.Pointer // optional: resident sessions
 }
 
@@ -157,6 +161,7 @@ func (l *library) symbols() []symbol {
 		{"prlab_check_reduction", &l.chk, true},
 		{"prlab_layout_info_get", &l.layout, false}, {"prlab_layout_set", &l.knob, false},
 		{"prlab_time_primitive", &l.prim, false}, {"prlab_hothead_codes", &l.codes, false},
+		{"prlab_hothead_info", &l.hhInfo, false},
 		{"prlab_session_open", &l.sOpen, false}, {"prlab_session_apply", &l.sApply, false},
 		{"prlab_session_run", &l.sRun, false}, {"prlab_session_graph", &l.sGraph, false},
 		{"prlab_session_close", &l.sClose, false},
@@ -394,6 +399,19 @@ func (l *library) hotHeadCodes(h unsafe.Pointer, c ColumnCode) error {
 	}
 	rc := C.pr_codes(l.codes, h, codes, (*C.int)(unsafe.Pointer(&c.ExcPtr[0])), exc, C.int(len(c.Exc)), &msg[0], msgLen)
 	return status("prlab_hothead_codes", rc, &msg)
+}
+
+// hotHeadInfo is prlab_hothead_info: the setup of hot-head design impl.
+func (l *library) hotHeadInfo(h unsafe.Pointer, impl int, damping float32) (HotHeadSetup, error) {
+	if err := l.optional(l.hhInfo, "prlab_hothead_info"); err != nil {
+		return HotHeadSetup{}, err
+	}
+	var msg [msgLen]C.char
+	var hot, mode, grid, thr, grp C.int
+	var ms C.float
+	rc := C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &grid, &thr, &grp, &ms, &msg[0], msgLen)
+	return HotHeadSetup{HotFloats: int(hot), LoadMode: int(mode), Grid: int(grid), Threads: int(thr), Group: int(grp), TuneMs: float64(ms)},
+		status("prlab_hothead_info", rc, &msg)
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

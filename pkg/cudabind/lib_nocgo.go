@@ -42,6 +42,9 @@ func (l *library) checkReduction(unsafe.Pointer, int, int, []float32, []float32,
 func (l *library) layoutInfo(unsafe.Pointer) (Layout, error)     { return Layout{}, errNoCgo }
 func (l *library) setKnob(unsafe.Pointer, int, int) error        { return errNoCgo }
 func (l *library) hotHeadCodes(unsafe.Pointer, ColumnCode) error { return errNoCgo }
+func (l *library) hotHeadInfo(unsafe.Pointer, int, float32) (HotHeadSetup, error) {
+	return HotHeadSetup{}, errNoCgo
+}
 func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, error) {
 	return 0, errNoCgo
 }

@@ -43,7 +43,9 @@ namespace hh {
 constexpr int kLight = 32;     // thread per row up to this in-degree
 constexpr int kWarpMax = 1024; // warp per row up to this in-degree, block per row above
 static_assert(kWarpMax == PRLAB_HOT_SEGMENT, "a warp row of the packed code is one segment");
-constexpr int kDefaultHot = 49152; // floats of the hot head when the knob is 0 (192 KiB)
+// Hot-head sizes tried at setup when the knob is 0 (the fastest of 3 timed
+// iterations is kept; every size gives the same bits).
+constexpr int kTuneHot[] = {0, 12288, 24576};
 constexpr int kMaxHot = 56 * 1024; // 224 KiB: the most one block may stage (227 KiB opt-in limit)
 
 struct Args {
@@ -104,23 +106,41 @@ __device__ __forceinline__ float groupSum(float v, float *scratch, int g, int kG
 }
 
 // A load of a stream the iteration reads once (colIdx, the code, row
-// lists, rowPtr, invOut): kS = true marks it evict-first (ld.global.cs), so
-// that the stream does not push the gathered contributions out of L1/L2;
-// false reads it through the read-only path (ld.global.nc).
-template <bool kS, class T> __device__ __forceinline__ T ldS(const T *p) {
-  if (kS) return __ldcs(p);
+// lists, rowPtr, invOut), by load mode kS: 0 the read-only path
+// (ld.global.nc, allocates in L1), 1 ld.global.nc.L1::no_allocate (the
+// stream leaves L1 to the gathered contributions), 2 evict-first
+// (ld.global.cs).
+__device__ __forceinline__ int ldNoAlloc(const int *p) {
+  int v;
+  asm("ld.global.nc.L1::no_allocate.b32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ unsigned short ldNoAlloc(const unsigned short *p) {
+  unsigned short v;
+  asm("ld.global.nc.L1::no_allocate.b16 %0, [%1];" : "=h"(v) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float ldNoAlloc(const float *p) {
+  float v;
+  asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+  return v;
+}
+template <int kS, class T> __device__ __forceinline__ T ldS(const T *p) {
+  if (kS == 1) return ldNoAlloc(p);
+  if (kS == 2) return __ldcs(p);
   return __ldg(p);
 }
+constexpr int kLoadModes = 3;
 
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
 }
 
-template <bool kS>
+template <int kS>
 __device__ __forceinline__ float finish(const Args &a, int v, float s, float D, float &dang) {
   const float xn = a.tele + a.d * (s + D * a.invN);
   const float iv = ldS<kS>(a.invOut + v);
-  if (kS)
+  if (kS != 0)
     __stcs(a.xOut + v, xn);
   else
     a.xOut[v] = xn;
@@ -133,7 +153,7 @@ __device__ __forceinline__ float finish(const Args &a, int v, float s, float D, 
 // consecutive edges per step: a ballot of the escapes gives each escaped
 // lane its index among the row's escapes, an inclusive warp scan of the
 // gaps (carried across steps) gives the columns.
-template <bool kS>
+template <int kS>
 __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head, int b, int en, int eo) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u;
@@ -158,7 +178,7 @@ __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head,
 }
 
 // Sum of the gathers of row [b, en) of the packed code by one thread.
-template <bool kS>
+template <int kS>
 __device__ __forceinline__ float packedThreadRow(const Args &a, const float *head, int b, int en, int eo) {
   int col = 0;
   float s0 = 0.0f, s1 = 0.0f;
@@ -180,7 +200,7 @@ __device__ __forceinline__ float packedThreadRow(const Args &a, const float *hea
 
 // The rows of the unpacked design: heavy block per row, medium warp per
 // row, light thread per row; dang accumulates the dangling mass of x'.
-template <int kT, bool kS>
+template <int kT, int kS>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
   // Group (a.group threads) per row (in-degree > kWarpMax).
@@ -240,9 +260,9 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
 // One iteration. Dynamic shared memory: the hot head, hot floats.
 // kPacked: columns from the 16-bit code; rows above kLight warp per row
 // (the heavy list first, sorted by in-degree descending, so the longest
-// rows start first), light rows thread per row. kS: the streams read
-// once are loaded evict-first (ldS).
-template <int kT, int kMinBlocks, bool kPacked, bool kS>
+// rows start first), light rows thread per row. kS: the load mode of the
+// streams read once (ldS).
+template <int kT, int kMinBlocks, bool kPacked, int kS>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   extern __shared__ float4 head4[];
   const float *head = reinterpret_cast<const float *>(head4);
@@ -317,21 +337,21 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 // (1024 / kT: 1024 threads per SM at up to 64 registers; 2048 / kT: 2048
 // threads at up to 32).
 struct Shape {
-  int threads, occ;       // occ 1: 1024 threads per SM, 2: 2048
-  const void *iter[2][2]; // [packed][streams evict-first]
+  int threads, occ;                // occ 1: 1024 threads per SM, 2: 2048
+  const void *iter[2][kLoadModes]; // [packed][load mode]
 };
 
+#define PR_HH_K(T, OCC, P, S) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, P, S>)
 #define PR_HH_SHAPE(T, OCC)                                                                        \
   {                                                                                                \
     T, OCC, {                                                                                      \
-      {reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false, false>),              \
-       reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false, true>)},              \
-          {reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true, false>),           \
-           reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, true, true>)}            \
+      {PR_HH_K(T, OCC, false, 0), PR_HH_K(T, OCC, false, 1), PR_HH_K(T, OCC, false, 2)},           \
+          {PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2)}           \
     }                                                                                              \
   }
 const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
                          PR_HH_SHAPE(256, 2), PR_HH_SHAPE(512, 2), PR_HH_SHAPE(1024, 2)};
+#undef PR_HH_K
 #undef PR_HH_SHAPE
 
 struct State {
@@ -343,8 +363,12 @@ struct State {
   long long nnzOf[3] = {0, 0, 0};
   float *contrib[2] = {nullptr, nullptr};
   float *dPart[2] = {nullptr, nullptr};
-  int hot = 0, G = 0, blocksPerSM = 0, group = 0;
-  bool stream = false; // the streams read once are loaded evict-first
+  int hotMax = 0, G = 0, blocksPerSM = 0, group = 0;
+  // Per design (0 plain, 1 packed): the hot-head size and load mode in use,
+  // tuned at the first run when their knobs are 0, and the tuning's ms.
+  int hotOf[2] = {0, 0}, modeOf[2] = {0, 0};
+  bool tuned[2] = {false, false};
+  float tuneMs[2] = {0.0f, 0.0f};
   const Shape *shape = nullptr;
   // The column code (prlab_hothead_codes); kept across knob changes.
   unsigned short *codes = nullptr;
@@ -362,6 +386,7 @@ void freeBuffers(State &s) {
   }
   s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = nullptr;
   s.built = false;
+  s.tuned[0] = s.tuned[1] = false;
 }
 
 int getState(Ctx &c, State **out, Err &e) {
@@ -376,6 +401,13 @@ int getState(Ctx &c, State **out, Err &e) {
   }
   *out = static_cast<State *>(c.hothead);
   return PRLAB_OK;
+}
+
+// A hot-head size the block can stage: at most kMaxHot, the opt-in shared
+// memory less 1 KiB, and n; a multiple of 4 (16-byte staging loads).
+int clampHot(const State &s, int hot, int n) {
+  hot = std::min(hot, std::min(kMaxHot, (s.smemOptin - 1024) / 4));
+  return std::max(0, std::min(hot, n) & ~3);
 }
 
 // Row lists, hot-head size, grid and vectors (outside any timed region).
@@ -403,32 +435,28 @@ int build(Ctx &c, State &s, Err &e) {
               "cudaMemcpy(d_hotRows, %zu bytes, host to device)", 4 * rowsOf[b].size());
   }
 
-  const int threads = s.knobThreads ? s.knobThreads : 1024, occ = s.knobOcc ? s.knobOcc : 1;
+  const int threads = s.knobThreads ? s.knobThreads : 1024, occ = s.knobOcc ? s.knobOcc : 2;
   s.shape = nullptr;
   for (const Shape &sh : kShapes)
     if (sh.threads == threads && sh.occ == occ) s.shape = &sh;
   if (s.shape == nullptr)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel shape %d threads, occupancy %d: no such kernel", threads, occ);
-  s.stream = s.knobStream == 1;
   s.group = s.knobGroup ? s.knobGroup : threads;
   if (s.group % 32 != 0 || threads % s.group != 0 || threads / s.group > 15)
     return fail(e, PRLAB_ERR_ARG, "hot-head group of %d threads: must be a multiple of 32 dividing %d into at most 15 groups",
                 s.group, threads);
-  int hot = s.knobHot ? s.knobHot : kDefaultHot;
-  hot = std::min(hot, std::min(kMaxHot, (s.smemOptin - 1024) / 4));
-  hot = std::min(hot, n) & ~3;
-  if (hot < 0) hot = 0;
-  s.hot = hot;
-  const size_t smem = 4 * static_cast<size_t>(hot);
+  s.hotMax = clampHot(s, s.knobHot ? s.knobHot : kTuneHot[2], n);
+  const size_t smem = 4 * static_cast<size_t>(s.hotMax); // the grid fits the largest candidate
   int perSM = 1 << 30;
-  for (const void *fn : {s.shape->iter[0][0], s.shape->iter[0][1], s.shape->iter[1][0], s.shape->iter[1][1]}) {
+  for (int pk = 0; pk < 2; ++pk)
+    for (const void *fn : s.shape->iter[pk]) {
     PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
             "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
     int k = 0;
     PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, fn, threads, smem),
             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
     perSM = std::min(perSM, k);
-  }
+    }
   if (perSM < 1)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel: %d threads with %zu bytes of shared memory fit no SM", threads, smem);
   if (s.knobBlocksPerSM > 0) perSM = std::min(perSM, s.knobBlocksPerSM);
@@ -467,7 +495,7 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.nLight = s.count[0];
   a.nMedium = s.count[1];
   a.nHeavy = s.count[2];
-  a.hot = s.hot;
+  a.hot = s.hotOf[packed ? 1 : 0];
   a.tele = teleport(d, c.n);
   a.d = d;
   a.invN = static_cast<float>(1.0 / static_cast<double>(c.n));
@@ -485,9 +513,69 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.group = s.group;
   void *args[] = {&a};
   const int T = s.shape->threads;
-  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0][s.stream ? 1 : 0], dim3(s.G), dim3(T), args, 4 * static_cast<size_t>(s.hot), 0),
-          "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * s.hot);
+  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0][s.modeOf[packed ? 1 : 0]], dim3(s.G), dim3(T), args,
+                              4 * static_cast<size_t>(a.hot), 0),
+          "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * a.hot);
   PR_LAUNCH(e, "hot-head iterKernel<<<%d, %d>>>", s.G, T);
+  return PRLAB_OK;
+}
+
+// The hot-head size and load mode of design packed: the knobs', or the
+// fastest candidate of kTuneHot x the load modes (one warm-up and 3 timed
+// iterations each, from x_0; outside any timed region). Every candidate
+// computes the same bits (same rows, blocks and summation order).
+int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
+  const int pk = packed ? 1 : 0;
+  if (s.tuned[pk]) return PRLAB_OK;
+  std::vector<int> hots, modes;
+  if (s.knobHot) hots.push_back(s.hotMax);
+  else
+    for (int h : kTuneHot) {
+      const int v = clampHot(s, h, c.n);
+      if (std::find(hots.begin(), hots.end(), v) == hots.end()) hots.push_back(v);
+    }
+  if (s.knobStream) modes.push_back(s.knobStream - 1);
+  else
+    for (int m = 0; m < kLoadModes; ++m) modes.push_back(m);
+  s.hotOf[pk] = hots[0];
+  s.modeOf[pk] = modes[0];
+  s.tuneMs[pk] = 0.0f;
+  if (hots.size() * modes.size() > 1) {
+    cudaEvent_t t0 = nullptr, t1 = nullptr;
+    PR_CUDA(e, cudaEventCreate(&t0), "cudaEventCreate (hot-head tuning)");
+    cudaError_t st = cudaEventCreate(&t1);
+    float best = -1.0f;
+    int k = 0, rc = PRLAB_OK, bestHot = hots[0], bestMode = modes[0];
+    const cudaError_t st0 = st;
+    if (st0 == cudaSuccess) rc = launchPrologue(c, s, e);
+    for (size_t i = 0; st0 == cudaSuccess && rc == PRLAB_OK && i < hots.size(); ++i)
+      for (size_t j = 0; rc == PRLAB_OK && j < modes.size(); ++j) {
+        s.hotOf[pk] = hots[i];
+        s.modeOf[pk] = modes[j];
+        rc = launchIteration(c, s, k++, d, packed, e);
+        if (rc == PRLAB_OK) cudaEventRecord(t0);
+        for (int r = 0; r < 3 && rc == PRLAB_OK; ++r) rc = launchIteration(c, s, k++, d, packed, e);
+        if (rc != PRLAB_OK) break;
+        cudaEventRecord(t1);
+        st = cudaEventSynchronize(t1);
+        float ms = 0.0f;
+        if (st == cudaSuccess) st = cudaEventElapsedTime(&ms, t0, t1);
+        if (st != cudaSuccess) break;
+        s.tuneMs[pk] += ms;
+        if (best < 0.0f || ms < best) {
+          best = ms;
+          bestHot = hots[i];
+          bestMode = modes[j];
+        }
+      }
+    cudaEventDestroy(t0);
+    if (st0 == cudaSuccess) cudaEventDestroy(t1);
+    if (rc != PRLAB_OK) return rc;
+    if (st != cudaSuccess) return cudaFail(e, st, "hot-head tuning (events)");
+    s.hotOf[pk] = bestHot;
+    s.modeOf[pk] = bestMode;
+  }
+  s.tuned[pk] = true;
   return PRLAB_OK;
 }
 
@@ -496,7 +584,8 @@ int prepare(Ctx &c, int impl, State **s, float d, Err &e) {
   PR_TRY(getState(c, s, e));
   if (impl == PRLAB_IMPL_HOTHEAD_PACKED && (*s)->codes == nullptr)
     return fail(e, PRLAB_ERR_ARG, "packed hot-head design: no column code uploaded (prlab_hothead_codes)");
-  return build(c, **s, e);
+  PR_TRY(build(c, **s, e));
+  return tune(c, **s, impl == PRLAB_IMPL_HOTHEAD_PACKED, d, e);
 }
 
 void freeCodes(State &s) {
@@ -597,7 +686,7 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
     break;
   case PRLAB_KNOB_HOT_BLOCKS_PER_SM: s->knobBlocksPerSM = value; break;
   case PRLAB_KNOB_HOT_STREAM:
-    if (value > 2) return fail(e, PRLAB_ERR_ARG, "hot-head stream loads %d outside [0, 2]", value);
+    if (value > hh::kLoadModes) return fail(e, PRLAB_ERR_ARG, "hot-head load mode %d outside [0, %d]", value, hh::kLoadModes);
     s->knobStream = value;
     break;
   case PRLAB_KNOB_HOT_GROUP:
@@ -670,6 +759,28 @@ int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *ex
     if (!segExc.empty())
       PR_CUDA(e, cudaMemcpy(s->segExc, segExc.data(), 4 * segExc.size(), cudaMemcpyHostToDevice),
               "cudaMemcpy(d_hotSegEscapes, %zu bytes)", 4 * segExc.size());
+    return PRLAB_OK;
+  });
+}
+
+int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid, int *threads,
+                       int *group, float *tune_ms, char *msg, int msg_len) {
+  return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
+    PR_TRY(prlab::checkHandle(handle, e));
+    if (!prlab::hotheadImpl(impl)) return prlab::fail(e, PRLAB_ERR_ARG, "implementation %d is not a hot-head design", impl);
+    if (!hot_floats || !load_mode || !grid || !threads || !group || !tune_ms)
+      return prlab::fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+    prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
+    prlab::hh::State *s = nullptr;
+    PR_TRY(prlab::hh::prepare(c, impl, &s, damping, e));
+    const int pk = impl == PRLAB_IMPL_HOTHEAD_PACKED ? 1 : 0;
+    *hot_floats = s->hotOf[pk];
+    *load_mode = s->modeOf[pk] + 1;
+    *grid = s->G;
+    *threads = s->shape->threads;
+    *group = s->group;
+    *tune_ms = s->tuneMs[pk];
+    PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (hot-head info)");
     return PRLAB_OK;
   });
 }

@@ -222,6 +222,16 @@ PRLAB_API int prlab_check_reduction(void *handle, int kind, int which, int n, co
  * earlier upload; the packed design fails until one was made. */
 PRLAB_API int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *exc_ptr, const int *exc,
                                   int n_exc, char *msg, int msg_len);
+
+/* The configuration a hot-head design (impl) runs with on this graph,
+ * after its one-time setup (row lists, and the tuning of the hot-head size
+ * and load mode whose knobs are 0: the fastest of a few timed iterations
+ * per candidate, outside any timed region; every candidate gives the same
+ * bits): contributions staged per block (*hot_floats), load mode of the
+ * once-read streams (*load_mode, PRLAB_KNOB_HOT_STREAM's values 1-3), blocks
+ * and threads per block, threads per heavy row, and the tuning's ms. */
+PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid,
+                                 int *threads, int *group, float *tune_ms, char *msg, int msg_len);
 /* The single-cluster design with needed-only exchanges (csrc/cluster_dsmem.cu):
  * the whole graph in the shared memory of one thread-block cluster, one
  * cluster.sync() per iteration (sm_90). Its own code range. */
@@ -311,13 +321,14 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_COUNT 7
 /* Knobs of the hot-head design (prlab_layout_set routes them to csrc/hothead.cu). */
 #define PRLAB_KNOB_HOT_FIRST 16
-#define PRLAB_KNOB_HOT_FLOATS 16        /* contributions staged in shared memory per block (auto: 49152; <= 57344; below 4: none) */
+#define PRLAB_KNOB_HOT_FLOATS 16        /* contributions staged in shared memory per block (auto: tuned among 0, 12288, 24576; <= 57344; below 4: none) */
 #define PRLAB_KNOB_HOT_THREADS 17       /* threads per block: 256, 512 or 1024 (auto: 1024) */
-#define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 1) */
+#define PRLAB_KNOB_HOT_OCCUPANCY 18     /* 1: kernel built for 1024 threads per SM (<= 64 registers), 2: 2048 (auto: 2) */
 #define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */
 #define PRLAB_KNOB_HOT_GROUP 20         /* threads per heavy row (in-degree > 1024; auto: the block) */
-#define PRLAB_KNOB_HOT_STREAM 21        /* 1: colIdx/code, row lists, rowPtr, invOut loaded evict-first (ld.global.cs) and x'
-                                           stored streaming; 2 (and auto): through the read-only path (ld.global.nc) */
+#define PRLAB_KNOB_HOT_STREAM 21        /* load mode of the once-read streams (colIdx or the code, row lists, rowPtr,
+                                           invOut): 1 read-only path (ld.global.nc), 2 ld.global.nc.L1::no_allocate,
+                                           3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
 #define PRLAB_KNOB_HOT_END 22
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24

@@ -523,3 +523,19 @@ int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *ex
   c->codes_uploaded = 1;
   return PRLAB_OK;
 }
+
+/* The hot-head setup: fixed values (no tuning without a GPU). */
+int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid, int *threads,
+                       int *group, float *tune_ms, char *msg, int msg_len) {
+  (void)handle;
+  (void)damping;
+  if (impl != PRLAB_IMPL_HOTHEAD && impl != PRLAB_IMPL_HOTHEAD_PACKED)
+    return say(msg, msg_len, PRLAB_ERR_ARG, "not a hot-head design");
+  *hot_floats = 24576;
+  *load_mode = 2;
+  *grid = 264;
+  *threads = 1024;
+  *group = 1024;
+  *tune_ms = 1.5f;
+  return PRLAB_OK;
+}
