@@ -84,10 +84,11 @@ type YearTopRow struct {
 	Entered bool `csv:"entered"`
 }
 
-// csvTables encodes each table; files maps its file name to its CSV.
+// csvTables maps a table's file name to its CSV bytes.
 type csvTables map[string][]byte
 
-// add encodes rows as file (gocsv, with a header line even when empty).
+// addTable encodes rows into t as file (gocsv, with a header line even when
+// there is no row).
 func addTable[T any](t csvTables, file string, rows []T) error {
 	var zero T
 	b, err := encodeCSVRows(rows, csvHeaderOf(zero), file)
