@@ -200,6 +200,23 @@ __device__ __forceinline__ float packedThreadRow(const Args &a, const float *hea
 
 // The rows of the unpacked design: heavy block per row, medium warp per
 // row, light thread per row; dang accumulates the dangling mass of x'.
+// Row list entry r (v) and its offsets rowPtr[v], rowPtr[v+1] (zeros past
+// the list), and the packed code's escape offset excPtr[v].
+struct RowRef {
+  int v, b, en, eo;
+};
+template <int kS, bool kEsc = false>
+__device__ __forceinline__ RowRef rowRef(const Args &a, const int *list, int r, int count) {
+  RowRef x{0, 0, 0, 0};
+  if (r < count) {
+    x.v = ldS<kS>(list + r);
+    x.b = ldS<kS>(a.rowPtr + x.v);
+    x.en = ldS<kS>(a.rowPtr + x.v + 1);
+    if (kEsc) x.eo = ldS<kS>(a.excPtr + x.v);
+  }
+  return x;
+}
+
 template <int kT, int kS>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
@@ -223,11 +240,16 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     __syncthreads(); // the groups' last use of scratch before the block's
   }
 
-  // Warp per row (kLight < in-degree <= kWarpMax).
+  // Warp per row (kLight < in-degree <= kWarpMax); the next row's id and
+  // offsets are loaded before this row's gathers (one chain of loads fewer
+  // per row on the critical path).
   const int warps = gridDim.x * (kT / 32);
-  for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
-    const int v = ldS<kS>(a.medium + r);
-    const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
+  int r = blockIdx.x * (kT / 32) + (tid >> 5);
+  RowRef nx = rowRef<kS>(a, a.medium, r, a.nMedium);
+  for (; r < a.nMedium; r += warps) {
+    const RowRef cur = nx;
+    nx = rowRef<kS>(a, a.medium, r + warps, a.nMedium);
+    const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b + lane;
     for (; e + 32 < en; e += 64) {
@@ -242,9 +264,12 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
 
   // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
   // about equally long.
-  for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
-    const int v = ldS<kS>(a.light + r);
-    const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
+  r = blockIdx.x * kT + tid;
+  nx = rowRef<kS>(a, a.light, r, a.nLight);
+  for (; r < a.nLight; r += gridDim.x * kT) {
+    const RowRef cur = nx;
+    nx = rowRef<kS>(a, a.light, r + gridDim.x * kT, a.nLight);
+    const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b;
     for (; e + 1 < en; e += 2) {
@@ -299,15 +324,21 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
     __syncthreads(); // the groups' last use of scratch before the block's
     // Warp per row (one segment: in-degree <= kWarpMax = PRLAB_HOT_SEGMENT).
     const int warps = gridDim.x * (kT / 32);
-    for (int r = blockIdx.x * (kT / 32) + (tid >> 5); r < a.nMedium; r += warps) {
-      const int v = ldS<kS>(a.medium + r);
-      const float s = packedWarpRow<kS>(a, head, ldS<kS>(a.rowPtr + v), ldS<kS>(a.rowPtr + v + 1), ldS<kS>(a.excPtr + v));
-      if (lane == 0) finish<kS>(a, v, s, D, dang);
+    int r = blockIdx.x * (kT / 32) + (tid >> 5);
+    RowRef nx = rowRef<kS, true>(a, a.medium, r, a.nMedium);
+    for (; r < a.nMedium; r += warps) {
+      const RowRef cur = nx;
+      nx = rowRef<kS, true>(a, a.medium, r + warps, a.nMedium);
+      const float s = packedWarpRow<kS>(a, head, cur.b, cur.en, cur.eo);
+      if (lane == 0) finish<kS>(a, cur.v, s, D, dang);
     }
-    for (int r = blockIdx.x * kT + tid; r < a.nLight; r += gridDim.x * kT) {
-      const int v = ldS<kS>(a.light + r);
-      const float s = packedThreadRow<kS>(a, head, ldS<kS>(a.rowPtr + v), ldS<kS>(a.rowPtr + v + 1), ldS<kS>(a.excPtr + v));
-      finish<kS>(a, v, s, D, dang);
+    r = blockIdx.x * kT + tid;
+    nx = rowRef<kS, true>(a, a.light, r, a.nLight);
+    for (; r < a.nLight; r += gridDim.x * kT) {
+      const RowRef cur = nx;
+      nx = rowRef<kS, true>(a, a.light, r + gridDim.x * kT, a.nLight);
+      const float s = packedThreadRow<kS>(a, head, cur.b, cur.en, cur.eo);
+      finish<kS>(a, cur.v, s, D, dang);
     }
   } else {
     plainRows<kT, kS>(a, head, D, dang, scratch);
