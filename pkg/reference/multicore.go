@@ -249,7 +249,8 @@ type engine[T float] struct {
 	// exactly its own range.
 	next       [2][]paddedCounter
 	bar        *spinBarrier
-	iterations int // iterations run by the last run (written by worker 0)
+	noPull     bool // engineOptions.noPull
+	iterations int  // iterations run by the last run (written by worker 0)
 
 	// stamps, when non-nil (benchmarks), receives worker 0's monotonic
 	// clock reading after the setup and after every iteration's barrier;
@@ -293,6 +294,10 @@ type engineOptions struct {
 	// steal lets a worker that finished its own range claim the remaining
 	// blocks of the others' (claimBlocks); else the schedule is static.
 	steal bool
+	// noPull skips pullShared (a benchmark variant: the pull reads
+	// (W-1)/W of contrib per worker and iteration, which may cost more than
+	// it saves once contrib is far larger than the workers' caches).
+	noPull bool
 }
 
 var defaultEngineOptions = engineOptions{outDegreeOrder: true, steal: true}
@@ -323,6 +328,7 @@ func newEngineWith[T float](g *pagerank.Graph, d float64, workers int, opt engin
 	e.part[1] = make([]partial[T], nb)
 	workers = max(1, min(workers, nb))
 	e.owned = assignBlocks(e.blocks, e.seqPtr, workers)
+	e.noPull = opt.noPull
 	if opt.steal && workers > 1 {
 		e.next = [2][]paddedCounter{make([]paddedCounter, workers), make([]paddedCounter, workers)}
 	}
@@ -462,7 +468,7 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 			mass += e.part[cur][i].dangling
 		}
 		massPerNode := mass / e.nT
-		if len(e.owned) > 2 {
+		if len(e.owned) > 2 && !e.noPull {
 			e.pullShared(w, cur)
 		}
 		if e.next[0] != nil {
