@@ -439,3 +439,66 @@ func TestResidentGPU(t *testing.T) {
 		checkResidentSessions(t, residentGraphOf(t, 16), 1e-7, false)
 	}
 }
+
+// The update on a large graph (R-MAT 2^20, 16M edges, hub rows of ~10^5
+// in-edges): after a 0.1 % and then a 10 % mixed batch the device's graph
+// equals ApplyBatch's and the counts agree; the CUDA-event time of each
+// update is logged by part (UpdatePhases), the first update on a fresh
+// session and a second one on the same session.
+func TestResidentUpdateLarge(t *testing.T) {
+	needGPU(t)
+	if quick() {
+		t.Skip("PRLAB_GPU_QUICK: no large graph")
+	}
+	n, src, dst, err := pagerank.RMATEdges(pagerank.Graph500RMAT(20, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := pagerank.NewGraphParallel("rmat20", n, src, dst, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLargeUpdates(t, g)
+}
+
+// checkLargeUpdates is TestResidentUpdateLarge on g.
+func checkLargeUpdates(t *testing.T, g *pagerank.Graph) {
+	for _, name := range []string{NameCusparse, NameWarpPerRow} {
+		im, _ := DesignByName(name)
+		ps, err := im.(pagerank.Resident).Open(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ps.(*DeviceSession)
+		host := g
+		for i, f := range []float64{0.001, 0.1, 0.001} {
+			b, err := pagerank.RandomBatch(host, pagerank.BatchMixed, f, uint64(11+i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.Apply(b)
+			if err != nil {
+				t.Fatalf("%s, batch %d (%s): %v", name, i+1, b.Name, err)
+			}
+			next, want, err := pagerank.ApplyBatch(host, b, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != want {
+				t.Errorf("%s, batch %d (%s): the session counted %+v, ApplyBatch %+v", name, i+1, b.Name, st, want)
+			}
+			host = next
+			sameResident(t, fmt.Sprintf("%s, batch %d (%s) on %s", name, i+1, b.Name, g.Name), s, host, nil)
+			u, _ := s.LastMs()
+			ph := s.LastPhases()
+			var parts []string
+			for k, p := range ph {
+				parts = append(parts, fmt.Sprintf("%s %.3f", UpdatePhases[k], p))
+			}
+			t.Logf("%s on %s, update %d (%s, %d edges): %.3f ms by events = %s", name, g.Name, i+1, b.Name, len(b.Inserts)+len(b.Deletes), u, strings.Join(parts, " + "))
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -519,6 +519,8 @@ func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagera
 			DuplicateInserts: int(st.duplicate_inserts), AbsentDeletes: int(st.absent_deletes), SelfLoops: int(st.self_loops),
 			TouchedRows: int(st.touched_rows)},
 		N: int(st.n), NNZ: int(st.nnz), UpdateMs: float64(st.update_ms),
+		PhasesMs: [5]float64{float64(st.phase_ms[0]), float64(st.phase_ms[1]), float64(st.phase_ms[2]),
+			float64(st.phase_ms[3]), float64(st.phase_ms[4])},
 	}, nil
 }
 

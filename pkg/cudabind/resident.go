@@ -56,9 +56,14 @@ func (d *residentDesign) Reason() string {
 // deviceStats is one update's counts as the library reports them.
 type deviceStats struct {
 	pagerank.BatchStats
-	N, NNZ   int     // the graph after the batch
-	UpdateMs float64 // CUDA events around the whole update
+	N, NNZ   int        // the graph after the batch
+	UpdateMs float64    // CUDA events around the whole update
+	PhasesMs [5]float64 // its parts (UpdatePhases), summing to UpdateMs
 }
+
+// UpdatePhases names the parts of an update that DeviceSession.LastPhases times.
+var UpdatePhases = [5]string{"batch upload + scratch reset", "keys + radix sorts", "classification + select + read-back",
+	"row lengths + scan + merge", "out-degrees + growth + library state + read-back"}
 
 // residentGraph is a resident graph copied back to the host (tests).
 type residentGraph struct {
@@ -76,6 +81,7 @@ type DeviceSession struct {
 	name       string
 	n, nnz     int
 	lastUpdate float64 // ms, CUDA events, of the last Apply
+	lastPhases [5]float64
 	lastRun    float64 // ms, CUDA events, of the last RunFrom
 }
 
@@ -140,7 +146,7 @@ func (s *DeviceSession) Apply(b *pagerank.Batch) (pagerank.BatchStats, error) {
 	if err != nil {
 		return pagerank.BatchStats{}, fmt.Errorf("%s: batch %q: %w", s.d.name, b.Name, err)
 	}
-	s.n, s.nnz, s.lastUpdate = st.N, st.NNZ, st.UpdateMs
+	s.n, s.nnz, s.lastUpdate, s.lastPhases = st.N, st.NNZ, st.UpdateMs, st.PhasesMs
 	return st.BatchStats, nil
 }
 
@@ -245,6 +251,13 @@ func (s *DeviceSession) LastMs() (update, run float64) {
 	mu.Lock()
 	defer mu.Unlock()
 	return s.lastUpdate, s.lastRun
+}
+
+// LastPhases is the last Apply's time by parts (UpdatePhases), ms by CUDA events.
+func (s *DeviceSession) LastPhases() [5]float64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return s.lastPhases
 }
 
 // graph copies the resident graph back to the host (tests).

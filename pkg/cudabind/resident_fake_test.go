@@ -38,6 +38,9 @@ func TestResidentWithFakeLibrary(t *testing.T) {
 	if u, r := s.LastMs(); u != wantUpdate || r != 2 || res.Iterations != 8 {
 		t.Errorf("LastMs() = %v, %v after a batch of %d edges and 8 iterations; want %v, 2", u, r, len(b.Inserts)+len(b.Deletes), wantUpdate)
 	}
+	if ph := s.LastPhases(); ph[0] != float64(float32(wantUpdate)/5) || ph[4] != ph[0] {
+		t.Errorf("LastPhases() = %v, want 5 x %v", ph, float32(wantUpdate)/5)
+	}
 }
 
 // A library without the session entry points: the resident designs are

@@ -388,6 +388,9 @@ typedef struct prlab_batch_stats {
   int touched_rows; /* sources (out-CSR rows) with an edge really inserted or deleted */
   int n, nnz;       /* the graph after the batch */
   float update_ms;  /* CUDA events around the whole update (batch upload and read-backs included) */
+  float phase_ms[5]; /* its parts: batch upload and scratch reset; keys + radix sorts; classification +
+                        select + read-back 1; row lengths + scan + merge; out-degrees, growth, library
+                        state, read-back 2 (they sum to update_ms) */
 } prlab_batch_stats;
 
 /* Uploads the in-edge CSR (row_ptr [n+1], col_idx [nnz], rows sorted by

@@ -78,6 +78,7 @@ struct Resident {
   void *temp = nullptr;        // CUB temporary storage
   size_t tempBytes = 0;
   cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+  cudaEvent_t phase[4] = {nullptr, nullptr, nullptr, nullptr}; // ends of the update's first four phases
 };
 
 int bitsFor(long long v) { // bits to hold 0..v
@@ -312,6 +313,8 @@ void freeResident(Resident *r) {
     if (p) cudaFree(p);
   if (r->ev0) cudaEventDestroy(r->ev0);
   if (r->ev1) cudaEventDestroy(r->ev1);
+  for (cudaEvent_t ev : r->phase)
+    if (ev) cudaEventDestroy(ev);
   delete r;
 }
 
@@ -370,6 +373,7 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
     if (st == cudaSuccess) st = cudaMemset(r->mark, 0, 4 * N);
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev0);
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev1);
+    for (int i = 0; i < 4 && st == cudaSuccess; ++i) st = cudaEventCreate(&r->phase[i]);
     if (st != cudaSuccess) rc = cudaFail(e, st, "session setup (out-degrees upload, marks, events)");
   }
   // Batch buffers for batches of up to nnz/256 edges per list (0.4 %; larger
@@ -508,6 +512,7 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
   int init[kCounters] = {0};
   init[kFirstBad] = 0x7fffffff;
   PR_CUDA(e, cudaMemcpy(r.cnt, init, sizeof init, cudaMemcpyHostToDevice), "cudaMemcpy(counters)");
+  PR_CUDA(e, cudaEventRecord(r.phase[0]), "cudaEventRecord(update phase 1)");
 
   if (I > 0) {
     makeKeysKernel<<<grid(nIns), kThreadsPerBlock>>>(dIns, nIns, nNew, shift, insKeys, r.cnt, kSelfLoops, 0);
@@ -519,6 +524,7 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
   }
   PR_TRY(sortKeys(r, insKeys, insSorted, nIns, endBit, "insertions", e));
   PR_TRY(sortKeys(r, delKeys, delSorted, nDel, endBit, "deletions", e));
+  PR_CUDA(e, cudaEventRecord(r.phase[1]), "cudaEventRecord(update phase 2)");
   if (D > 0) {
     classifyDeletesKernel<<<grid(nDel), kThreadsPerBlock>>>(delSorted, nDel, sentinel, shift, c.rowPtr, c.colIdx,
                                                             nOld, delFlag, r.delCnt, r.cnt);
@@ -533,6 +539,7 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
   PR_TRY(selectFlagged(r, insSorted, insFlag, insEff, nIns, r.cnt + kSelectedIns, "effective insertions", e));
   int h[kCounters];
   PR_CUDA(e, cudaMemcpy(h, r.cnt, sizeof h, cudaMemcpyDeviceToHost), "cudaMemcpy(counters, device to host)");
+  PR_CUDA(e, cudaEventRecord(r.phase[2]), "cudaEventRecord(update phase 3)");
   if (h[kBadEntries] > 0) {
     const int p = h[kFirstBad];
     return fail(e, PRLAB_ERR_ARG, "%d batch edges have an index outside [0, %d); the first is %s %d",
@@ -568,6 +575,7 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
                                                          h[kInserted], shift);
     PR_LAUNCH(e, "mergeRowsKernel(%d rows)", nNew);
   }
+  PR_CUDA(e, cudaEventRecord(r.phase[3]), "cudaEventRecord(update phase 4)");
   // Node-sized arrays: grow (keeping the old nodes), new nodes dangling.
   if (NN > r.nCap) {
     size_t a = r.nCap, b = r.nCap, d = r.nCap;
@@ -625,6 +633,9 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
   PR_CUDA(e, cudaEventSynchronize(r.ev1), "cudaEventSynchronize(update stop)");
   float ms = 0.0f;
   PR_CUDA(e, cudaEventElapsedTime(&ms, r.ev0, r.ev1), "cudaEventElapsedTime(update)");
+  const cudaEvent_t marks[6] = {r.ev0, r.phase[0], r.phase[1], r.phase[2], r.phase[3], r.ev1};
+  for (int i = 0; i < 5; ++i)
+    PR_CUDA(e, cudaEventElapsedTime(&st->phase_ms[i], marks[i], marks[i + 1]), "cudaEventElapsedTime(update phase %d)", i + 1);
   r.broken = false;
   st->new_nodes = newNodes;
   st->inserted = h[kInserted];

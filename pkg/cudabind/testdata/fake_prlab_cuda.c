@@ -458,6 +458,7 @@ int prlab_session_apply(void *session, int new_nodes, const int *ins, int n_ins,
   st->n = n_new;
   st->nnz = w;
   st->update_ms = 0.5f + 0.001f * (float)(n_ins + n_del);
+  for (int i = 0; i < 5; ++i) st->phase_ms[i] = st->update_ms / 5.0f;
   free(touched);
   free(ik);
   free(dk);
