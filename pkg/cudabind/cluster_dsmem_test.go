@@ -12,7 +12,6 @@ package cudabind
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -122,16 +121,20 @@ type dsmVariant struct {
 	knobs map[int]int
 }
 
+// namedValue is one value of a knob and its name in a variant's label.
+type namedValue struct {
+	name string
+	v    int
+}
+
+// dsmExchanges are PRLAB_KNOB_DSM_EXCHANGE's values: 16-byte DSMEM stores,
+// cp.async.bulk + mbarrier, through L2.
+var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}}
+
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
-	for _, ex := range []struct {
-		name string
-		v    int
-	}{{"stores", 1}, {"bulk", 2}, {"l2", 3}} {
-		for _, ga := range []struct {
-			name string
-			v    int
-		}{{"staged", 1}, {"direct", 2}} {
+	for _, ex := range dsmExchanges {
+		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}} {
 			for _, th := range []int{1024, 512} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})
@@ -140,22 +143,13 @@ func dsmVariants() []dsmVariant {
 	}
 	out = append(out, dsmVariant{"stores staged 1024 threads, cluster of 8", map[int]int{knobDSMExchange: 1, knobDSMGather: 1, knobDSMCluster: 8}})
 	for _, bal := range []int{1, 2, 4} {
-		for _, ex := range []struct {
-			name string
-			v    int
-		}{{"stores", 1}, {"bulk", 2}} {
+		for _, ex := range dsmExchanges[:2] {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged 1024 threads, balance %d (sends in the row split)", ex.name, bal),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMBalance: bal}})
 		}
 	}
-	for _, ex := range []struct {
-		name string
-		v    int
-	}{{"stores", 1}, {"bulk", 2}, {"l2", 3}} {
-		for _, ab := range []struct {
-			name string
-			v    int
-		}{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}} {
+	for _, ex := range dsmExchanges {
+		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}} {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
 		}
@@ -168,14 +162,7 @@ func dsmVariants() []dsmVariant {
 // validated against the oracle unless it is an ablation; the references
 // (gpu-persistent, gpu-cluster) and cluster.sync() in the same process.
 func TestGPUClusterDSMEMVariants(t *testing.T) {
-	frNeedGPU(t)
-	if os.Getenv("PRLAB_DSMEM_PROBE") != "1" || frQuick() {
-		t.Skip("set PRLAB_DSMEM_PROBE=1 for the gpu-cluster-dsmem variants")
-	}
-	g := frRealGraph(t)
-	if g == nil {
-		t.Skipf("%s missing", realGraphPath)
-	}
+	g := frProbeGraph(t, "PRLAB_DSMEM_PROBE", "the gpu-cluster-dsmem variants")
 	im := mustDesign(t, NameClusterDSMEM)
 	if r := im.Reason(); r != "" {
 		t.Skipf("gpu-cluster-dsmem: %s", r)

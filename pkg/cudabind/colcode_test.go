@@ -35,10 +35,7 @@ func TestEncodeColumnsKnownAnswer(t *testing.T) {
 // out-degree (the graph gpu-hothead-packed codes): the escapes are exactly
 // the gaps >= 65535, and the relabelled graph needs fewer of them.
 func TestEncodeColumnsRoundTrip(t *testing.T) {
-	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(17, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rm := rmat(t, 17, 1)
 	rg, _, _, err := relabelled(rm)
 	if err != nil {
 		t.Fatal(err)

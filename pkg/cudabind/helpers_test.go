@@ -100,6 +100,17 @@ func synthetic(t *testing.T) []*pagerank.Graph {
 	return gs
 }
 
+// rmat returns the Graph500 R-MAT graph of 2^scale nodes drawn from seed
+// (pagerank.Graph500RMAT), failing the test if it cannot be built.
+func rmat(t *testing.T, scale int, seed uint64) *pagerank.Graph {
+	t.Helper()
+	g, err := pagerank.RMAT(pagerank.Graph500RMAT(scale, seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // designsWhere returns the designs (in report order) for which keep is true.
 func designsWhere(keep func(d *design) bool) []pagerank.Implementation {
 	var out []pagerank.Implementation

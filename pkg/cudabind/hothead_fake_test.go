@@ -19,10 +19,7 @@ import (
 func TestHotHeadPackedWithFakeLibrary(t *testing.T) {
 	useFake(t)
 	defer ReleaseRelabelled()
-	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(17, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rm := rmat(t, 17, 1)
 	im := mustDesign(t, NameHotHeadPacked)
 	for _, g := range append(pagerank.SyntheticCases(), rm) {
 		res, err := im.Run(g, pagerank.Fixed(20))

@@ -112,10 +112,7 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 		if g := frRealGraph(t); g != nil {
 			graphs = append(graphs, g)
 		}
-		rm, err := pagerank.RMAT(pagerank.Graph500RMAT(16, 1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rm := rmat(t, 16, 1)
 		graphs = append(graphs, rm)
 	}
 	for _, g := range graphs {
@@ -193,10 +190,7 @@ func TestGPUHotHeadSweep(t *testing.T) {
 		if err != nil || scale < 10 || scale > 26 {
 			t.Fatalf("PRLAB_HOTHEAD_RMAT=%q: %q is not a scale in [10, 26]", spec, f)
 		}
-		g, err := pagerank.RMAT(pagerank.Graph500RMAT(scale, 1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := rmat(t, scale, 1)
 		ref, err := reference.Multicore(pagerank.Float64, 0).Run(g, pagerank.Fixed(20))
 		if err != nil {
 			t.Fatal(err)

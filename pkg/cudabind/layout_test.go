@@ -101,70 +101,6 @@ func TestLayoutRegistry(t *testing.T) {
 	}
 }
 
-// The layout designs' codes cross the ABI as ints: they must equal the header's.
-func TestLayoutConstantsMatchHeader(t *testing.T) {
-	defs := headerDefines(t)
-	want := map[string]int{
-		"PRLAB_ABI_VERSION":            abiVersion,
-		"PRLAB_IMPL_LAYOUT_FIRST":      implLayoutFirst,
-		"PRLAB_IMPL_T4_BUCKETED":       implT4Bucketed,
-		"PRLAB_IMPL_FUSED":             implFused,
-		"PRLAB_IMPL_GRAPH":             implGraph,
-		"PRLAB_IMPL_PERSISTENT":        implPersistent,
-		"PRLAB_IMPL_CLUSTER":           implCluster,
-		"PRLAB_IMPL_LAYOUT_END":        implLayoutEnd,
-		"PRLAB_STAGE_LAYOUT_FIRST":     stageLayoutFirst,
-		"PRLAB_STAGE_T4_SPMV_THREAD":   stageT4Thread,
-		"PRLAB_STAGE_T4_SPMV_WARP":     stageT4Warp,
-		"PRLAB_STAGE_T4_SPMV_BLOCK":    stageT4Block,
-		"PRLAB_STAGE_T4_COMBINE":       stageT4Combine,
-		"PRLAB_STAGE_FUSED_ITERATION":  stageFusedIteration,
-		"PRLAB_STAGE_LAYOUT_END":       stageLayoutEnd,
-		"PRLAB_PRIM_EMPTY_LAUNCH":      primEmptyLaunch,
-		"PRLAB_PRIM_GRAPH_NODE":        primGraphNode,
-		"PRLAB_PRIM_GRID_SYNC":         primGridSync,
-		"PRLAB_PRIM_CLUSTER_SYNC":      primClusterSync,
-		"PRLAB_PRIM_COOP_LAUNCH":       primCoopLaunch,
-		"PRLAB_PRIM_COUNT":             primCount,
-		"PRLAB_KNOB_TILE_EDGES":        knobTileEdges,
-		"PRLAB_KNOB_TILE_ROWS":         knobTileRows,
-		"PRLAB_KNOB_BLOCKS_PER_SM":     knobBlocksPerSM,
-		"PRLAB_KNOB_GRAPH_K":           knobGraphK,
-		"PRLAB_KNOB_CLUSTER_SIZE":      knobClusterSize,
-		"PRLAB_KNOB_RESIDENT":          knobResident,
-		"PRLAB_KNOB_CLUSTER_MODE":      knobClusterMode,
-		"PRLAB_KNOB_COUNT":             knobCount,
-		"PRLAB_KNOB_HOT_FIRST":         knobHotFloats,
-		"PRLAB_KNOB_HOT_FLOATS":        knobHotFloats,
-		"PRLAB_KNOB_HOT_THREADS":       knobHotThreads,
-		"PRLAB_KNOB_HOT_OCCUPANCY":     knobHotOccupancy,
-		"PRLAB_KNOB_HOT_BLOCKS_PER_SM": knobHotBlocksPerSM,
-		"PRLAB_KNOB_HOT_GROUP":         knobHotGroup,
-		"PRLAB_KNOB_HOT_STREAM":        knobHotStream,
-		"PRLAB_KNOB_HOT_END":           knobHotEnd,
-		"PRLAB_IMPL_HOTHEAD_FIRST":     implHotHead,
-		"PRLAB_IMPL_HOTHEAD":           implHotHead,
-		"PRLAB_IMPL_CLUSTER_DSMEM":     implClusterDSMEM,
-		"PRLAB_KNOB_DSM_FIRST":         knobDSMFirst,
-		"PRLAB_KNOB_DSM_EXCHANGE":      knobDSMExchange,
-		"PRLAB_KNOB_DSM_ABLATE":        knobDSMAblate,
-		"PRLAB_KNOB_DSM_THREADS":       knobDSMThreads,
-		"PRLAB_KNOB_DSM_CLUSTER":       knobDSMCluster,
-		"PRLAB_KNOB_DSM_GATHER":        knobDSMGather,
-		"PRLAB_KNOB_DSM_BALANCE":       knobDSMBalance,
-		"PRLAB_KNOB_DSM_END":           knobDSMEnd,
-		"PRLAB_ERR_UNAVAILABLE":        statusUnavailable,
-		"PRLAB_IMPL_HOTHEAD_PACKED":    implHotHeadPacked,
-		"PRLAB_IMPL_HOTHEAD_END":       implHotHeadPacked + 1,
-		"PRLAB_HOT_SEGMENT":            ColumnSegment,
-	}
-	checkDefines(t, defs, want)
-	// The layout range must not overlap the course's codes.
-	if defs["PRLAB_IMPL_COUNT"] > implLayoutFirst || defs["PRLAB_STAGE_COUNT"] > stageLayoutFirst {
-		t.Errorf("layout codes overlap the course's: impl count %d, stage count %d", defs["PRLAB_IMPL_COUNT"], defs["PRLAB_STAGE_COUNT"])
-	}
-}
-
 func TestT4Buckets(t *testing.T) {
 	for _, g := range pagerank.SyntheticCases() {
 		bs := T4Buckets(g)
@@ -272,6 +208,23 @@ func frNeedGPU(t *testing.T) {
 	if ok, reason := Available(); !ok {
 		t.Skipf("GPU path unavailable: %s", reason)
 	}
+}
+
+// frProbeGraph is the set-up of an opt-in GPU probe on the bundled graph:
+// it skips unless the GPU path is available, the environment variable env
+// is "1" (what says what it runs) and the run is not quick, or when the
+// graph is missing; else it returns the graph.
+func frProbeGraph(t *testing.T, env, what string) *pagerank.Graph {
+	t.Helper()
+	frNeedGPU(t)
+	if os.Getenv(env) != "1" || frQuick() {
+		t.Skipf("set %s=1 for %s", env, what)
+	}
+	g := frRealGraph(t)
+	if g == nil {
+		t.Skipf("%s missing", realGraphPath)
+	}
+	return g
 }
 
 func frOracle(t *testing.T, g *pagerank.Graph, p pagerank.Params) *pagerank.Result {
@@ -578,14 +531,7 @@ func frBench(t *testing.T, pi pagerank.Implementation, g *pagerank.Graph, ref *p
 // implementation, two rounds, the layout and stage rows, the
 // primitives, and sweeps of the layout knobs.
 func TestGPULayoutTable(t *testing.T) {
-	frNeedGPU(t)
-	if os.Getenv("PRLAB_LAYOUT_TABLE") != "1" || frQuick() {
-		t.Skip("set PRLAB_LAYOUT_TABLE=1 for the timing table")
-	}
-	g := frRealGraph(t)
-	if g == nil {
-		t.Skipf("%s missing", realGraphPath)
-	}
+	g := frProbeGraph(t, "PRLAB_LAYOUT_TABLE", "the timing table")
 	dev, err := DeviceInfo()
 	if err != nil {
 		t.Fatal(err)

@@ -26,10 +26,7 @@ func TestReorderedWithFakeLibrary(t *testing.T) {
 	if r := im.(pagerank.Unavailable).Reason(); r != "" {
 		t.Fatalf("Reason() = %q with the fake library loaded", r)
 	}
-	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(9, 5))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rm := rmat(t, 9, 5)
 	for _, g := range append(synthetic(t), rm) {
 		want, _ := oracle64(g, pagerank.DefaultDamping, 30, 0)
 		res, err := im.Run(g, pagerank.Fixed(30))

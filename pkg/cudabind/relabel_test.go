@@ -85,10 +85,7 @@ func TestLocalityUnavailableWithoutGPU(t *testing.T) {
 
 // The relabel cache: one relabelling per graph, shared, logged once.
 func TestRelabelCache(t *testing.T) {
-	g, err := pagerank.RMAT(pagerank.Graph500RMAT(10, 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := rmat(t, 10, 3)
 	var log bytes.Buffer
 	SetRelabelLog(&log)
 	defer SetRelabelLog(nil)
@@ -131,10 +128,7 @@ func TestRelabelCache(t *testing.T) {
 func TestGPUReorderedCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	iters, graphs := frCorrectnessCases(t)
-	rm, err := pagerank.RMAT(pagerank.Graph500RMAT(16, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rm := rmat(t, 16, 1)
 	graphs = append(graphs, rm)
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
