@@ -81,8 +81,11 @@
 //
 // The hot-head design (csrc/hothead.cu) has its own kernel and runs only on
 // the relabelled graph: one launch per iteration over the T4 buckets with
-// the combine fused, contrib[0, H) staged in every block's shared memory
-// (knobs PRLAB_KNOB_HOT_*):
+// the combine fused, contrib[0, H) staged in every block's shared memory,
+// 2048 threads per SM; H (0, 12K or 24K floats) and the load mode of the
+// once-read streams are tuned once per graph on a few timed iterations
+// (every choice gives the same bits; HotHeadSetup, a Benchmark row; knobs
+// PRLAB_KNOB_HOT_*):
 //
 //	gpu-hothead                one launch per iteration, hot contributions from shared memory      24n + 8nnz
 //	gpu-hothead-packed         the same on the 16-bit column code (EncodeColumns)                  28n + 6nnz + 4 escapes

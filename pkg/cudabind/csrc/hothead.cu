@@ -579,15 +579,16 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
     int k = 0, rc = PRLAB_OK, bestHot = hots[0], bestMode = modes[0];
     const cudaError_t st0 = st;
     if (st0 == cudaSuccess) rc = launchPrologue(c, s, e);
-    for (size_t i = 0; st0 == cudaSuccess && rc == PRLAB_OK && i < hots.size(); ++i)
-      for (size_t j = 0; rc == PRLAB_OK && j < modes.size(); ++j) {
+    for (size_t i = 0; st == cudaSuccess && rc == PRLAB_OK && i < hots.size(); ++i)
+      for (size_t j = 0; st == cudaSuccess && rc == PRLAB_OK && j < modes.size(); ++j) {
         s.hotOf[pk] = hots[i];
         s.modeOf[pk] = modes[j];
         rc = launchIteration(c, s, k++, d, packed, e);
         if (rc == PRLAB_OK) cudaEventRecord(t0);
         for (int r = 0; r < 3 && rc == PRLAB_OK; ++r) rc = launchIteration(c, s, k++, d, packed, e);
         if (rc != PRLAB_OK) break;
-        cudaEventRecord(t1);
+        st = cudaEventRecord(t1);
+        if (st != cudaSuccess) break;
         st = cudaEventSynchronize(t1);
         float ms = 0.0f;
         if (st == cudaSuccess) st = cudaEventElapsedTime(&ms, t0, t1);
