@@ -109,6 +109,24 @@ type design struct {
 	kernelsOf string
 }
 
+// launchPerIteration are the costs of a design that launches one kernel
+// per iteration and one more per run (the prologue: x_0/outdeg and the first
+// dangling partials), the residual read back after every iteration.
+func launchPerIteration(g *pagerank.Graph, iters int) Costs {
+	I := float64(max(iters, 1))
+	return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
+}
+
+// oneLaunch gives the costs of a design that runs the prologue and all its
+// iterations in one launch: one device-wide barrier (barrier) per iteration
+// plus extra per run.
+func oneLaunch(extra float64, barrier string) func(g *pagerank.Graph, iters int) Costs {
+	return func(g *pagerank.Graph, iters int) Costs {
+		I := float64(max(iters, 1))
+		return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + extra) / I, Barrier: barrier}
+	}
+}
+
 const fusedCounted = "rowPtr 4(n+1) + colIdx 4nnz + contrib[col] 4nnz + invOut 4n, store x' 4n + contrib' 4n; tile table, heavy-row list and partials O(tiles) not counted"
 
 // LocalityOrder is the relabelling of the reordered designs (NOTES.md,
@@ -141,10 +159,7 @@ var designs = withRelabelled([]design{
 	{id: implFused, name: NameFused, label: "GPU fused iteration: one launch (CSR-Adaptive tiles + combine + next dangling partials)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
 		prims: []int{primEmptyLaunch},
-		costs: func(g *pagerank.Graph, iters int) Costs {
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
-		}},
+		costs: launchPerIteration},
 	{id: implGraph, name: NameGraph, label: "GPU fused iteration in a CUDA Graph (one graph launch per timed run)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4}, counted: fusedCounted, memory: "device memory",
 		prims: []int{primGraphNode},
@@ -156,42 +171,27 @@ var designs = withRelabelled([]design{
 		family: familyLayout, bytes: ByteFormula{16, 8, 4},
 		counted: fusedCounted + "; with the resident layout (every block owns one tile) rowPtr, colIdx and invOut are read into shared memory once and served from there",
 		memory:  "device memory, or shared memory for the resident tile arrays", prims: []int{primCoopLaunch, primGridSync},
-		costs: func(g *pagerank.Graph, iters int) Costs {
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 1) / I, Barrier: "grid.sync()"}
-		}},
+		costs: oneLaunch(1, "grid.sync()")},
 	{id: implCluster, name: NameCluster, label: "GPU thread-block cluster: graph and ranks in distributed shared memory (sm_90)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4},
 		counted: "the fused iteration's loads and stores, all served by shared and distributed shared memory; 0 bytes of device memory per iteration after the one-time load",
 		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",
-		costs: func(g *pagerank.Graph, iters int) Costs { // after the load, one per iteration, one before exit
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
-		}},
+		costs: oneLaunch(2, "cluster.sync()")}, // after the load, one per iteration, one before exit
 	{id: implClusterDSMEM, name: NameClusterDSMEM, label: "GPU one thread-block cluster: graph in shared memory, needed-only DSMEM exchange, one cluster.sync() per iteration (sm_90)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4},
 		counted: "the fused iteration's loads and stores (rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n, contrib' 4n), all served by each block's shared memory; the exchange of the contributions each block's edges need (4 bytes per block and needed remote row, padded to 16-byte segments) through distributed shared memory is not counted; 0 bytes of device memory per iteration after the one-time load",
 		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",
-		costs: func(g *pagerank.Graph, iters int) Costs { // after the load, one per iteration, one before exit
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: 1 / I, Kernels: 1 / I, DeviceBarriers: (I + 2) / I, Barrier: "cluster.sync()"}
-		}},
+		costs: oneLaunch(2, "cluster.sync()")}, // after the load, one per iteration, one before exit
 	{id: implHotHead, name: NameHotHead, label: "GPU hot head: one launch per iteration (T4 buckets + combine), the hottest contributions from shared memory, graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{24, 8, 0}, order: LocalityOrder,
 		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 192 KiB by default) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
-		costs: func(g *pagerank.Graph, iters int) Costs {
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
-		}},
+		costs: launchPerIteration},
 	{id: implHotHeadPacked, name: NameHotHeadPacked, label: "GPU hot head on the 16-bit column code (gap to the previous column, 4-byte escapes), graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{28, 6, 0}, order: LocalityOrder,
 		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + escape offset 4 + invOut 4 + store x' 4 + contrib' 4 per row; code 2 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; + 4 per escaped gap (>= 65535, counted per graph: BytesPerIteration includes them); the segment tables of rows longer than 1024 edges (O(nnz/1024)), the per-block staging of contrib[0, H) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
-		costs: func(g *pagerank.Graph, iters int) Costs {
-			I := float64(max(iters, 1))
-			return Costs{HostLaunches: (I + 1) / I, Kernels: (I + 1) / I, ToleranceReads: 1}
-		}},
+		costs: launchPerIteration},
 }, []struct{ name, kernelsOf, label string }{
 	{NameCusparseReordered, NameCusparse, "GPU cuSPARSE SpMV on the graph relabelled by out-degree (one-time host relabel)"},
 	{NameFusedReordered, NameFused, "GPU fused iteration on the graph relabelled by out-degree (one-time host relabel)"},
