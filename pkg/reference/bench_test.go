@@ -355,8 +355,9 @@ func BenchmarkEngineOptions(b *testing.B) {
 }
 
 // BenchmarkEngineOptionsInterleaved is BenchmarkEngineOptions for a shared
-// machine, plus outdeg-steal without pullShared: all ten engines (5 variants
-// x 2 precisions) are built once and
+// machine, plus outdeg-steal with pullShared forced on and off (the default
+// pulls only a cache-sized contrib, pullMaxBytes): all twelve engines (6
+// variants x 2 precisions) are built once and
 // run in turn, 5 iterations each, round after round (one op = one round),
 // so that a change in the load from other jobs hits every variant alike.
 // It reports each variant's median single-iteration time over all rounds
@@ -371,7 +372,8 @@ func BenchmarkEngineOptionsInterleaved(b *testing.B) {
 		{"original-steal", engineOptions{steal: true}},
 		{"outdeg-static", engineOptions{outDegreeOrder: true}},
 		{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
-		{"outdeg-steal-nopull", engineOptions{outDegreeOrder: true, steal: true, noPull: true}},
+		{"outdeg-steal-pull", engineOptions{outDegreeOrder: true, steal: true, pull: pullAlways}},
+		{"outdeg-steal-nopull", engineOptions{outDegreeOrder: true, steal: true, pull: pullNever}},
 	}
 	const perTurn = 5
 	type runner struct {

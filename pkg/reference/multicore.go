@@ -249,7 +249,7 @@ type engine[T float] struct {
 	// exactly its own range.
 	next       [2][]paddedCounter
 	bar        *spinBarrier
-	noPull     bool // engineOptions.noPull
+	pull       bool // run pullShared (engineOptions.pull)
 	iterations int  // iterations run by the last run (written by worker 0)
 
 	// stamps, when non-nil (benchmarks), receives worker 0's monotonic
@@ -294,11 +294,27 @@ type engineOptions struct {
 	// steal lets a worker that finished its own range claim the remaining
 	// blocks of the others' (claimBlocks); else the schedule is static.
 	steal bool
-	// noPull skips pullShared (a benchmark variant: the pull reads
-	// (W-1)/W of contrib per worker and iteration, which may cost more than
-	// it saves once contrib is far larger than the workers' caches).
-	noPull bool
+	// pull is when the workers run pullShared.
+	pull pullMode
 }
+
+// pullMode is when an engine runs pullShared before each SpMV.
+type pullMode uint8
+
+const (
+	pullAuto   pullMode = iota // when contrib takes at most pullMaxBytes
+	pullAlways                 // benchmark variant
+	pullNever                  // benchmark variant
+)
+
+// pullMaxBytes is the largest contrib vector (n x sizeof(T)) pullAuto
+// pulls: the pull streams (W-1)/W of contrib into each worker's cache, which
+// pays only while that fits there (the real graph, R-MAT 2^18: 5-10 % and
+// 2-4 % with 2 workers, BENCHMARKS.md; 2^18 at load 5: 0.58x of the old
+// engine's time with it, 0.82x without). At 2^24 (64 MiB of float32) it
+// would read ~60 MiB per worker and iteration that no cache keeps, and the
+// lines other cores wrote have long left their private caches anyway.
+const pullMaxBytes = 2 << 20
 
 var defaultEngineOptions = engineOptions{outDegreeOrder: true, steal: true}
 
@@ -328,7 +344,8 @@ func newEngineWith[T float](g *pagerank.Graph, d float64, workers int, opt engin
 	e.part[1] = make([]partial[T], nb)
 	workers = max(1, min(workers, nb))
 	e.owned = assignBlocks(e.blocks, e.seqPtr, workers)
-	e.noPull = opt.noPull
+	contribBytes := n * int(unsafe.Sizeof(T(0)))
+	e.pull = workers > 1 && (opt.pull == pullAlways || opt.pull == pullAuto && contribBytes <= pullMaxBytes)
 	if opt.steal && workers > 1 {
 		e.next = [2][]paddedCounter{make([]paddedCounter, workers), make([]paddedCounter, workers)}
 	}
@@ -468,7 +485,7 @@ func (e *engine[T]) work(w int, p pagerank.Params, res *pagerank.Result) int {
 			mass += e.part[cur][i].dangling
 		}
 		massPerNode := mass / e.nT
-		if len(e.owned) > 2 && !e.noPull {
+		if e.pull {
 			e.pullShared(w, cur)
 		}
 		if e.next[0] != nil {
@@ -606,7 +623,8 @@ func (e *engine[T]) initBlock(b int) {
 // its first random gather, one cross-core transfer latency at a time. A
 // sequential pass lets the hardware prefetcher stream them in. Measured
 // with 2 workers: 5-10% less time per iteration on the real graph, 2-4% on
-// rmat18 (BENCHMARKS.md). It changes no value.
+// rmat18 (BENCHMARKS.md). It changes no value. Only while contrib is
+// cache-sized (pullMaxBytes).
 func (e *engine[T]) pullShared(w, cur int) {
 	c := e.contrib[cur]
 	own0, own1 := int(e.blocks[e.owned[w]]), int(e.blocks[e.owned[w+1]])
