@@ -482,9 +482,13 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 			m.warm[e.Impl.Name()] = warm
 		}
 		r.out.Rows = append(r.out.Rows, row)
-		r.progress("  %-18s %-7s warm %3d it %9.2f ms, cold %3d it %9.2f ms; incremental %9.2f ms vs recompute %9.2f ms: %6.2fx %s",
+		dev := ""
+		if d := row.DeviceMs; d != nil {
+			dev = fmt.Sprintf(" [by events: update %.2f, warm %.2f, cold %.2f ms]", float64(d.UpdateMs), float64(d.WarmMs), float64(d.ColdMs))
+		}
+		r.progress("  %-18s %-7s warm %3d it %9.2f ms, cold %3d it %9.2f ms; incremental %9.2f ms vs recompute %9.2f ms: %6.2fx%s %s",
 			row.Implementation, row.Status, row.WarmIterations, row.Warm.MedianMs, row.ColdIterations, row.Cold.MedianMs,
-			float64(row.IncrementalMs), float64(row.RecomputeMs), float64(row.Speedup), firstLine(row.Reason))
+			float64(row.IncrementalMs), float64(row.RecomputeMs), float64(row.Speedup), dev, firstLine(row.Reason))
 	}
 	return m, nil
 }
