@@ -10,8 +10,11 @@ package cudabind
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,19 +44,28 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	}
 	iters, graphs := frCorrectnessCases(t)
 	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3}
-	for _, ex := range []string{"stores", "bulk", "l2"} {
-		if !frSelected("PRLAB_DSMEM_EXCHANGES", ex) {
+	configs := []string{"stores", "bulk", "l2"}
+	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the piece-wise row sums (not the default yet)
+		configs = append(configs, "stores pieces", "bulk pieces", "l2 pieces")
+	}
+	for _, ex := range configs {
+		exName, pieces := strings.CutSuffix(ex, " pieces")
+		if !frSelected("PRLAB_DSMEM_EXCHANGES", exName) {
 			continue
+		}
+		knobs := map[int]int{knobDSMExchange: exchanges[exName]}
+		if pieces {
+			knobs[knobDSMGather] = 3
 		}
 		for _, g := range graphs {
 			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
 			}
-			dsmKnobs(t, g, map[int]int{knobDSMExchange: exchanges[ex]})
+			dsmKnobs(t, g, knobs)
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if errors.Is(err, ErrUnavailable) {
 				t.Logf("  %-6s %-10s %v", ex, g.Name, err)
-				if ex != "bulk" {
+				if exName != "bulk" {
 					t.Errorf("%s exchange on %s unavailable: %v", ex, g.Name, err)
 				}
 				continue
@@ -134,7 +146,7 @@ var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}}
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
 	for _, ex := range dsmExchanges {
-		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}} {
+		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}} {
 			for _, th := range []int{1024, 512} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})
@@ -152,6 +164,10 @@ func dsmVariants() []dsmVariant {
 		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}} {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
+			if ab.v <= 3 { // the piece sums are the gather, the rows adding them the row sums
+				out = append(out, dsmVariant{fmt.Sprintf("%s pieces, ablation: %s", ex.name, ab.name),
+					map[int]int{knobDSMExchange: ex.v, knobDSMGather: 3, knobDSMAblate: ab.v}})
+			}
 		}
 	}
 	return out
@@ -263,5 +279,33 @@ func TestGPUClusterDSMEMWriteBudget(t *testing.T) {
 	t.Logf("write budgets: %v", wb)
 	if wb[NameClusterDSMEM] != "met" {
 		t.Errorf("gpu-cluster-dsmem write budget %q, want met", wb[NameClusterDSMEM])
+	}
+}
+
+// TestDumpCSRForLayoutCheck writes the six synthetic cases and the real
+// graph as binary CSR files (n, nnz int32; rowPtr [n+1], colIdx [nnz] int32,
+// little endian) into $PRLAB_DSM_LAYOUT_DUMP, for the host-only layout check
+// testdata/cluster_dsmem_layout_check.cu (see its header).
+func TestDumpCSRForLayoutCheck(t *testing.T) {
+	dir := os.Getenv("PRLAB_DSM_LAYOUT_DUMP")
+	if dir == "" {
+		t.Skip("set PRLAB_DSM_LAYOUT_DUMP=dir to write the CSR files of the layout check")
+	}
+	graphs := pagerank.SyntheticCases()
+	if g := frRealGraph(t); g != nil {
+		graphs = append(graphs, g)
+	}
+	for _, g := range graphs {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(g.N))
+		b = binary.LittleEndian.AppendUint32(b, uint32(g.NNZ))
+		for _, v := range g.InRowPtr {
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		}
+		for _, v := range g.InColIdx {
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		}
+		if err := os.WriteFile(filepath.Join(dir, g.Name+".bin"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -23,6 +23,14 @@
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
+// Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (default: the gathered
+// values of all edges into shared memory, kBatch loads in flight per
+// thread, then thread per row up to in-degree 32 and warp per row above),
+// direct (row sums read the ghost vector), or pieces (each row cut into
+// pieces of <= 8 edges, one thread per piece with coalesced jagged-diagonal
+// column loads, then each row adds its pieces in order: short serial chains
+// instead of up to 32 dependent adds per light row; checked on the CPU by
+// testdata/cluster_dsmem_layout_check.cu, not yet timed on the H200).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -67,6 +75,8 @@ namespace dsm {
 constexpr int kMaxC = 16;
 constexpr int kLight = 32; // thread per row up to this in-degree, warp per row above
 constexpr int kBatch = 8;  // gather loads in flight per thread
+constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
+constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
 enum { kStores = 1, kBulk = 2, kL2 = 3 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
@@ -89,6 +99,14 @@ struct Args {
   int recvBytes[kMaxC];   // bytes it receives per iteration
   int gmax, emax, rmax, hmax, smax; // shared-memory layout (the same in every block; multiples of 4)
   int ablate, direct;
+  // Row sums by pieces (gather knob 3): each row's edges cut into pieces of
+  // at most kPiece, the pieces of a block sorted by length (then row) and
+  // their columns stored in jagged-diagonal order (slot j of piece t at
+  // pnj[0] + .. + pnj[j-1] + t, in col), so that thread t sums piece t with
+  // coalesced column loads; then each row adds its pieces.
+  int pieces;
+  const int *pnj;  // [C][kPiece] pieces longer than j, per block
+  const int *prow; // [n][3] per row: first full piece, full pieces, the partial piece (-1: none)
 };
 
 struct Coef {
@@ -105,10 +123,11 @@ struct Inst {
 // The dynamic shared memory of one block, carved in this order (16-byte
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, total;
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
-__host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged) {
+__host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
+                                       bool pieces) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -121,6 +140,7 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.heavyS = o;  o += align16(4 * static_cast<size_t>(hmax));
   c.sidxS = o;   o += align16(2 * static_cast<size_t>(smax));
   c.descS = o;   o += align16(static_cast<size_t>(smax)); // smax / 4 descriptors of 4 bytes
+  c.prowS = o;   o += pieces ? align16(12 * static_cast<size_t>(rmax)) : 0;
   c.total = o;
   return c;
 }
@@ -172,6 +192,24 @@ __device__ __forceinline__ void bulkToRank(float *dstLocal, const float *src, un
 }
 #endif
 
+// st(i, ld(i)) for i in [0, count), B loads in flight per thread (the
+// one-time load of a block's arrays is latency-bound otherwise).
+template <int B, class T, class Ld, class St> __device__ __forceinline__ void batched(int count, Ld ld, St st) {
+  for (int b = threadIdx.x; b < count; b += B * blockDim.x) {
+    T v[B];
+#pragma unroll
+    for (int u = 0; u < B; ++u) {
+      const int i = b + u * blockDim.x;
+      v[u] = i < count ? ld(i) : T();
+    }
+#pragma unroll
+    for (int u = 0; u < B; ++u) {
+      const int i = b + u * blockDim.x;
+      if (i < count) st(i, v[u]);
+    }
+  }
+}
+
 template <bool kInstr, int kMode>
 __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, float *xOut, Inst in) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -180,7 +218,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int C = static_cast<int>(cl.num_blocks());
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
   const bool staged = a.direct == 0;
-  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged);
+  const bool pieces = a.pieces != 0; // valS then holds the piece sums
+  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -193,6 +232,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   int *heavyS = reinterpret_cast<int *>(base + cv.heavyS);
   unsigned short *sidxS = reinterpret_cast<unsigned short *>(base + cv.sidxS);
   unsigned *descS = reinterpret_cast<unsigned *>(base + cv.descS);
+  int *prowS = reinterpret_cast<int *>(base + cv.prowS);
+  __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
   __shared__ float dP[2], rP[2]; // this block's partials of x[parity]: dangling mass, residual
@@ -221,27 +262,60 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     pCnt[tid] = pp[1];
     pRoff[tid] = pp[2];
   }
-  for (int j = tid; j < a.gmax; j += bd) {
-    const int g = j < G ? __ldg(a.gid + g0 + j) : -1;
-    ghost[j] = g >= 0 ? c.x0 * __ldg(a.invOut + g) : 0.0f;
-    ghost[a.gmax + j] = 0.0f;
+  for (int b = tid; b < a.gmax; b += kBatch * bd) { // the ghost vector of x_0: ids, then 1/outdeg, kBatch in flight
+    int g[kBatch];
+    float iv[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = b + u * bd;
+      g[u] = j < G ? __ldg(a.gid + g0 + j) : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) iv[u] = g[u] >= 0 ? __ldg(a.invOut + g[u]) : 0.0f;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int j = b + u * bd;
+      if (j < a.gmax) {
+        ghost[j] = g[u] >= 0 ? c.x0 * iv[u] : 0.0f;
+        ghost[a.gmax + j] = 0.0f;
+      }
+    }
   }
   float dang = 0.0f;
-  for (int i = tid; i < R; i += bd) {
-    const float iv = __ldg(a.invOut + r0 + i);
-    invS[i] = iv;
-    xS[i] = c.x0;
-    rpS[i] = __ldg(a.rowPtr + r0 + i) - e0;
-    if (iv == 0.0f) dang += c.x0;
+  for (int b = tid; b < R; b += 4 * bd) {
+    float iv[4];
+    int rv[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int i = b + u * bd;
+      iv[u] = i < R ? __ldg(a.invOut + r0 + i) : 1.0f;
+      rv[u] = i < R ? __ldg(a.rowPtr + r0 + i) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      const int i = b + u * bd;
+      if (i < R) {
+        invS[i] = iv[u];
+        xS[i] = c.x0;
+        rpS[i] = rv[u] - e0;
+        if (iv[u] == 0.0f) dang += c.x0;
+      }
+    }
   }
   if (tid == 0) rpS[R] = E;
-  for (int e = tid; e < E; e += bd) {
-    colS[e] = __ldg(a.col + e0 + e);
+  batched<kBatch, int>(E, [&](int e) { return __ldg(a.col + e0 + e); }, [&](int e, int v) {
+    colS[e] = v;
     if (staged) valS[e] = 0.0f;
+  });
+  batched<4, int>(H, [&](int h) { return __ldg(a.heavy + a.hb[rank] + h); }, [&](int h, int v) { heavyS[h] = v; });
+  batched<kBatch, unsigned short>(S, [&](int j) { return __ldg(a.sidx + a.sb[rank] + j); },
+                                  [&](int j, unsigned short v) { sidxS[j] = v; });
+  batched<4, unsigned>(S >> 2, [&](int g) { return __ldg(a.desc + (a.sb[rank] >> 2) + g); },
+                       [&](int g, unsigned v) { descS[g] = v; });
+  if (pieces) {
+    batched<4, int>(3 * R, [&](int j) { return __ldg(a.prow + 3 * r0 + j); }, [&](int j, int v) { prowS[j] = v; });
+    if (tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
   }
-  for (int h = tid; h < H; h += bd) heavyS[h] = __ldg(a.heavy + a.hb[rank] + h);
-  for (int j = tid; j < S; j += bd) sidxS[j] = __ldg(a.sidx + a.sb[rank] + j);
-  for (int g = tid; g < (S >> 2); g += bd) descS[g] = __ldg(a.desc + (a.sb[rank] >> 2) + g);
   dang = blockSum(dang, fs);
   if (tid == 0) {
     dP[0] = dang;
@@ -304,7 +378,22 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       __syncthreads();
       if (shStop) break;
     }
-    if (staged && (a.ablate & kNoGather) == 0) {
+    if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
+      const int np = pnjS[0];
+      for (int t = tid; t < np; t += bd) {
+        float v[kPiece];
+        int slot = t;
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) {
+          v[j] = t < pnjS[j] ? cur[colS[slot]] : 0.0f;
+          slot += pnjS[j];
+        }
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) sum += v[j];
+        valS[t] = sum;
+      }
+    } else if (staged && (a.ablate & kNoGather) == 0) {
       for (int b = tid; b < E; b += kBatch * bd) { // kBatch shared-memory loads in flight
         float v[kBatch];
 #pragma unroll
@@ -345,7 +434,24 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (kMode == kL2 && exchange) gOut[i] = cv;
       if (iv == 0.0f) dg += xn;
     };
-    if ((a.ablate & kNoRows) == 0) {
+    if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
+      for (int i = tid; i < R; i += bd) {
+        const int f = prowS[3 * i], nf = prowS[3 * i + 1], x = prowS[3 * i + 2];
+        if (nf > kPieceWarp) continue;
+        float sum = 0.0f;
+        for (int q = 0; q < nf; ++q) sum += valS[f + q];
+        if (x >= 0) sum += valS[x];
+        finish(i, sum);
+      }
+      for (int h = warp; h < H; h += warps) {
+        const int i = heavyS[h];
+        const int f = prowS[3 * i], nf = prowS[3 * i + 1], x = prowS[3 * i + 2];
+        float sum = 0.0f;
+        for (int q = lane; q < nf; q += 32) sum += valS[f + q];
+        sum = warpAllSum(sum);
+        if (lane == 0) finish(i, x >= 0 ? sum + valS[x] : sum);
+      }
+    } else if ((a.ablate & kNoRows) == 0) {
       for (int i = tid; i < R; i += bd) {
         const int b = rpS[i], en = rpS[i + 1];
         if (en - b <= kLight) {
@@ -480,7 +586,7 @@ struct DsmState {
   long long exchangeFloats = 0;
   std::string why;
   Args args{};
-  int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr;
+  int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr;
   unsigned short *sidx = nullptr;
   unsigned *desc = nullptr;
   float *gx = nullptr;
@@ -506,10 +612,10 @@ cudaLaunchConfig_t clusterConfig(int C, int threads, size_t smem, cudaLaunchAttr
 }
 
 void freeBuffers(DsmState &s) {
-  void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx};
+  void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow};
   for (void *p : bufs)
     if (p) cudaFree(p);
-  s.col = s.gid = s.heavy = s.pairs = s.ctl = nullptr;
+  s.col = s.gid = s.heavy = s.pairs = s.ctl = s.pnj = s.prow = nullptr;
   s.sidx = nullptr;
   s.desc = nullptr;
   s.gx = nullptr;
@@ -553,7 +659,8 @@ template <bool kInstr> const void *kernelFor(int mode) {
 // PRLAB_KNOB_DSM_BALANCE); false with
 // why set when it cannot hold the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
-               Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
+               bool pieces, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
+               std::vector<int> &pnj, std::vector<int> &prow,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
   a = Args{};
@@ -597,6 +704,9 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   // Ghost vectors: own rows (padded to 4), then one padded segment per source.
   std::vector<int> pos(static_cast<size_t>(n), -1);
   pairs.assign(static_cast<size_t>(kMaxC * kMaxC * 3), 0);
+  pnj.assign(static_cast<size_t>(kPiece * kMaxC), 0);
+  prow.assign(pieces ? 3 * static_cast<size_t>(n) : 1, 0);
+  for (size_t r = 0; pieces && r < static_cast<size_t>(n); ++r) prow[3 * r + 2] = -1;
   cols.assign(col.size(), 0);
   gids.clear();
   heavy.clear();
@@ -641,8 +751,42 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       const int u = col[static_cast<size_t>(e)];
       cols[static_cast<size_t>(e)] = owner[static_cast<size_t>(u)] == q ? u - r0 : pos[static_cast<size_t>(u)];
     }
-    for (int i = 0; i < R; ++i)
-      if (rp[r0 + i + 1] - rp[r0 + i] > kLight) heavy.push_back(i);
+    if (pieces) { // pieces of <= kPiece edges, sorted by length (then row), columns in jagged-diagonal order
+      struct Piece {
+        int len, row, start;
+      };
+      std::vector<Piece> ps;
+      for (int i = 0; i < R; ++i) {
+        const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
+        for (int o = 0; o < d; o += kPiece) ps.push_back(Piece{std::min(kPiece, d - o), i, b + o});
+      }
+      std::stable_sort(ps.begin(), ps.end(), [](const Piece &x, const Piece &y) { return x.len > y.len; });
+      int *nj = &pnj[static_cast<size_t>(kPiece * q)];
+      for (const Piece &pc : ps)
+        for (int j = 0; j < pc.len; ++j) ++nj[j];
+      std::vector<int> jcol(static_cast<size_t>(rp[r0 + R] - rp[r0]));
+      for (int t = 0, n0 = static_cast<int>(ps.size()); t < n0; ++t) {
+        const Piece &pc = ps[static_cast<size_t>(t)];
+        int slot = t;
+        for (int j = 0; j < pc.len; ++j) {
+          jcol[static_cast<size_t>(slot)] = cols[static_cast<size_t>(pc.start + j)];
+          slot += nj[j];
+        }
+        int *pr = &prow[3 * static_cast<size_t>(r0 + pc.row)];
+        if (pc.len == kPiece) { // full pieces of a row stay contiguous (stable sort of a row-ordered list)
+          if (pr[1] == 0) pr[0] = t;
+          ++pr[1];
+        } else {
+          pr[2] = t;
+        }
+      }
+      for (size_t j = 0; j < jcol.size(); ++j) cols[static_cast<size_t>(rp[r0]) + j] = jcol[j];
+      for (int i = 0; i < R; ++i)
+        if (prow[3 * static_cast<size_t>(r0 + i) + 1] > kPieceWarp) heavy.push_back(i);
+    } else {
+      for (int i = 0; i < R; ++i)
+        if (rp[r0 + i + 1] - rp[r0 + i] > kLight) heavy.push_back(i);
+    }
     gmax = std::max(gmax, g);
     rmax = std::max(rmax, R);
     emax = std::max(emax, rp[r0 + R] - rp[r0]);
@@ -723,7 +867,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  const bool staged = s.knobGather != 2;
+  const bool staged = s.knobGather != 2, pieces = s.knobGather == 3;
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -734,8 +878,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned short> sidx;
     std::vector<unsigned> desc;
     long long xf = 0;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, a, cols, gids, heavy, sidx, desc, pairs, xf, why)) continue;
-    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged).total;
+    std::vector<int> pnj, prow;
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, pieces, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs,
+                   xf, why))
+      continue;
+    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces).total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
       why = "graph too large for one cluster: it needs " + std::to_string(smem) +
@@ -773,6 +920,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&s.pairs, pairs, "d_dsmPairs", e));
     PR_TRY(upload(&s.sidx, sidx, "d_dsmSendIdx", e));
     PR_TRY(upload(&s.desc, desc, "d_dsmSendDesc", e));
+    PR_TRY(upload(&s.pnj, pnj, "d_dsmPieceCounts", e));
+    PR_TRY(upload(&s.prow, prow, "d_dsmRowPieces", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
@@ -786,6 +935,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.gx = s.gx;
     a.ablate = s.knobAblate;
     a.direct = staged ? 0 : 1;
+    a.pieces = pieces ? 1 : 0;
+    a.pnj = s.pnj;
+    a.prow = s.prow;
     s.args = a;
     s.C = C;
     s.threads = threads;
@@ -922,7 +1074,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     s.knobBalance = value;
     break;
   case PRLAB_KNOB_DSM_GATHER:
-    if (value > 2) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 2] (auto, staged, direct)", value);
+    if (value > 3) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 3] (auto, staged, direct, pieces)", value);
     s.knobGather = value;
     break;
   default:

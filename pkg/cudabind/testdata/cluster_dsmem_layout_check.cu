@@ -1,0 +1,105 @@
+// cluster_dsmem_layout_check.cu — a host-only check of gpu-cluster-dsmem's layout (layoutFor in
+// csrc/cluster_dsmem.cu), no GPU needed: one iteration's exchange (send lists, descriptors), ghost vectors,
+// gather, piece sums and row sums emulated on the CPU against direct row sums of the CSR, for C = 16 and 8,
+// staged and piece-wise. Run (nvcc only compiles; nothing runs on a device):
+//   PRLAB_DSM_LAYOUT_DUMP=/tmp/csr go test ./pkg/cudabind -run TestDumpCSRForLayoutCheck
+//   nvcc -std=c++17 -Ipkg/cudabind/csrc pkg/cudabind/testdata/cluster_dsmem_layout_check.cu -o /tmp/check && /tmp/check /tmp/csr/*.bin
+#include "../csrc/cluster_dsmem.cu"
+#include <cmath>
+#include <cstdarg>
+namespace prlab {
+int fail(Err &e, int code, const char *fmt, ...) { (void)e; (void)fmt; return code; }
+int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) { (void)e; (void)st; (void)fmt; return 2; }
+int devAlloc(void **p, size_t bytes, const char *name, Err &e) { (void)p; (void)bytes; (void)name; (void)e; return 0; }
+int checkDamping(float d, Err &e) { (void)d; (void)e; return 0; }
+}
+using namespace prlab;
+static float val(int u) { return 1.0f + (u * 2654435761u % 1000) / 1000.0f; }
+int main(int argc, char **argv) {
+  int bad = 0;
+  for (int ai = 1; ai < argc; ++ai) {
+    FILE *f = fopen(argv[ai], "rb");
+    int n, nnz;
+    if (fread(&n, 4, 1, f) != 1 || fread(&nnz, 4, 1, f) != 1) return 2;
+    std::vector<int> rp(n + 1), col(nnz);
+    if (fread(rp.data(), 4, n + 1, f) != (size_t)n + 1) return 2;
+    if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
+    fclose(f);
+    for (int C : {16, 8})
+      for (int pieces = 0; pieces < 2; ++pieces) {
+        Args a;
+        std::vector<int> cols, gids, heavy, pnj, prow, pairs;
+        std::vector<unsigned short> sidx;
+        std::vector<unsigned> desc;
+        long long xf;
+        std::string why;
+        if (!layoutFor(rp, col, n, C, 0, 1, true, pieces != 0, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs, xf, why)) {
+          printf("%s: %s\n", argv[ai], why.c_str());
+          continue;
+        }
+        double maxerr = 0;
+        int errs = 0;
+        // ghost vectors: value of each entry from its global id, built by the exchange emulation
+        std::vector<std::vector<float>> ghost(C);
+        for (int q = 0; q < C; ++q) {
+          int G = a.gb[q + 1] - a.gb[q];
+          ghost[q].assign(G, -1e30f);
+          int R = a.rb[q + 1] - a.rb[q];
+          for (int i = 0; i < R; ++i) ghost[q][i] = val(a.rb[q] + i);
+        }
+        // exchange: sender s writes its send list into q's ghost at the descriptor's float4
+        for (int s = 0; s < C; ++s) {
+          int S = a.sb[s + 1] - a.sb[s];
+          for (int g = 0; g < S / 4; ++g) {
+            unsigned d = desc[a.sb[s] / 4 + g];
+            int q = d >> 24, idx4 = d & 0xffffff;
+            for (int u = 0; u < 4; ++u) ghost[q][4 * idx4 + u] = val(a.rb[s] + sidx[a.sb[s] + 4 * g + u]);
+          }
+        }
+        // ghost entries with a global id must hold that id's value
+        for (int q = 0; q < C; ++q)
+          for (int j = 0; j < (int)ghost[q].size(); ++j) {
+            int g = gids[a.gb[q] + j];
+            if (g >= 0 && ghost[q][j] != val(g)) { if (errs++ < 5) printf("  ghost q%d j%d gid %d holds %g\n", q, j, g, ghost[q][j]); }
+          }
+        for (int q = 0; q < C; ++q) {
+          int r0 = a.rb[q], R = a.rb[q + 1] - r0, e0 = rp[r0], E = rp[r0 + R] - e0;
+          std::vector<float> rowsum(R, 0.0f);
+          if (!pieces) {
+            for (int i = 0; i < R; ++i)
+              for (int e = rp[r0 + i]; e < rp[r0 + i + 1]; ++e) rowsum[i] += ghost[q][cols[e]];
+          } else {
+            const int *nj = &pnj[kPiece * q];
+            int np = nj[0];
+            std::vector<float> part(np);
+            for (int t = 0; t < np; ++t) {
+              float s = 0; int slot = t;
+              for (int j = 0; j < kPiece; ++j) { if (t < nj[j]) { if (slot >= E) { errs++; break; } s += ghost[q][cols[e0 + slot]]; } slot += nj[j]; }
+              part[t] = s;
+            }
+            int sumnj = 0; for (int j = 0; j < kPiece; ++j) sumnj += nj[j];
+            if (sumnj != E) { errs++; printf("  q%d slots %d != edges %d\n", q, sumnj, E); }
+            for (int i = 0; i < R; ++i) {
+              int f0 = prow[3 * (r0 + i)], nf = prow[3 * (r0 + i) + 1], x = prow[3 * (r0 + i) + 2];
+              float s = 0; for (int k = 0; k < nf; ++k) s += part[f0 + k]; if (x >= 0) s += part[x];
+              rowsum[i] = s;
+            }
+            // heavy list = rows with nf > kPieceWarp
+            int hc = 0; for (int i = 0; i < R; ++i) hc += prow[3 * (r0 + i) + 1] > kPieceWarp;
+            if (hc != a.hb[q + 1] - a.hb[q]) { errs++; printf("  q%d heavy %d vs %d\n", q, hc, a.hb[q+1]-a.hb[q]); }
+          }
+          for (int i = 0; i < R; ++i) {
+            double ref = 0;
+            for (int e = rp[r0 + i]; e < rp[r0 + i + 1]; ++e) ref += val(col[e]);
+            double err = fabs(rowsum[i] - ref) / (fabs(ref) + 1e-30);
+            if (ref == 0) err = fabs(rowsum[i]);
+            maxerr = std::max(maxerr, err);
+            if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
+          }
+        }
+        printf("%-28s C=%2d pieces=%d exchange %lld floats gmax %d: max rel err %.2e, %d errors\n", argv[ai], C, pieces, xf, a.gmax, maxerr, errs);
+        bad += errs;
+      }
+  }
+  return bad ? 1 : 0;
+}
