@@ -493,20 +493,22 @@ func (d *design) prepare(s *Session) error {
 // HotHeadSetup is the configuration a hot-head design runs with on one
 // graph (prlab_hothead_info): contributions staged per block, the load mode
 // of the once-read streams (1 ld.global.nc, 2 ld.global.nc.L1::no_allocate,
-// 3 ld.global.cs), blocks, threads per block, threads per heavy row, and the
-// ms the one-time tuning took (the size and mode whose knobs are 0 are the
-// fastest of a few timed iterations per candidate; all give the same bits).
+// 3 ld.global.cs), loads in flight per thread and step (2 or 4), blocks,
+// threads per block, threads per heavy row, and the ms of the one-time
+// tuning's timed iterations (the size, mode and loads per step whose knobs
+// are 0 are the fastest of 3 timed iterations per candidate; all give the
+// same bits).
 type HotHeadSetup struct {
-	HotFloats, LoadMode, Grid, Threads, Group int
-	TuneMs                                    float64
+	HotFloats, LoadMode, LoadsPerStep, Grid, Threads, Group int
+	TuneMs                                                  float64
 }
 
 // loadModes names HotHeadSetup.LoadMode.
 var loadModes = map[int]string{1: "ld.global.nc", 2: "ld.global.nc.L1::no_allocate", 3: "ld.global.cs"}
 
 func (h HotHeadSetup) String() string {
-	return fmt.Sprintf("%d floats (%d KiB) of contributions staged per block, once-read streams by %s, %d blocks x %d threads, %d threads per row above 1,024 edges",
-		h.HotFloats, h.HotFloats*4/1024, loadModes[h.LoadMode], h.Grid, h.Threads, h.Group)
+	return fmt.Sprintf("%d floats (%d KiB) of contributions staged per block, once-read streams by %s, %d loads per thread and step, %d blocks x %d threads, %d threads per row above 1,024 edges",
+		h.HotFloats, h.HotFloats*4/1024, loadModes[h.LoadMode], h.LoadsPerStep, h.Grid, h.Threads, h.Group)
 }
 
 // setupRow is a hot-head design's row of its one-time setup on the

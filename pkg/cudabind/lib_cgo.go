@@ -96,9 +96,9 @@ static int pr_codes(void *f, void *h, const unsigned short *codes, const int *xp
                     int len) {
 	return ((__typeof__(&prlab_hothead_codes))f)(h, codes, xp, x, nx, msg, len);
 }
-static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, int *grid, int *thr, int *grp,
-                     float *ms, char *msg, int len) {
-	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, grid, thr, grp, ms, msg, len);
+static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, int *step, int *grid, int *thr,
+                     int *grp, float *ms, char *msg, int len) {
+	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, step, grid, thr, grp, ms, msg, len);
 }
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
@@ -407,11 +407,11 @@ func (l *library) hotHeadInfo(h unsafe.Pointer, impl int, damping float32) (HotH
 		return HotHeadSetup{}, err
 	}
 	var msg [msgLen]C.char
-	var hot, mode, grid, thr, grp C.int
+	var hot, mode, step, grid, thr, grp C.int
 	var ms C.float
-	rc := C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &grid, &thr, &grp, &ms, &msg[0], msgLen)
-	return HotHeadSetup{HotFloats: int(hot), LoadMode: int(mode), Grid: int(grid), Threads: int(thr), Group: int(grp), TuneMs: float64(ms)},
-		status("prlab_hothead_info", rc, &msg)
+	rc := C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &step, &grid, &thr, &grp, &ms, &msg[0], msgLen)
+	return HotHeadSetup{HotFloats: int(hot), LoadMode: int(mode), LoadsPerStep: int(step), Grid: int(grid), Threads: int(thr),
+		Group: int(grp), TuneMs: float64(ms)}, status("prlab_hothead_info", rc, &msg)
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

@@ -131,6 +131,7 @@ template <int kS, class T> __device__ __forceinline__ T ldS(const T *p) {
   return __ldg(p);
 }
 constexpr int kLoadModes = 3;
+constexpr int kVariants = 2 * kLoadModes; // x {two, four} loads per step
 
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
@@ -217,7 +218,9 @@ __device__ __forceinline__ RowRef rowRef(const Args &a, const int *list, int r, 
   return x;
 }
 
-template <int kT, int kS>
+// kU4: four loads in flight per thread and step instead of two, added to
+// the same two accumulators in the same order (the same bits).
+template <int kT, int kS, bool kU4>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
   // Group (a.group threads) per row (in-degree > kWarpMax).
@@ -228,6 +231,17 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
       const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
       float s0 = 0.0f, s1 = 0.0f;
       int e = b + gt;
+      if (kU4)
+        for (; e + 3 * kG < en; e += 4 * kG) {
+          const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
+          const int c2 = ldS<kS>(a.colIdx + e + 2 * kG), c3 = ldS<kS>(a.colIdx + e + 3 * kG);
+          const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
+          const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
+          s0 += g0;
+          s1 += g1;
+          s0 += g2;
+          s1 += g3;
+        }
       for (; e + kG < en; e += 2 * kG) {
         const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
         s0 += gatherOne(head, hot, a.cIn, c0);
@@ -252,6 +266,17 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b + lane;
+    if (kU4)
+      for (; e + 96 < en; e += 128) {
+        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
+        const int c2 = ldS<kS>(a.colIdx + e + 64), c3 = ldS<kS>(a.colIdx + e + 96);
+        const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
+        const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
+        s0 += g0;
+        s1 += g1;
+        s0 += g2;
+        s1 += g3;
+      }
     for (; e + 32 < en; e += 64) {
       const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
       s0 += gatherOne(head, hot, a.cIn, c0);
@@ -272,6 +297,17 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b;
+    if (kU4)
+      for (; e + 3 < en; e += 4) {
+        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 1);
+        const int c2 = ldS<kS>(a.colIdx + e + 2), c3 = ldS<kS>(a.colIdx + e + 3);
+        const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
+        const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
+        s0 += g0;
+        s1 += g1;
+        s0 += g2;
+        s1 += g3;
+      }
     for (; e + 1 < en; e += 2) {
       const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 1);
       s0 += gatherOne(head, hot, a.cIn, c0);
@@ -287,8 +323,9 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
 // (the heavy list first, sorted by in-degree descending, so the longest
 // rows start first), light rows thread per row. kS: the load mode of the
 // streams read once (ldS).
-template <int kT, int kMinBlocks, bool kPacked, int kS>
+template <int kT, int kMinBlocks, bool kPacked, int kV>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
+  constexpr int kS = kV % kLoadModes; // load mode; kV / kLoadModes: four loads per step (unpacked rows)
   extern __shared__ float4 head4[];
   const float *head = reinterpret_cast<const float *>(head4);
   __shared__ float scratch[32];
@@ -341,7 +378,7 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
       finish<kS>(a, cur.v, s, D, dang);
     }
   } else {
-    plainRows<kT, kS>(a, head, D, dang, scratch);
+    plainRows<kT, kS, (kV >= kLoadModes)>(a, head, D, dang, scratch);
   }
   const float bd = blockSum<kT>(dang, scratch);
   if (tid == 0) a.dOut[blockIdx.x] = bd;
@@ -369,15 +406,17 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 // threads at up to 32).
 struct Shape {
   int threads, occ;                // occ 1: 1024 threads per SM, 2: 2048
-  const void *iter[2][kLoadModes]; // [packed][load mode]
+  const void *iter[2][kVariants]; // [packed][variant: load mode + kLoadModes x four loads per step]
 };
 
 #define PR_HH_K(T, OCC, P, S) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, P, S>)
 #define PR_HH_SHAPE(T, OCC)                                                                        \
   {                                                                                                \
     T, OCC, {                                                                                      \
-      {PR_HH_K(T, OCC, false, 0), PR_HH_K(T, OCC, false, 1), PR_HH_K(T, OCC, false, 2)},           \
-          {PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2)}           \
+      {PR_HH_K(T, OCC, false, 0), PR_HH_K(T, OCC, false, 1), PR_HH_K(T, OCC, false, 2),            \
+       PR_HH_K(T, OCC, false, 3), PR_HH_K(T, OCC, false, 4), PR_HH_K(T, OCC, false, 5)},           \
+          {PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2),           \
+           PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2)}           \
     }                                                                                              \
   }
 const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
@@ -386,7 +425,7 @@ const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1
 #undef PR_HH_SHAPE
 
 struct State {
-  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0, knobStream = 0;
+  int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0, knobStream = 0, knobUnroll = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   int *rows[3] = {nullptr, nullptr, nullptr}; // light, medium, heavy
@@ -397,7 +436,7 @@ struct State {
   int hotMax = 0, G = 0, blocksPerSM = 0, group = 0;
   // Per design (0 plain, 1 packed): the hot-head size and load mode in use,
   // tuned at the first run when their knobs are 0, and the tuning's ms.
-  int hotOf[2] = {0, 0}, modeOf[2] = {0, 0};
+  int hotOf[2] = {0, 0}, modeOf[2] = {0, 0}; // modeOf: the kernel variant (load mode + kLoadModes x unroll)
   bool tuned[2] = {false, false};
   float tuneMs[2] = {0.0f, 0.0f};
   const Shape *shape = nullptr;
@@ -551,8 +590,9 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   return PRLAB_OK;
 }
 
-// The hot-head size and load mode of design packed: the knobs', or the
-// fastest candidate of kTuneHot x the load modes (one warm-up and 3 timed
+// The hot-head size and kernel variant of design packed: the knobs', or the
+// fastest candidate of kTuneHot x the load modes x two or four loads per
+// step (unpacked) (one warm-up and 3 timed
 // iterations each, from x_0; outside any timed region). Every candidate
 // computes the same bits (same rows, blocks and summation order).
 int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
@@ -565,9 +605,12 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
       const int v = clampHot(s, h, c.n);
       if (std::find(hots.begin(), hots.end(), v) == hots.end()) hots.push_back(v);
     }
-  if (s.knobStream) modes.push_back(s.knobStream - 1);
-  else
-    for (int m = 0; m < kLoadModes; ++m) modes.push_back(m);
+  for (int u = 0; u < 2; ++u) {
+    if ((packed || s.knobUnroll == 2) && u == 1) continue; // the packed rows have one loop shape
+    if (s.knobUnroll == 4 && !packed && u == 0) continue;
+    for (int m = 0; m < kLoadModes; ++m)
+      if (s.knobStream == 0 || s.knobStream - 1 == m) modes.push_back(m + kLoadModes * u);
+  }
   s.hotOf[pk] = hots[0];
   s.modeOf[pk] = modes[0];
   s.tuneMs[pk] = 0.0f;
@@ -721,6 +764,10 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
     if (value > hh::kLoadModes) return fail(e, PRLAB_ERR_ARG, "hot-head load mode %d outside [0, %d]", value, hh::kLoadModes);
     s->knobStream = value;
     break;
+  case PRLAB_KNOB_HOT_UNROLL:
+    if (value != 0 && value != 2 && value != 4) return fail(e, PRLAB_ERR_ARG, "hot-head loads per step %d: 0, 2 or 4", value);
+    s->knobUnroll = value;
+    break;
   case PRLAB_KNOB_HOT_GROUP:
     if (value != 0 && (value % 32 != 0 || value > 1024))
       return fail(e, PRLAB_ERR_ARG, "hot-head group %d: 0 or a multiple of 32 up to 1024", value);
@@ -795,19 +842,20 @@ int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *ex
   });
 }
 
-int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid, int *threads,
-                       int *group, float *tune_ms, char *msg, int msg_len) {
+int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *loads_per_step,
+                       int *grid, int *threads, int *group, float *tune_ms, char *msg, int msg_len) {
   return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
     PR_TRY(prlab::checkHandle(handle, e));
     if (!prlab::hotheadImpl(impl)) return prlab::fail(e, PRLAB_ERR_ARG, "implementation %d is not a hot-head design", impl);
-    if (!hot_floats || !load_mode || !grid || !threads || !group || !tune_ms)
+    if (!hot_floats || !load_mode || !loads_per_step || !grid || !threads || !group || !tune_ms)
       return prlab::fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
     prlab::hh::State *s = nullptr;
     PR_TRY(prlab::hh::prepare(c, impl, &s, damping, e));
     const int pk = impl == PRLAB_IMPL_HOTHEAD_PACKED ? 1 : 0;
     *hot_floats = s->hotOf[pk];
-    *load_mode = s->modeOf[pk] + 1;
+    *load_mode = s->modeOf[pk] % prlab::hh::kLoadModes + 1;
+    *loads_per_step = s->modeOf[pk] >= prlab::hh::kLoadModes ? 4 : 2;
     *grid = s->G;
     *threads = s->shape->threads;
     *group = s->group;

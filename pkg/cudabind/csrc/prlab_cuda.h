@@ -228,10 +228,12 @@ PRLAB_API int prlab_hothead_codes(void *handle, const unsigned short *codes, con
  * and load mode whose knobs are 0: the fastest of a few timed iterations
  * per candidate, outside any timed region; every candidate gives the same
  * bits): contributions staged per block (*hot_floats), load mode of the
- * once-read streams (*load_mode, PRLAB_KNOB_HOT_STREAM's values 1-3), blocks
+ * once-read streams (*load_mode, PRLAB_KNOB_HOT_STREAM's values 1-3), loads in
+ * flight per thread and step (*loads_per_step, PRLAB_KNOB_HOT_UNROLL's), blocks
  * and threads per block, threads per heavy row, and the tuning's ms. */
-PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid,
-                                 int *threads, int *group, float *tune_ms, char *msg, int msg_len);
+PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode,
+                                 int *loads_per_step, int *grid, int *threads, int *group, float *tune_ms, char *msg,
+                                 int msg_len);
 /* The single-cluster design with needed-only exchanges (csrc/cluster_dsmem.cu):
  * the whole graph in the shared memory of one thread-block cluster, one
  * cluster.sync() per iteration (sm_90). Its own code range. */
@@ -329,7 +331,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_STREAM 21        /* load mode of the once-read streams (colIdx or the code, row lists, rowPtr,
                                            invOut): 1 read-only path (ld.global.nc), 2 ld.global.nc.L1::no_allocate,
                                            3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
-#define PRLAB_KNOB_HOT_END 22
+#define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2 or 4 (auto: tuned;
+                                           the same accumulators in the same order, the same bits) */
+#define PRLAB_KNOB_HOT_END 23
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
 #define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier

@@ -526,14 +526,15 @@ int prlab_hothead_codes(void *handle, const unsigned short *codes, const int *ex
 }
 
 /* The hot-head setup: fixed values (no tuning without a GPU). */
-int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *grid, int *threads,
-                       int *group, float *tune_ms, char *msg, int msg_len) {
+int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode, int *loads_per_step,
+                       int *grid, int *threads, int *group, float *tune_ms, char *msg, int msg_len) {
   (void)handle;
   (void)damping;
   if (impl != PRLAB_IMPL_HOTHEAD && impl != PRLAB_IMPL_HOTHEAD_PACKED)
     return say(msg, msg_len, PRLAB_ERR_ARG, "not a hot-head design");
   *hot_floats = 24576;
   *load_mode = 2;
+  *loads_per_step = 4;
   *grid = 264;
   *threads = 1024;
   *group = 1024;
