@@ -93,7 +93,7 @@ func TestReportGraphEveryFormat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, stderr)
 		}
-		run, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+		run, err := report.Read[report.Run](filepath.Join(out, report.JSONFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +212,7 @@ func TestNoCommandWritesUserFiles(t *testing.T) {
 	if after := treeHashes(t, user); !maps.Equal(before, after) {
 		t.Errorf("the user folder changed:\nbefore %v\nafter  %v", before, after)
 	}
-	s, err := report.ReadScaleJSON(filepath.Join(out, "s", report.ScaleJSONFile))
+	s, err := report.Read[report.ScaleStudy](filepath.Join(out, "s", report.ScaleJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}

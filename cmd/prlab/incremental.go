@@ -170,7 +170,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 // incremental.json) in the same directory, atomically: the findings and
 // crossovers derived again with this binary's rules, the page redrawn.
 func renderIncremental(path string, stdout io.Writer) error {
-	s, err := report.ReadIncrementalJSON(path)
+	s, err := report.Read[report.IncrementalStudy](path)
 	if err != nil {
 		return fmt.Errorf("incremental --render: %w", err)
 	}

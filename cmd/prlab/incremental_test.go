@@ -27,7 +27,7 @@ func TestIncrementalCommand(t *testing.T) {
 	if !strings.Contains(stdout, "incremental: 8 batches, 8 rows") {
 		t.Errorf("stdout %q", stdout)
 	}
-	s, err := report.ReadIncrementalJSON(filepath.Join(out, report.IncrementalJSONFile))
+	s, err := report.Read[report.IncrementalStudy](filepath.Join(out, report.IncrementalJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}

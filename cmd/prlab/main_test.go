@@ -83,7 +83,7 @@ func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
 	if err != nil {
 		t.Fatalf("report: %v\n%s", err, stderr)
 	}
-	run, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+	run, err := report.Read[report.Run](filepath.Join(out, report.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestReportThenRenders(t *testing.T) {
 	if !strings.Contains(stdout, "wrote "+filepath.Join(out, "index.html")) {
 		t.Errorf("stdout %q", stdout)
 	}
-	run, err := report.ReadJSON(filepath.Join(out, report.JSONFile))
+	run, err := report.Read[report.Run](filepath.Join(out, report.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,7 +222,7 @@ func TestCLIExitStatus(t *testing.T) {
 		}
 	}
 	// The successful run wrote a report that renders again.
-	if _, err := report.ReadJSON(filepath.Join(out, report.JSONFile)); err != nil {
+	if _, err := report.Read[report.Run](filepath.Join(out, report.JSONFile)); err != nil {
 		t.Fatalf("report written by the CLI does not read back: %v", err)
 	}
 	if err := exec.Command(bin, "render", filepath.Join(out, report.JSONFile)).Run(); err != nil {

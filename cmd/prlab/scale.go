@@ -163,7 +163,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // baseline's CSVs come from gapCSV, else from where scale.json recorded
 // them, else from the report directory (report.AttachCPUBaseline).
 func renderScale(path, gapCSV string, stdout io.Writer) error {
-	s, err := report.ReadScaleJSON(path)
+	s, err := report.Read[report.ScaleStudy](path)
 	if err != nil {
 		return fmt.Errorf("scale --render: %w", err)
 	}

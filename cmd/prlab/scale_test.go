@@ -16,7 +16,7 @@ func TestScaleCommandWritesReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress)
 	}
-	s, err := report.ReadScaleJSON(filepath.Join(dir, report.ScaleJSONFile))
+	s, err := report.Read[report.ScaleStudy](filepath.Join(dir, report.ScaleJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestScaleRenderRegradesGoals(t *testing.T) {
 		t.Fatalf("%v\n%s", err, progress)
 	}
 	js := filepath.Join(dir, report.ScaleJSONFile)
-	s, err := report.ReadScaleJSON(js)
+	s, err := report.Read[report.ScaleStudy](js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestScaleRenderRegradesGoals(t *testing.T) {
 	if err != nil || !strings.Contains(out, "rewrote "+filepath.Join(dir, "index.html")) {
 		t.Fatalf("render: %v %q", err, out)
 	}
-	back, err := report.ReadScaleJSON(js)
+	back, err := report.Read[report.ScaleStudy](js)
 	if err != nil || len(back.Goals) != 3 || len(back.Rows) != len(s.Rows) {
 		t.Fatalf("re-rendered: %v, %d goals", err, len(back.Goals))
 	}

@@ -200,7 +200,7 @@ func movedNote(moved []string) string {
 
 // rerunResults reruns a results.json report's protocol through study.Run.
 func rerunResults(ctx context.Context, a report.Evidence, data string, moved, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
-	run, err := report.ReadJSON(a.Path)
+	run, err := report.Read[report.Run](a.Path)
 	if err != nil {
 		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -323,7 +323,7 @@ func finishComparison(v *report.Verification, out string, stdout io.Writer) erro
 // rerunScale reruns a scale.json study's protocol through study.RunScale
 // (study.ScaleRerunConfig: its graphs, references and per-row rungs).
 func rerunScale(ctx context.Context, a report.Evidence, moved, impls []string, dst *report.OutDir, now time.Time, stderr io.Writer) (report.Evidence, []string, error) {
-	s, err := report.ReadScaleJSON(a.Path)
+	s, err := report.Read[report.ScaleStudy](a.Path)
 	if err != nil {
 		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -363,7 +363,7 @@ func rerunScale(ctx context.Context, a report.Evidence, moved, impls []string, d
 // study.RunIncremental (study.IncrementalRerunConfig), after checking that
 // the by-year workload would read the study's data.
 func rerunIncremental(ctx context.Context, a report.Evidence, data string, impls []string, dst *report.OutDir, stderr io.Writer) (report.Evidence, []string, error) {
-	s, err := report.ReadIncrementalJSON(a.Path)
+	s, err := report.Read[report.IncrementalStudy](a.Path)
 	if err != nil {
 		return report.Evidence{}, nil, fmt.Errorf("verify: %w", err)
 	}
@@ -428,7 +428,7 @@ func renderPage(in string) (page []byte, name string, err error) {
 		page, err = report.RenderVerifyHTML(v)
 		return page, report.VerifyHTMLFile, err
 	}
-	run, err := report.ReadJSON(in)
+	run, err := report.Read[report.Run](in)
 	if err != nil {
 		return nil, "", err
 	}

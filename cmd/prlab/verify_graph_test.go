@@ -47,7 +47,7 @@ func TestVerifyReportOfAUserGraph(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "Every correctness gate reproduced") {
 		t.Fatalf("verify of a --graph report: %v\n%s\n%s", err, stdout, stderr)
 	}
-	run, err := report.ReadJSON(filepath.Join(rep, report.JSONFile))
+	run, err := report.Read[report.Run](filepath.Join(rep, report.JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ type CommittedIncremental struct {
 // that reads as an incremental study, those that measured a GPU first, then
 // newest first.
 func CommittedIncrementalRuns() ([]CommittedIncremental, error) {
-	return committedReports([]string{"reports/*/" + report.IncrementalJSONFile}, report.ReadIncrementalJSON,
+	return committedReports([]string{"reports/*/" + report.IncrementalJSONFile}, report.Read[report.IncrementalStudy],
 		func(s *report.IncrementalStudy) (bool, string) { return s.GPU != nil, s.Env.Date },
 		func(s *report.IncrementalStudy, path string) CommittedIncremental {
 			return CommittedIncremental{s, path}

@@ -45,7 +45,7 @@ type CommittedScale struct {
 // folders git does not track are left out), those that measured a GPU
 // first, then newest first.
 func CommittedScaleRuns() ([]CommittedScale, error) {
-	return committedReports([]string{"reports/*/" + report.ScaleJSONFile}, report.ReadScaleJSON,
+	return committedReports([]string{"reports/*/" + report.ScaleJSONFile}, report.Read[report.ScaleStudy],
 		func(s *report.ScaleStudy) (bool, string) { return s.GPU != nil, s.Env.Date },
 		func(s *report.ScaleStudy, path string) CommittedScale { return CommittedScale{s, path} })
 }

@@ -151,7 +151,7 @@ func Study(p Params) (*StudyRun, error) {
 	path := filepath.Join(out, report.JSONFile)
 	var took time.Duration
 	run, fromCache, err := cachedCompute(cache, out+".lock",
-		func() (*report.Run, bool) { run, err := report.ReadJSON(path); return run, err == nil },
+		func() (*report.Run, bool) { run, err := report.Read[report.Run](path); return run, err == nil },
 		func() (*report.Run, error) {
 			start := time.Now()
 			run, err := study.Run(context.Background(), cfg)
@@ -275,7 +275,7 @@ type CommittedRun struct {
 // GPU, newest first (by the run's date). Files that do not read as a
 // results.json are skipped.
 func CommittedGPURuns() ([]CommittedRun, error) {
-	runs, err := committedReports([]string{"reports/*/" + report.JSONFile, "reports/*/*/" + report.JSONFile}, report.ReadJSON,
+	runs, err := committedReports([]string{"reports/*/" + report.JSONFile, "reports/*/*/" + report.JSONFile}, report.Read[report.Run],
 		func(r *report.Run) (bool, string) { return r.GPU != nil, r.Env.Date },
 		func(r *report.Run, path string) CommittedRun { return CommittedRun{r, path} })
 	// GPU runs sort first: keep them, newest first.
@@ -380,12 +380,12 @@ func ReportsIndex() string {
 		}
 		dir := filepath.Join(root, "reports", d.Name())
 		what := "other files, not a report these notebooks read"
-		if run, err := report.ReadJSON(filepath.Join(dir, report.JSONFile)); err == nil {
+		if run, err := report.Read[report.Run](filepath.Join(dir, report.JSONFile)); err == nil {
 			what = "study report, no GPU"
 			if run.GPU != nil {
 				what = "study report on " + run.GPU.Name
 			}
-		} else if sc, err := report.ReadScaleJSON(filepath.Join(dir, "scale.json")); err == nil {
+		} else if sc, err := report.Read[report.ScaleStudy](filepath.Join(dir, "scale.json")); err == nil {
 			what = "scale-study report, no GPU"
 			if sc.GPU != nil {
 				what = "scale-study report on " + sc.GPU.Name

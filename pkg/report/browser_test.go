@@ -267,7 +267,7 @@ func TestBrowserRealReport(t *testing.T) {
 	if page == "" {
 		t.Skip("set PRLAB_REPORT_HTML to a generated index.html to check it in the browser")
 	}
-	run, err := ReadJSON(filepath.Join(filepath.Dir(page), JSONFile))
+	run, err := Read[Run](filepath.Join(filepath.Dir(page), JSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func wantCharts(run *Run) []string {
 // series, no paginated legend, no text outside a chart.
 func TestBrowserCommittedReports(t *testing.T) {
 	findChromium(t)
-	n := browserCommitted(t, JSONFile, ReadJSON, RenderHTML, wantCharts)
-	n += browserCommitted(t, ScaleJSONFile, ReadScaleJSON, RenderScaleHTML, func(s *ScaleStudy) []string {
+	n := browserCommitted(t, JSONFile, Read[Run], RenderHTML, wantCharts)
+	n += browserCommitted(t, ScaleJSONFile, Read[ScaleStudy], RenderScaleHTML, func(s *ScaleStudy) []string {
 		var want []string
 		for _, m := range []ScaleMetric{ScaleTime, ScaleSpeedup, ScaleFloor} {
 			if ScaleChart(s, m) != nil {

@@ -43,30 +43,30 @@ func addFixtureSeeds(f *testing.F, encode func(*Run) ([]byte, error)) {
 }
 
 func FuzzDecodeJSON(f *testing.F) {
-	addFixtureSeeds(f, EncodeJSON)
+	addFixtureSeeds(f, Encode[Run])
 	f.Add([]byte(`{"schema":"prlab/results/v1","name":"x","environment":{"date":"d"}}`))
 	f.Add([]byte(`{"schema":"prlab/results/v1"}`))
 	f.Add([]byte(`[1,2]`))
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		run, err := DecodeJSON(data, "results.json")
+		run, err := Decode[Run](data, "results.json")
 		if err != nil {
 			checkReadErr(t, err, "results.json")
 			return
 		}
 		if err := run.Validate(); err != nil {
-			t.Fatalf("DecodeJSON accepted a run that fails Validate: %v", err)
+			t.Fatalf("Decode[Run] accepted a run that fails Validate: %v", err)
 		}
 		// What was read must write back and read back to the same JSON.
-		b1, err := EncodeJSON(run)
+		b1, err := Encode(run)
 		if err != nil {
 			t.Fatalf("accepted run does not encode: %v", err)
 		}
-		run2, err := DecodeJSON(b1, "results.json")
+		run2, err := Decode[Run](b1, "results.json")
 		if err != nil {
 			t.Fatalf("re-encoded run does not read back: %v", err)
 		}
-		b2, err := EncodeJSON(run2)
+		b2, err := Encode(run2)
 		if err != nil || !bytes.Equal(b1, b2) {
 			t.Fatalf("JSON round trip differs (%v)", err)
 		}
@@ -80,13 +80,13 @@ func FuzzDecodeJSON(f *testing.F) {
 // must render to HTML without a panic or an error. (Rendering costs ~30 ms,
 // so this target runs apart from FuzzDecodeJSON; it shares its seeds.)
 func FuzzRenderJSON(f *testing.F) {
-	b, err := EncodeJSON(fixtureRun(true))
+	b, err := Encode(fixtureRun(true))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		run, err := DecodeJSON(data, "results.json")
+		run, err := Decode[Run](data, "results.json")
 		if err != nil {
 			return // FuzzDecodeJSON checks the errors
 		}

@@ -18,7 +18,7 @@ import (
 // RunIncremental fills an IncrementalStudy; WriteIncremental writes it as
 // incremental.json, the incremental-*.csv tables (csv.go) and index.html.
 
-// IncrementalSchema identifies the layout of incremental.json; ReadIncrementalJSON rejects any other value.
+// IncrementalSchema identifies the layout of incremental.json; Read[IncrementalStudy] rejects any other value.
 const IncrementalSchema = "prlab/incremental/v1"
 
 // File names inside an incremental-study report directory.
@@ -211,7 +211,7 @@ type Crossover struct {
 // directory (incremental.json, the tables of IncrementalCSV, index.html), keyed by name,
 // for OutDir.Write.
 func IncrementalFiles(s *IncrementalStudy) (map[string][]byte, error) {
-	return studyFiles(s, IncrementalJSONFile, EncodeIncrementalJSON, IncrementalCSV, RenderIncrementalHTML)
+	return studyFiles(s, IncrementalCSV, RenderIncrementalHTML)
 }
 
 // WriteIncremental renders s in memory and writes dir as one unit (WriteDir).
@@ -236,23 +236,6 @@ func (s *IncrementalStudy) sanitize() {
 			s.Notes = append(s.Notes, msg)
 		}
 	}
-}
-
-// EncodeIncrementalJSON is incremental.json: the whole study, indented.
-func EncodeIncrementalJSON(s *IncrementalStudy) ([]byte, error) {
-	s.sanitize()
-	return encodeDocument(s, IncrementalJSONFile)
-}
-
-// ReadIncrementalJSON reads and validates an incremental.json written by WriteIncremental.
-func ReadIncrementalJSON(path string) (*IncrementalStudy, error) {
-	return readFile(path, DecodeIncrementalJSON)
-}
-
-// DecodeIncrementalJSON parses and validates incremental.json bytes; errors
-// name the file and the line:column or the field.
-func DecodeIncrementalJSON(data []byte, name string) (*IncrementalStudy, error) {
-	return decodeDocument[IncrementalStudy](data, name, IncrementalSchema)
 }
 
 var workloadKinds = []string{WorkloadByYear, WorkloadRandom}

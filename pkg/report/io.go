@@ -23,7 +23,7 @@ const (
 // Files renders run into the files of a report directory (results.json,
 // the tables of RunCSV, index.html), keyed by name, for OutDir.Write.
 func Files(run *Run) (map[string][]byte, error) {
-	return studyFiles(run, JSONFile, EncodeJSON, RunCSV, RenderHTML)
+	return studyFiles(run, RunCSV, RenderHTML)
 }
 
 // Write renders run (in memory, before anything is written) and writes dir
@@ -133,23 +133,48 @@ func firstNonFinite(xs []float64) int {
 	return -1
 }
 
-// EncodeJSON is results.json: the whole Run, indented.
-func EncodeJSON(run *Run) ([]byte, error) {
-	run.sanitize()
-	return encodeDocument(run, JSONFile)
+// Document is a study document prlab writes as one JSON file and reads
+// back: results.json (Run), scale.json (ScaleStudy) and incremental.json
+// (IncrementalStudy).
+type Document interface {
+	Run | ScaleStudy | IncrementalStudy
 }
 
-// ReadJSON reads and validates a results.json written by Write. Errors name
-// the file and either the line:column of a syntax or type error or the field
+// document is what Encode, Read and Decode need of a *Document: its schema
+// and file name, the scrub of non-finite numbers before writing, Validate.
+type document[T Document] interface {
+	*T
+	validator
+	sanitize()
+	schemaFile() (schema, file string)
+}
+
+func (*Run) schemaFile() (string, string)              { return Schema, JSONFile }
+func (*ScaleStudy) schemaFile() (string, string)       { return ScaleSchema, ScaleJSONFile }
+func (*IncrementalStudy) schemaFile() (string, string) { return IncrementalSchema, IncrementalJSONFile }
+
+// Encode is doc's JSON file (results.json, scale.json or incremental.json),
+// indented: a missing schema is set, non-finite numbers are written as 0
+// and named in the document's notes.
+func Encode[T Document, PT document[T]](doc PT) ([]byte, error) {
+	doc.sanitize()
+	_, file := doc.schemaFile()
+	return encodeDocument(doc, file)
+}
+
+// Read reads and validates the document file at path written by Write,
+// WriteScale or WriteIncremental (errors as Decode's, naming path).
+func Read[T Document, PT document[T]](path string) (*T, error) {
+	return readFile(path, Decode[T, PT])
+}
+
+// Decode parses and validates a document's JSON bytes; name is used in
+// errors, which give the line:column of a syntax or type error or the field
 // path of a semantic one, e.g.
 // `results.json: correctness[3].status: "maybe" is not one of pass, fail, failed, skipped`.
-func ReadJSON(path string) (*Run, error) {
-	return readFile(path, DecodeJSON)
-}
-
-// DecodeJSON parses and validates results.json bytes; name is used in errors.
-func DecodeJSON(data []byte, name string) (*Run, error) {
-	return decodeDocument[Run](data, name, Schema)
+func Decode[T Document, PT document[T]](data []byte, name string) (*T, error) {
+	schema, _ := PT(new(T)).schemaFile()
+	return decodeDocument[T, PT](data, name, schema)
 }
 
 // validator is a study model that checks its own invariants.
@@ -250,7 +275,7 @@ func eachRow[T any](rows []T, table string, check func(p string, row T) error) e
 	return nil
 }
 
-// Validate checks the invariants ReadJSON relies on; the error names the field.
+// Validate checks the invariants Read[Run] relies on; the error names the field.
 func (run *Run) Validate() error {
 	if run.Schema != Schema {
 		return fmt.Errorf("schema: %q is not supported, want %q", run.Schema, Schema)

@@ -41,7 +41,7 @@ import (
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
-// Schema identifies the layout of results.json; ReadJSON rejects any other value.
+// Schema identifies the layout of results.json; Read[Run] rejects any other value.
 const Schema = "prlab/results/v1"
 
 // Implementation kinds.

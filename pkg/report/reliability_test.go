@@ -47,12 +47,12 @@ func TestWrittenReportAlwaysReadsBack(t *testing.T) {
 			for i := range run.Convergence {
 				run.Convergence[i].Tolerance = fresh.Convergence[i].Tolerance
 			}
-			b, err := EncodeJSON(run)
+			b, err := Encode(run)
 			if err != nil {
 				t.Errorf("%v gpu=%v: encode: %v", x, gpu, err)
 				continue
 			}
-			if _, err := DecodeJSON(b, "results.json"); err != nil {
+			if _, err := Decode[Run](b, "results.json"); err != nil {
 				t.Errorf("%v gpu=%v: written report does not read back: %v", x, gpu, err)
 			}
 			if _, err := RenderHTML(run); err != nil {

@@ -107,12 +107,12 @@ func TestWriteReadRoundTripAndRerender(t *testing.T) {
 		if want := "convergence.csv,correctness.csv,index.html,results.json,stages.csv,tiers.csv,timing.csv"; strings.Join(names, ",") != want {
 			t.Fatalf("report dir holds %v, want exactly %s (no temporary files)", names, want)
 		}
-		back, err := ReadJSON(filepath.Join(dir, JSONFile))
+		back, err := Read[Run](filepath.Join(dir, JSONFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		j1, _ := EncodeJSON(run)
-		j2, _ := EncodeJSON(back)
+		j1, _ := Encode(run)
+		j2, _ := Encode(back)
 		if !bytes.Equal(j1, j2) {
 			t.Fatal("results.json does not round-trip")
 		}
@@ -234,11 +234,11 @@ func TestSanitizeNonFiniteResult(t *testing.T) {
 	run := fixtureRun(false)
 	run.Results = append(run.Results, pagerank.Result{Implementation: "t1-multicore-f32", Case: "star", Iterations: 3,
 		Residuals: []float64{0.5, math.NaN(), math.Inf(1)}, Sums: []float64{1, 1, math.NaN()}})
-	b, err := EncodeJSON(run)
+	b, err := Encode(run)
 	if err != nil {
 		t.Fatalf("a NaN residual must not make results.json unwritable: %v", err)
 	}
-	back, err := DecodeJSON(b, "results.json")
+	back, err := Decode[Run](b, "results.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestSanitizeNonFiniteResult(t *testing.T) {
 }
 
 func TestReadJSONRejectsBadInput(t *testing.T) {
-	good, err := EncodeJSON(fixtureRun(true))
+	good, err := Encode(fixtureRun(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,13 +282,13 @@ func TestReadJSONRejectsBadInput(t *testing.T) {
 		{"BOM", append([]byte("\xef\xbb\xbf"), good...), ""},
 	}
 	for _, c := range cases {
-		_, err := DecodeJSON(c.data, "results.json")
+		_, err := Decode[Run](c.data, "results.json")
 		checkErrContains(t, c.name, err, c.want)
 	}
-	if _, err := ReadJSON(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := Read[Run](t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: %v", err)
 	}
-	if _, err := ReadJSON(filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
+	if _, err := Read[Run](filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "missing.json") {
 		t.Errorf("missing file: %v", err)
 	}
 }

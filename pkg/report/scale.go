@@ -16,7 +16,7 @@ import (
 // CPU/GPU crossover and the goals of issue 5. pkg/study.RunScale fills a
 // ScaleStudy; WriteScale writes it as scale.json, the scale-*.csv tables (csv.go) and index.html.
 
-// ScaleSchema identifies the layout of scale.json; ReadScaleJSON rejects any other value.
+// ScaleSchema identifies the layout of scale.json; Read[ScaleStudy] rejects any other value.
 const ScaleSchema = "prlab/scale/v1"
 
 // File names inside a scale-study report directory.
@@ -184,14 +184,14 @@ func GTEPS(nnz int, msPerIter float64) float64 {
 // (scale.json, the tables of ScaleCSV, index.html), keyed by name, for
 // OutDir.Write.
 func ScaleFiles(s *ScaleStudy) (map[string][]byte, error) {
-	return studyFiles(s, ScaleJSONFile, EncodeScaleJSON, ScaleCSV, RenderScaleHTML)
+	return studyFiles(s, ScaleCSV, RenderScaleHTML)
 }
 
 // studyFiles renders a study into its report directory's files, keyed by
-// name: the JSON document (js, which also sanitizes s), its CSV tables
+// name: the JSON document (Encode, which also sanitizes s), its CSV tables
 // (tables) and index.html (page).
-func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), tables func(*T) (map[string][]byte, error), page func(*T) ([]byte, error)) (map[string][]byte, error) {
-	b, err := js(s)
+func studyFiles[T Document, PT document[T]](s PT, tables func(PT) (map[string][]byte, error), page func(PT) ([]byte, error)) (map[string][]byte, error) {
+	b, err := Encode(s)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,8 @@ func studyFiles[T any](s *T, jsonFile string, js func(*T) ([]byte, error), table
 	if err != nil {
 		return nil, err
 	}
-	out[jsonFile] = b
+	_, file := s.schemaFile()
+	out[file] = b
 	if out[HTMLFile], err = page(s); err != nil {
 		return nil, err
 	}
@@ -243,24 +244,6 @@ func (s *ScaleStudy) sanitize() {
 		zero(&s.Graphs[i].BuildMs)
 	}
 	zero(&s.ElapsedS, &s.Protocol.BudgetS, &s.Protocol.Damping, &s.Protocol.A, &s.Protocol.B, &s.Protocol.C)
-}
-
-// EncodeScaleJSON is scale.json: the whole ScaleStudy, indented.
-func EncodeScaleJSON(s *ScaleStudy) ([]byte, error) {
-	s.sanitize()
-	return encodeDocument(s, ScaleJSONFile)
-}
-
-// ReadScaleJSON reads and validates a scale.json written by WriteScale.
-func ReadScaleJSON(path string) (*ScaleStudy, error) {
-	return readFile(path, DecodeScaleJSON)
-}
-
-// DecodeScaleJSON parses and validates scale.json bytes; name is used in
-// errors, which give the line:column of a syntax or type error or the field
-// path of a semantic one.
-func DecodeScaleJSON(data []byte, name string) (*ScaleStudy, error) {
-	return decodeDocument[ScaleStudy](data, name, ScaleSchema)
 }
 
 var families = []string{FamilyRMAT, FamilyGrid, FamilyFile}

@@ -46,7 +46,7 @@ func TestScaleRoundTripAndPage(t *testing.T) {
 	if err := WriteScale(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadScaleJSON(filepath.Join(dir, ScaleJSONFile))
+	back, err := Read[ScaleStudy](filepath.Join(dir, ScaleJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestScaleRoundTripAndPage(t *testing.T) {
 }
 
 func TestScaleReadersReject(t *testing.T) {
-	good, err := EncodeScaleJSON(scaleFixture())
+	good, err := Encode(scaleFixture())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestScaleReadersReject(t *testing.T) {
 		"graph":   {strings.Replace(string(good), `"graph": "grid256"`, `"graph": "nope"`, 1), "not in graphs"},
 		"goal":    {strings.Replace(string(good), `"status": "not measured"`, `"status": "perhaps"`, 1), "goals[0].status"},
 	} {
-		_, err := DecodeScaleJSON([]byte(c.data), "scale.json")
+		_, err := Decode[ScaleStudy]([]byte(c.data), "scale.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}

@@ -357,11 +357,11 @@ func readEvidenceFile(p string) (ev Evidence, err error) {
 	}()
 	switch filepath.Base(p) {
 	case ScaleJSONFile:
-		return evidenceOf(p, ReadScaleJSON, EvidenceOfScale)
+		return evidenceOf(p, Read[ScaleStudy], EvidenceOfScale)
 	case JSONFile:
-		return evidenceOf(p, ReadJSON, EvidenceOfRun)
+		return evidenceOf(p, Read[Run], EvidenceOfRun)
 	case IncrementalJSONFile:
-		return evidenceOf(p, ReadIncrementalJSON, EvidenceOfIncremental)
+		return evidenceOf(p, Read[IncrementalStudy], EvidenceOfIncremental)
 	case VerifyJSONFile:
 		return evidenceOf(p, ReadVerification, func(v *Verification, p string) Evidence {
 			ev := v.Rerun

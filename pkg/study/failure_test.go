@@ -189,9 +189,9 @@ func TestOneImplementationFailingKeepsTheOthers(t *testing.T) {
 	if err := report.Write(dir, run); err != nil {
 		t.Fatalf("Write: %v", err)
 	}
-	back, err := report.ReadJSON(filepath.Join(dir, report.JSONFile))
+	back, err := report.Read[report.Run](filepath.Join(dir, report.JSONFile))
 	if err != nil {
-		t.Fatalf("ReadJSON: %v", err)
+		t.Fatalf("Read[Run]: %v", err)
 	}
 	n := 0
 	for _, c := range back.Correctness {

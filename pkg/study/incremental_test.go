@@ -72,11 +72,11 @@ func TestIncrementalByYear(t *testing.T) {
 		}
 	}
 	// Written and read back through the report's decoders.
-	js, err := report.EncodeIncrementalJSON(s)
+	js, err := report.Encode(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := report.DecodeIncrementalJSON(js, "incremental.json")
+	back, err := report.Decode[report.IncrementalStudy](js, "incremental.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -206,7 +206,7 @@ func TestScaleStudySmall(t *testing.T) {
 	if err := report.WriteScale(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	back, err := report.ReadScaleJSON(filepath.Join(dir, report.ScaleJSONFile))
+	back, err := report.Read[report.ScaleStudy](filepath.Join(dir, report.ScaleJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}

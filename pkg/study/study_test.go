@@ -160,7 +160,7 @@ func TestRunSmallGraph(t *testing.T) {
 	if err := report.Write(dir, run); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.ReadJSON(filepath.Join(dir, report.JSONFile)); err != nil {
+	if _, err := report.Read[report.Run](filepath.Join(dir, report.JSONFile)); err != nil {
 		t.Fatal(err)
 	}
 }
