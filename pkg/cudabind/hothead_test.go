@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,12 +121,22 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
 		for _, im := range ownRelabelledDesigns() {
+			var family []float64 // the ranks of the first setting with the default grid and groups
 			for _, c := range configs {
 				setHotHead(t, g, c)
 				res, err := im.Run(g, pagerank.Fixed(iters))
 				if err != nil {
 					t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
 					continue
+				}
+				// Head size, load mode and loads per step (what the tuning picks among)
+				// leave the grid and the summation order alone: the same bits.
+				if (c.threads == 0 || c.threads == 1024) && (c.occ == 0 || c.occ == 2) && c.group == 0 && c.blocksPerSM == 0 && c.hot <= 24576 {
+					if family == nil {
+						family = res.Ranks
+					} else if !slices.Equal(family, res.Ranks) {
+						t.Errorf("%s (%s) on %s: ranks differ from the tuned setting's (head size, load mode and loads per step must not change the bits)", im.Name(), c.name, g.Name)
+					}
 				}
 				v := pagerank.Validate(g, res, ref)
 				if !v.Pass {
