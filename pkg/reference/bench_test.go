@@ -323,21 +323,28 @@ func BenchmarkSequentialRead(b *testing.B) {
 	}
 }
 
+// engineVariants are the engines the options benchmarks compare: without
+// either of T1's choices, each alone, both (Multicore's engine), then both
+// with the contrib pull forced on and off.
+var engineVariants = []struct {
+	name string
+	opt  engineOptions
+}{
+	{"original-static", engineOptions{}},
+	{"original-steal", engineOptions{steal: true}},
+	{"outdeg-static", engineOptions{outDegreeOrder: true}},
+	{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
+	{"outdeg-steal-pull", engineOptions{outDegreeOrder: true, steal: true, pull: pullAlways}},
+	{"outdeg-steal-nopull", engineOptions{outDegreeOrder: true, steal: true, pull: pullNever}},
+}
+
 // BenchmarkEngineOptions measures what each of T1's two choices is worth
 // (engineOptions): "original-static" is the engine without either (blocks
 // over the original ids, each worker its own range), "original-steal" adds
 // work stealing, "outdeg-static" the out-degree order, "outdeg-steal" both
 // (Multicore's engine). float32 and float64, GOMAXPROCS workers.
 func BenchmarkEngineOptions(b *testing.B) {
-	variants := []struct {
-		name string
-		opt  engineOptions
-	}{
-		{"original-static", engineOptions{}},
-		{"original-steal", engineOptions{steal: true}},
-		{"outdeg-static", engineOptions{outDegreeOrder: true}},
-		{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
-	}
+	variants := engineVariants[:4]
 	for gi, load := range benchGraphs(b) {
 		b.Run(benchGraphNames[gi], func(b *testing.B) {
 			g := load(b)
@@ -364,17 +371,7 @@ func BenchmarkEngineOptions(b *testing.B) {
 // (VARIANT-p50-ns/iter), and the ratio of each variant's median to
 // original-static's (VARIANT-vs-original-static).
 func BenchmarkEngineOptionsInterleaved(b *testing.B) {
-	variants := []struct {
-		name string
-		opt  engineOptions
-	}{
-		{"original-static", engineOptions{}},
-		{"original-steal", engineOptions{steal: true}},
-		{"outdeg-static", engineOptions{outDegreeOrder: true}},
-		{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
-		{"outdeg-steal-pull", engineOptions{outDegreeOrder: true, steal: true, pull: pullAlways}},
-		{"outdeg-steal-nopull", engineOptions{outDegreeOrder: true, steal: true, pull: pullNever}},
-	}
+	variants := engineVariants
 	const perTurn = 5
 	type runner struct {
 		name string
