@@ -146,7 +146,7 @@ var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}}
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
 	for _, ex := range dsmExchanges {
-		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}} {
+		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4}} {
 			for _, th := range []int{1024, 512} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})

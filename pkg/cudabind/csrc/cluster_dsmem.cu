@@ -659,7 +659,7 @@ template <bool kInstr> const void *kernelFor(int mode) {
 // PRLAB_KNOB_DSM_BALANCE); false with
 // why set when it cannot hold the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
-               bool pieces, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
+               int plen, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
                std::vector<int> &pnj, std::vector<int> &prow,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
@@ -704,6 +704,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   // Ghost vectors: own rows (padded to 4), then one padded segment per source.
   std::vector<int> pos(static_cast<size_t>(n), -1);
   pairs.assign(static_cast<size_t>(kMaxC * kMaxC * 3), 0);
+  const bool pieces = plen > 0; // pieces of plen <= kPiece edges (the kernel reads kPiece counts, 0 beyond plen)
   pnj.assign(static_cast<size_t>(kPiece * kMaxC), 0);
   prow.assign(pieces ? 3 * static_cast<size_t>(n) : 1, 0);
   for (size_t r = 0; pieces && r < static_cast<size_t>(n); ++r) prow[3 * r + 2] = -1;
@@ -751,14 +752,14 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       const int u = col[static_cast<size_t>(e)];
       cols[static_cast<size_t>(e)] = owner[static_cast<size_t>(u)] == q ? u - r0 : pos[static_cast<size_t>(u)];
     }
-    if (pieces) { // pieces of <= kPiece edges, sorted by length (then row), columns in jagged-diagonal order
+    if (pieces) { // pieces of <= plen edges, sorted by length (then row), columns in jagged-diagonal order
       struct Piece {
         int len, row, start;
       };
       std::vector<Piece> ps;
       for (int i = 0; i < R; ++i) {
         const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
-        for (int o = 0; o < d; o += kPiece) ps.push_back(Piece{std::min(kPiece, d - o), i, b + o});
+        for (int o = 0; o < d; o += plen) ps.push_back(Piece{std::min(plen, d - o), i, b + o});
       }
       std::stable_sort(ps.begin(), ps.end(), [](const Piece &x, const Piece &y) { return x.len > y.len; });
       int *nj = &pnj[static_cast<size_t>(kPiece * q)];
@@ -773,7 +774,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
           slot += nj[j];
         }
         int *pr = &prow[3 * static_cast<size_t>(r0 + pc.row)];
-        if (pc.len == kPiece) { // full pieces of a row stay contiguous (stable sort of a row-ordered list)
+        if (pc.len == plen) { // full pieces of a row stay contiguous (stable sort of a row-ordered list)
           if (pr[1] == 0) pr[0] = t;
           ++pr[1];
         } else {
@@ -867,7 +868,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  const bool staged = s.knobGather != 2, pieces = s.knobGather == 3;
+  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3;
+  const int plen = s.knobGather == 3 ? kPiece : (s.knobGather == 4 ? 4 : 0);
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -879,7 +881,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned> desc;
     long long xf = 0;
     std::vector<int> pnj, prow;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, pieces, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs,
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs,
                    xf, why))
       continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces).total;
@@ -1074,7 +1076,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     s.knobBalance = value;
     break;
   case PRLAB_KNOB_DSM_GATHER:
-    if (value > 3) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 3] (auto, staged, direct, pieces)", value);
+    if (value > 4) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 4] (auto, staged, direct, pieces of 8, of 4)", value);
     s.knobGather = value;
     break;
   default:

@@ -344,7 +344,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_DSM_CLUSTER 27  /* blocks in the cluster (auto: 16, else 8) */
 #define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (staged), 1 gathered values staged in shared memory, then row
                                       sums; 2 row sums read the ghost vector directly; 3 pieces of <= 8 edges
-                                      summed by one thread each (jagged-diagonal columns), then rows add them */
+                                      summed by one thread each (jagged-diagonal columns), then rows add them;
+                                      4 the same with pieces of <= 4 edges */
 #define PRLAB_KNOB_DSM_BALANCE 29  /* rows split by 1 + in-degree + this x min(out-degree, C - 1) per row (the
                                       sends it causes; auto 0: rows + edges) */
 #define PRLAB_KNOB_DSM_END 30

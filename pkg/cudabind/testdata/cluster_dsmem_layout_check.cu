@@ -26,14 +26,15 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int pieces = 0; pieces < 2; ++pieces) {
+      for (int plen : {0, 8, 4}) {
+        const int pieces = plen > 0;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs;
         std::vector<unsigned short> sidx;
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, pieces != 0, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs, xf, why)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -97,7 +98,7 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        printf("%-28s C=%2d pieces=%d exchange %lld floats gmax %d: max rel err %.2e, %d errors\n", argv[ai], C, pieces, xf, a.gmax, maxerr, errs);
+        printf("%-28s C=%2d pieces of %d exchange %lld floats gmax %d: max rel err %.2e, %d errors\n", argv[ai], C, plen, xf, a.gmax, maxerr, errs);
         bad += errs;
       }
   }
