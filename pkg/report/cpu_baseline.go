@@ -177,7 +177,7 @@ func (b *CPUBaseline) AtMaxThreads() []GapVsT1Row {
 	return out
 }
 
-// gapName is GAP's series name in both charts.
+// gapName is GAP's series name in the comparison chart.
 const gapName = "GAP pr_spmv (f32)"
 
 // gapColour is GAP's colour: a grey-blue no implementation uses.
