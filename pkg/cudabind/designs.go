@@ -184,7 +184,7 @@ var designs = withRelabelled([]design{
 		costs: oneLaunch(2, "cluster.sync()")}, // after the load, one per iteration, one before exit
 	{id: implHotHead, name: NameHotHead, label: "GPU hot head: one launch per iteration (T4 buckets + combine), the hottest contributions from shared memory, graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{24, 8, 0}, order: LocalityOrder,
-		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H = 192 KiB by default) and the dangling partials O(G) not counted",
+		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + invOut 4 + store x' 4 + contrib' 4 per row; colIdx 4 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; the per-block staging of contrib[0, H) (G x 4H bytes, 4H <= 96 KiB as tuned) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
 		costs: launchPerIteration},
 	{id: implHotHeadPacked, name: NameHotHeadPacked, label: "GPU hot head on the 16-bit column code (gap to the previous column, 4-byte escapes), graph relabelled by out-degree",

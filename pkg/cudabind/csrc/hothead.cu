@@ -5,12 +5,17 @@
 // After the out-degree relabel the most-cited sources have the smallest ids,
 // so the first H contributions take a large share of the gathers (NOTES.md,
 // "locality": the hottest 256 KiB, 64K floats, serve 0.47 of them at R-MAT
-// 2^24). Every block of a persistent-sized grid (one or two blocks per SM)
-// stages contrib[0, H) into shared memory once per iteration with 16-byte
-// loads, then gathers col < H from there and col >= H through the read-only
-// path (ld.global.nc, L1-allocating). A warp's 32 scattered shared-memory
-// reads cost a few bank cycles; the same 32 scattered L1 hits cost about one
-// tag lookup each, which is what bounds gpu-t4-bucketed-reordered.
+// 2^24). Every block of a persistent-sized grid (two 1024-thread blocks per
+// SM by default) stages contrib[0, H) into shared memory once per iteration
+// with 16-byte loads, then gathers col < H from there and col >= H through
+// the read-only path (ld.global.nc, L1-allocating). The first H200 probe
+// (NOTES.md, "hot head") found the iteration bound by the loads in flight,
+// not by L1 tag lookups: 2048 threads per SM beat 1024 by 1.32x, and the
+// head saves ~5 % (its shared memory comes out of L1). So H (0, 12K or 24K
+// floats), the load mode of the once-read streams (read-only path,
+// L1::no_allocate, evict-first) and two or four loads per step are tuned
+// once per graph (tune(); all candidates give the same bits), and each row
+// loop loads the next row's offsets before this row's gathers.
 //
 // One kernel does the whole iteration (no y round trip): rows are taken from
 // the T4 in-degree buckets (block per row above kWarpMax, warp per row above
@@ -26,7 +31,8 @@
 // rowPtr[v+1] 8 + invOut 4 + x' 4 + contrib' 4 = 24n; colIdx 4 + contrib[col]
 // 4 = 8nnz; plus the staging reads of G blocks x 4H bytes (O(G H), not in
 // the formula: about 25 MB at 2^24 with H = 48K and G = 132, 2 % of the
-// iteration). The hot share of the 4nnz gathers is served by shared memory.
+// iteration; 13 MB with the tuned H <= 24K and G = 264). The hot share of
+// the 4nnz gathers is served by shared memory.
 // Correctness runs add the residual (8n) and the double sum (4n) kernels of
 // kernels.cu after each launch (never timed).
 #include <algorithm>
