@@ -9,23 +9,12 @@ import (
 // scripts/gap-vs-t1.sh and draws both of its charts.
 func TestCommittedCPUBaselines(t *testing.T) {
 	runs, err := CommittedCPUBaselines()
-	if err != nil {
-		t.Fatal(err)
-	}
-	i := -1
-	for j, r := range runs {
-		if r.Dir == "reports/gap-cpu-2core" {
-			i = j
-		}
-	}
-	if i < 0 {
-		t.Fatalf("reports/gap-cpu-2core not among %d committed CPU baselines", len(runs))
-	}
-	b := runs[i].CPUBaseline
+	run := committedOne(t, runs, err, "reports/gap-cpu-2core", func(r *CommittedCPUBaseline) bool { return r.Dir == "reports/gap-cpu-2core" })
+	b := run.CPUBaseline
 	if len(b.GapVsT1) != 12 || b.MaxThreads() != 2 {
 		t.Errorf("%d rows, %d threads; want 12 rows at up to 2 threads", len(b.GapVsT1), b.MaxThreads())
 	}
-	if md := CPUBaselineSourceMarkdown(runs[i:]); !strings.Contains(md, "`reports/gap-cpu-2core/gap-vs-t1.csv`") || !strings.Contains(md, "AMD EPYC (2 cores)") {
+	if md := CPUBaselineSourceMarkdown([]CommittedCPUBaseline{*run}); !strings.Contains(md, "`reports/gap-cpu-2core/gap-vs-t1.csv`") || !strings.Contains(md, "AMD EPYC (2 cores)") {
 		t.Errorf("source: %s", md)
 	}
 	for _, f := range []func() (string, error){

@@ -45,3 +45,23 @@ func browserTestTools(t *testing.T) (chromium, python string) {
 	}
 	return chromium, python
 }
+
+// committedOne returns the last of runs (a Committed* listing and its
+// error) that match picks, failing t when the listing failed or none
+// matches; what names the run looked for.
+func committedOne[T any](t *testing.T, runs []T, err error, what string, match func(*T) bool) *T {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *T
+	for i := range runs {
+		if match(&runs[i]) {
+			found = &runs[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("%s not among %d committed runs", what, len(runs))
+	}
+	return found
+}

@@ -10,18 +10,9 @@ import (
 // environments, all from verify.json.
 func TestCommittedVerification(t *testing.T) {
 	vs, err := CommittedVerifications()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cpu *CommittedVerification
-	for i := range vs {
-		if strings.HasPrefix(vs[i].Path, "reports/cpu-2core/verify-") {
-			cpu = &vs[i]
-		}
-	}
-	if cpu == nil {
-		t.Fatalf("reports/cpu-2core/verify-*/verify.json not found among %d verifications", len(vs))
-	}
+	cpu := committedOne(t, vs, err, "reports/cpu-2core/verify-*/verify.json", func(v *CommittedVerification) bool {
+		return strings.HasPrefix(v.Path, "reports/cpu-2core/verify-")
+	})
 	md := VerificationSourceMarkdown([]CommittedVerification{*cpu})
 	for _, want := range []string{"`" + cpu.Path + "`", "re-verifies the results report `reports/cpu-2core/results.json`", "Every gate held."} {
 		if !strings.Contains(md, want) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -225,17 +224,7 @@ func (s *IncrementalStudy) sanitize() {
 	if s.Schema == "" {
 		s.Schema = IncrementalSchema
 	}
-	var bad []string
-	scrub(reflect.ValueOf(s).Elem(), "", &bad)
-	if len(bad) > 0 {
-		if len(bad) > 5 {
-			bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
-		}
-		msg := "non-finite values written as 0: " + strings.Join(bad, ", ")
-		if !slices.Contains(s.Notes, msg) {
-			s.Notes = append(s.Notes, msg)
-		}
-	}
+	scrubNotes(s, &s.Notes)
 }
 
 var workloadKinds = []string{WorkloadByYear, WorkloadRandom}

@@ -77,17 +77,7 @@ func (run *Run) sanitize() {
 	// Every other float64 the model holds (protocol, stages, timings, scores):
 	// a non-finite value is written as 0 and named in the notes. F fields
 	// keep NaN, which they write as null.
-	var bad []string
-	scrub(reflect.ValueOf(run).Elem(), "", &bad)
-	if len(bad) > 0 {
-		if len(bad) > 5 {
-			bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
-		}
-		msg := "non-finite values written as 0: " + strings.Join(bad, ", ")
-		if !slices.Contains(run.Notes, msg) {
-			run.Notes = append(run.Notes, msg)
-		}
-	}
+	scrubNotes(run, &run.Notes)
 }
 
 // fType is the reflect.Type of F, whose NaN is meaningful (null).
@@ -119,6 +109,23 @@ func scrub(v reflect.Value, path string, bad *[]string) {
 		for i := 0; i < v.Len(); i++ {
 			scrub(v.Index(i), fmt.Sprintf("%s[%d]", path, i), bad)
 		}
+	}
+}
+
+// scrubNotes writes every non-finite plain float64 of doc (a pointer to a
+// document) as 0 and names them, the first five and a count of the rest, in
+// one note added to notes unless it is there already.
+func scrubNotes(doc any, notes *[]string) {
+	var bad []string
+	scrub(reflect.ValueOf(doc).Elem(), "", &bad)
+	if len(bad) == 0 {
+		return
+	}
+	if len(bad) > 5 {
+		bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
+	}
+	if msg := "non-finite values written as 0: " + strings.Join(bad, ", "); !slices.Contains(*notes, msg) {
+		*notes = append(*notes, msg)
 	}
 }
 
