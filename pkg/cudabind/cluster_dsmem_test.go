@@ -5,7 +5,7 @@ package cudabind
 //
 //	PRLAB_DSMEM_PROBE=1   TestGPUClusterDSMEMVariants: µs per iteration of every exchange /
 //	                      gather / block-size variant and of the ablations on the real graph
-//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2  the exchanges both tests run (default all; bulk needs a
+//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows  the exchanges both tests run (default all; bulk needs a
 //	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
@@ -43,10 +43,10 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3}
+	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3, "rows": 4}
 	configs := []string{"stores", "bulk", "l2"}
-	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the piece-wise row sums (not the default yet)
-		configs = append(configs, "stores pieces", "bulk pieces", "l2 pieces")
+	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the piece-wise row sums and the per-row sends (not the default yet)
+		configs = append(configs, "stores pieces", "bulk pieces", "l2 pieces", "rows", "rows pieces")
 	}
 	for _, ex := range configs {
 		exName, pieces := strings.CutSuffix(ex, " pieces")
@@ -140,14 +140,17 @@ type namedValue struct {
 }
 
 // dsmExchanges are PRLAB_KNOB_DSM_EXCHANGE's values: 16-byte DSMEM stores,
-// cp.async.bulk + mbarrier, through L2.
-var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}}
+// cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its combine.
+var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}}
 
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
 	for _, ex := range dsmExchanges {
 		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4}} {
 			for _, th := range []int{1024, 512} {
+				if th == 512 && (ga.v == 2 || ga.v == 4) {
+					continue
+				}
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})
 			}

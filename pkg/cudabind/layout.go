@@ -55,7 +55,7 @@ const (
 	knobHotUnroll      = 22 // loads in flight per thread and step, 2 or 4 (0: tuned)
 	knobHotEnd         = 23
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
-	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2
+	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync()
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)

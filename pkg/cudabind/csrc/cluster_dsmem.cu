@@ -20,6 +20,10 @@
 //           cp.async.bulk.shared::cluster per destination, completion on the
 //           destination's mbarrier (complete_tx), awaited before its gather
 //           (needs -DPRLAB_CLUSTER_BULK=1 and CUDA >= 12: PTX 8.0);
+//   rows    each row's contribution stored (4 bytes, DSMEM) to every block
+//           that needs it as soon as the row is combined (per-row send
+//           lists), so the stores overlap the row sums instead of
+//           following them (knob value 4; not yet timed);
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
@@ -77,7 +81,7 @@ constexpr int kLight = 32; // thread per row up to this in-degree, warp per row 
 constexpr int kBatch = 8;  // gather loads in flight per thread
 constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
 constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
-enum { kStores = 1, kBulk = 2, kL2 = 3 };
+enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 
@@ -107,6 +111,11 @@ struct Args {
   int pieces;
   const int *pnj;  // [C][kPiece] pieces longer than j, per block
   const int *prow; // [n][3] per row: first full piece, full pieces, the partial piece (-1: none)
+  // Per-row sends (exchange 4): block q's row i goes to rsd[rdb[q] + rsp[rb[q] + q + i] ..
+  // rsp[rb[q] + q + i + 1]) as (receiver << 24 | ghost position), stored at its combine.
+  const int *rsp;
+  const unsigned *rsd;
+  int rdb[kMaxC + 1];
 };
 
 struct Coef {
@@ -123,11 +132,11 @@ struct Inst {
 // The dynamic shared memory of one block, carved in this order (16-byte
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, total;
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
-                                       bool pieces) {
+                                       bool pieces, bool rowSends = false) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -141,6 +150,8 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.sidxS = o;   o += align16(2 * static_cast<size_t>(smax));
   c.descS = o;   o += align16(static_cast<size_t>(smax)); // smax / 4 descriptors of 4 bytes
   c.prowS = o;   o += pieces ? align16(12 * static_cast<size_t>(rmax)) : 0;
+  c.rspS = o;    o += rowSends ? align16(4 * (static_cast<size_t>(rmax) + 1)) : 0;
+  c.rsdS = o;    o += rowSends ? align16(4 * static_cast<size_t>(smax)) : 0;
   c.total = o;
   return c;
 }
@@ -219,7 +230,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
   const bool staged = a.direct == 0;
   const bool pieces = a.pieces != 0; // valS then holds the piece sums
-  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces);
+  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -233,6 +244,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   unsigned short *sidxS = reinterpret_cast<unsigned short *>(base + cv.sidxS);
   unsigned *descS = reinterpret_cast<unsigned *>(base + cv.descS);
   int *prowS = reinterpret_cast<int *>(base + cv.prowS);
+  int *rspS = reinterpret_cast<int *>(base + cv.rspS);
+  unsigned *rsdS = reinterpret_cast<unsigned *>(base + cv.rsdS);
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -312,6 +325,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
                                   [&](int j, unsigned short v) { sidxS[j] = v; });
   batched<4, unsigned>(S >> 2, [&](int g) { return __ldg(a.desc + (a.sb[rank] >> 2) + g); },
                        [&](int g, unsigned v) { descS[g] = v; });
+  if (kMode == kRowStores) {
+    batched<4, int>(R + 1, [&](int j) { return __ldg(a.rsp + r0 + rank + j); }, [&](int j, int v) { rspS[j] = v; });
+    batched<kBatch, unsigned>(a.rdb[rank + 1] - a.rdb[rank], [&](int j) { return __ldg(a.rsd + a.rdb[rank] + j); },
+                              [&](int j, unsigned v) { rsdS[j] = v; });
+  }
   if (pieces) {
     batched<4, int>(3 * R, [&](int j) { return __ldg(a.prow + 3 * r0 + j); }, [&](int j, int v) { prowS[j] = v; });
     if (tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
@@ -421,6 +439,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     float dg = 0.0f, res = 0.0f;
     double sum = 0.0;
     float *gOut = a.gx + static_cast<size_t>(1 - p) * a.n + r0;
+    const bool sendNow = exchange && k + 1 < iters;
+    const int nxtOfs = (1 - p) * a.gmax;
+    (void)sendNow;
+    (void)nxtOfs;
     auto finish = [&](int i, float s) {
       const float xn = c.tele + c.d * (s + D * c.invN);
       const float iv = invS[i];
@@ -432,6 +454,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       const float cv = xn * iv;
       nxt[i] = cv;
       if (kMode == kL2 && exchange) gOut[i] = cv;
+      if (kMode == kRowStores && sendNow) // this row's contribution to every block that needs it, now
+        for (int j = rspS[i], je = rspS[i + 1]; j < je; ++j) {
+          const unsigned dsc = rsdS[j];
+          remoteGhost[dsc >> 24][nxtOfs + static_cast<int>(dsc & 0xffffffu)] = cv;
+        }
       if (iv == 0.0f) dg += xn;
     };
     if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
@@ -586,7 +613,9 @@ struct DsmState {
   long long exchangeFloats = 0;
   std::string why;
   Args args{};
-  int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr;
+  int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr,
+      *rsp = nullptr;
+  unsigned *rsd = nullptr;
   unsigned short *sidx = nullptr;
   unsigned *desc = nullptr;
   float *gx = nullptr;
@@ -612,10 +641,11 @@ cudaLaunchConfig_t clusterConfig(int C, int threads, size_t smem, cudaLaunchAttr
 }
 
 void freeBuffers(DsmState &s) {
-  void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow};
+  void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd};
   for (void *p : bufs)
     if (p) cudaFree(p);
-  s.col = s.gid = s.heavy = s.pairs = s.ctl = s.pnj = s.prow = nullptr;
+  s.col = s.gid = s.heavy = s.pairs = s.ctl = s.pnj = s.prow = s.rsp = nullptr;
+  s.rsd = nullptr;
   s.sidx = nullptr;
   s.desc = nullptr;
   s.gx = nullptr;
@@ -651,6 +681,7 @@ template <bool kInstr> const void *kernelFor(int mode) {
   case kBulk: return reinterpret_cast<const void *>(dsmKernel<kInstr, kBulk>);
 #endif
   case kL2: return reinterpret_cast<const void *>(dsmKernel<kInstr, kL2>);
+  case kRowStores: return reinterpret_cast<const void *>(dsmKernel<kInstr, kRowStores>);
   default: return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores>);
   }
 }
@@ -660,7 +691,7 @@ template <bool kInstr> const void *kernelFor(int mode) {
 // why set when it cannot hold the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
                int plen, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
-               std::vector<int> &pnj, std::vector<int> &prow,
+               std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
   a = Args{};
@@ -818,6 +849,29 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
     smax = std::max(smax, static_cast<int>(sidx.size()) - a.sb[s]);
   }
   for (int q = C; q <= kMaxC; ++q) a.sb[q] = static_cast<int>(sidx.size());
+  // Per-row sends (exchange 4): for each sender's own row, the receivers' ghost positions.
+  rsp.assign(static_cast<size_t>(n) + static_cast<size_t>(C) + 1, 0);
+  rsd.clear();
+  for (int s = 0; s < C; ++s) {
+    const int R = a.rb[s + 1] - a.rb[s];
+    std::vector<std::vector<unsigned>> rows(static_cast<size_t>(R));
+    for (int q = 0; q < C; ++q) {
+      const auto &l = need[static_cast<size_t>(q)][static_cast<size_t>(s)];
+      if (s == q || l.empty()) continue;
+      const int at = pairs[static_cast<size_t>(3 * (s * kMaxC + q)) + 2];
+      for (size_t j = 0; j < l.size(); ++j)
+        rows[static_cast<size_t>(l[j] - a.rb[s])].push_back(static_cast<unsigned>(q) << 24 |
+                                                            static_cast<unsigned>(at + static_cast<int>(j)));
+    }
+    a.rdb[s] = static_cast<int>(rsd.size());
+    int *ptr = &rsp[static_cast<size_t>(a.rb[s] + s)];
+    for (int i = 0; i < R; ++i) {
+      ptr[i] = static_cast<int>(rsd.size()) - a.rdb[s];
+      rsd.insert(rsd.end(), rows[static_cast<size_t>(i)].begin(), rows[static_cast<size_t>(i)].end());
+    }
+    ptr[R] = static_cast<int>(rsd.size()) - a.rdb[s];
+  }
+  for (int q = C; q <= kMaxC; ++q) a.rdb[q] = static_cast<int>(rsd.size());
   a.gmax = (gmax + 3) & ~3;
   a.rmax = (rmax + 3) & ~3;
   a.emax = (emax + 3) & ~3;
@@ -880,11 +934,12 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned short> sidx;
     std::vector<unsigned> desc;
     long long xf = 0;
-    std::vector<int> pnj, prow;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs,
+    std::vector<int> pnj, prow, rsp;
+    std::vector<unsigned> rsd;
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs,
                    xf, why))
       continue;
-    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces).total;
+    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores).total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
       why = "graph too large for one cluster: it needs " + std::to_string(smem) +
@@ -924,6 +979,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&s.desc, desc, "d_dsmSendDesc", e));
     PR_TRY(upload(&s.pnj, pnj, "d_dsmPieceCounts", e));
     PR_TRY(upload(&s.prow, prow, "d_dsmRowPieces", e));
+    PR_TRY(upload(&s.rsp, rsp, "d_dsmRowSendPtr", e));
+    PR_TRY(upload(&s.rsd, rsd, "d_dsmRowSends", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
@@ -940,6 +997,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.pieces = pieces ? 1 : 0;
     a.pnj = s.pnj;
     a.prow = s.prow;
+    a.rsp = s.rsp;
+    a.rsd = s.rsd;
     s.args = a;
     s.C = C;
     s.threads = threads;
@@ -1055,7 +1114,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
   if (value < 0) return fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
   switch (knob) {
   case PRLAB_KNOB_DSM_EXCHANGE:
-    if (value > 3) return fail(e, PRLAB_ERR_ARG, "exchange %d outside [0, 3] (auto, stores, bulk, l2)", value);
+    if (value > 4) return fail(e, PRLAB_ERR_ARG, "exchange %d outside [0, 4] (auto, stores, bulk, l2, row stores)", value);
     s.knobExchange = value;
     break;
   case PRLAB_KNOB_DSM_ABLATE:

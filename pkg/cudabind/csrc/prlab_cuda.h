@@ -337,7 +337,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
 #define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
-                                      (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2 */
+                                      (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2, 4 4-byte DSMEM stores
+                                      of each row's contribution at its combine (per-row send lists) */
 #define PRLAB_KNOB_DSM_ABLATE 25   /* timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange,
                                       8 no per-iteration cluster.sync() */
 #define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */

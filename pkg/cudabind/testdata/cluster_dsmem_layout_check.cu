@@ -29,12 +29,13 @@ int main(int argc, char **argv) {
       for (int plen : {0, 8, 4}) {
         const int pieces = plen > 0;
         Args a;
-        std::vector<int> cols, gids, heavy, pnj, prow, pairs;
+        std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp;
+        std::vector<unsigned> rsd;
         std::vector<unsigned short> sidx;
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, a, cols, gids, heavy, pnj, prow, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs, xf, why)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -55,6 +56,28 @@ int main(int argc, char **argv) {
             unsigned d = desc[a.sb[s] / 4 + g];
             int q = d >> 24, idx4 = d & 0xffffff;
             for (int u = 0; u < 4; ++u) ghost[q][4 * idx4 + u] = val(a.rb[s] + sidx[a.sb[s] + 4 * g + u]);
+          }
+        }
+        // the per-row sends (exchange 4) must fill the same entries with the same values
+        {
+          std::vector<std::vector<float>> g4(C);
+          for (int q = 0; q < C; ++q) g4[q].assign(ghost[q].size(), -1e30f);
+          long long sent = 0;
+          for (int s = 0; s < C; ++s) {
+            int R = a.rb[s + 1] - a.rb[s];
+            const int *ptr = &rsp[a.rb[s] + s];
+            for (int i = 0; i < R; ++i)
+              for (int j = ptr[i]; j < ptr[i + 1]; ++j) {
+                unsigned d = rsd[a.rdb[s] + j];
+                g4[d >> 24][d & 0xffffff] = val(a.rb[s] + i);
+                ++sent;
+              }
+          }
+          if (sent != xf) { errs++; printf("  row sends %lld != exchange %lld\n", sent, xf); }
+          for (int q = 0; q < C; ++q) {
+            int R = a.rb[q + 1] - a.rb[q];
+            for (int j = R; j < (int)ghost[q].size(); ++j)
+              if (gids[a.gb[q] + j] >= 0 && g4[q][j] != ghost[q][j]) { if (errs++ < 5) printf("  row sends q%d j%d\n", q, j); }
           }
         }
         // ghost entries with a global id must hold that id's value
