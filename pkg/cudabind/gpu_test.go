@@ -105,22 +105,16 @@ func TestGPUSyntheticCases(t *testing.T) {
 	for _, g := range synthetic(t) {
 		ref := oracleResult(g, iters)
 		for _, im := range stageDesigns() {
-			res, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
+			res, v, ok := runValidated(t, im, g, iters, ref)
+			if !ok {
 				continue
 			}
-			v := pagerank.Validate(g, res, ref)
 			worstSum := 0.0
 			for _, s := range res.Sums {
 				worstSum = math.Max(worstSum, math.Abs(s-1))
 			}
-			status := "pass"
-			if !v.Pass {
-				status = "FAIL"
-			}
 			t.Logf("  %-10s %-22s n=%-6d nnz=%-6d err/tol=%6.3f sum-1=%+.2e (allowed %.2e, worst iteration %.2e) rho=%.6f  %s",
-				g.Name, im.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, worstSum, v.Spearman, status)
+				g.Name, im.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, worstSum, v.Spearman, passOrFail(v))
 			if !v.Pass {
 				t.Errorf("%s on %s fails validation: %+v", im.Name(), g.Name, v)
 			}

@@ -111,6 +111,27 @@ func rmat(t *testing.T, scale int, seed uint64) *pagerank.Graph {
 	return g
 }
 
+// runValidated runs im on g for iters fixed iterations and validates its
+// ranks against ref (pagerank.Validate); a run error is reported on t as
+// "NAME on CASE: err" and ok is false.
+func runValidated(t *testing.T, im pagerank.Implementation, g *pagerank.Graph, iters int, ref *pagerank.Result) (res *pagerank.Result, v pagerank.Validation, ok bool) {
+	t.Helper()
+	res, err := im.Run(g, pagerank.Fixed(iters))
+	if err != nil {
+		t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
+		return nil, v, false
+	}
+	return res, pagerank.Validate(g, res, ref), true
+}
+
+// passOrFail is a validation's verdict in the GPU tests' logs.
+func passOrFail(v pagerank.Validation) string {
+	if v.Pass {
+		return "pass"
+	}
+	return "FAIL"
+}
+
 // designsWhere returns the designs (in report order) for which keep is true.
 func designsWhere(keep func(d *design) bool) []pagerank.Implementation {
 	var out []pagerank.Implementation

@@ -337,12 +337,8 @@ func TestGPULayoutCorrectness(t *testing.T) {
 					continue
 				}
 				v := pagerank.Validate(g, res, ref)
-				status := "pass"
-				if !v.Pass {
-					status = "FAIL"
-				}
 				t.Logf("  %-5s %-10s %-16s n=%-6d nnz=%-6d err/tol=%6.3f sum-1=%+.2e (allowed %.2e) rho=%.6f residual %.2e  %s",
-					lay.name, g.Name, pi.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, v.Spearman, res.FinalResidual(), status)
+					lay.name, g.Name, pi.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, v.Spearman, res.FinalResidual(), passOrFail(v))
 				if !v.Pass {
 					t.Errorf("%s on %s (%s layout) fails validation: %+v", pi.Name(), g.Name, lay.name, v)
 				}

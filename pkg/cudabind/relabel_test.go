@@ -133,19 +133,15 @@ func TestGPUReorderedCorrectness(t *testing.T) {
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
 		for _, im := range relabelledDesigns() {
-			res, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Errorf("%s on %s: %v", im.Name(), g.Name, err)
+			res, v, ok := runValidated(t, im, g, iters, ref)
+			if !ok {
 				continue
 			}
-			v := pagerank.Validate(g, res, ref)
-			status := "pass"
 			if !v.Pass {
-				status = "FAIL"
 				t.Errorf("%s on %s fails validation: %+v", im.Name(), g.Name, v)
 			}
 			t.Logf("  %-10s %-26s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e (allowed %.2e) rho=%.6f  %s",
-				g.Name, im.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, v.Spearman, status)
+				g.Name, im.Name(), g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.SumAllowed, v.Spearman, passOrFail(v))
 			if res.Implementation != im.Name() || res.Case != g.Name || len(res.Ranks) != g.N || res.Iterations != iters {
 				t.Errorf("%s on %s: result metadata %s / %s / %d ranks / %d iterations", im.Name(), g.Name, res.Implementation, res.Case, len(res.Ranks), res.Iterations)
 			}
