@@ -185,8 +185,9 @@ __device__ __forceinline__ float packedWarpRow(const Args &a, const float *head,
 }
 
 // Sum of the gathers of row [b, en) of the packed code by one thread.
-template <int kS>
+template <int kS0>
 __device__ __forceinline__ float packedThreadRow(const Args &a, const float *head, int b, int en, int eo) {
+  constexpr int kS = kS0 == 1 ? 0 : kS0; // the row's own code shares lines from step to step: keep L1
   int col = 0;
   float s0 = 0.0f, s1 = 0.0f;
   int e = b;
@@ -294,7 +295,10 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   }
 
   // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
-  // about equally long.
+  // about equally long. A thread walks its own row's indices, which share
+  // lines from step to step: they keep the read-only path (L1) under the
+  // no-allocate mode (kRowS), made for the coalesced streams.
+  constexpr int kRowS = kS == 1 ? 0 : kS;
   r = blockIdx.x * kT + tid;
   nx = rowRef<kS>(a, a.light, r, a.nLight);
   for (; r < a.nLight; r += gridDim.x * kT) {
@@ -305,8 +309,8 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     int e = b;
     if (kU4)
       for (; e + 3 < en; e += 4) {
-        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 1);
-        const int c2 = ldS<kS>(a.colIdx + e + 2), c3 = ldS<kS>(a.colIdx + e + 3);
+        const int c0 = ldS<kRowS>(a.colIdx + e), c1 = ldS<kRowS>(a.colIdx + e + 1);
+        const int c2 = ldS<kRowS>(a.colIdx + e + 2), c3 = ldS<kRowS>(a.colIdx + e + 3);
         const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
         const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
         s0 += g0;
@@ -315,11 +319,11 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
         s1 += g3;
       }
     for (; e + 1 < en; e += 2) {
-      const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 1);
+      const int c0 = ldS<kRowS>(a.colIdx + e), c1 = ldS<kRowS>(a.colIdx + e + 1);
       s0 += gatherOne(head, hot, a.cIn, c0);
       s1 += gatherOne(head, hot, a.cIn, c1);
     }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
+    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kRowS>(a.colIdx + e));
     finish<kS>(a, v, s0 + s1, D, dang);
   }
 }

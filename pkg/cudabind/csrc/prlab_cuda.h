@@ -329,7 +329,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_BLOCKS_PER_SM 19 /* at most this many blocks per SM (auto: occupancy) */
 #define PRLAB_KNOB_HOT_GROUP 20         /* threads per heavy row (in-degree > 1024; auto: the block) */
 #define PRLAB_KNOB_HOT_STREAM 21        /* load mode of the once-read streams (colIdx or the code, row lists, rowPtr,
-                                           invOut): 1 read-only path (ld.global.nc), 2 ld.global.nc.L1::no_allocate,
+                                           invOut): 1 read-only path (ld.global.nc), 2 ld.global.nc.L1::no_allocate
+                                           (a thread-per-row row's own indices keep ld.global.nc),
                                            3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
 #define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2 or 4 (auto: tuned;
                                            the same accumulators in the same order, the same bits) */
