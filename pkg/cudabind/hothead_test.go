@@ -261,3 +261,16 @@ func TestGPUHotHeadSweep(t *testing.T) {
 	t.Log("\n" + b.String())
 	writeResults(t, "PRLAB_GPU_OUT", "hothead-sweep.json", rows)
 }
+
+func TestHotHeadSetupString(t *testing.T) {
+	h := HotHeadSetup{HotFloats: 24576, LoadMode: 2, LoadsPerStep: 4, Grid: 264, Threads: 1024, Group: 1024, TuneMs: 12.5}
+	want := "24576 floats (96 KiB) of contributions staged per block, once-read streams by ld.global.nc.L1::no_allocate, 4 loads per thread and step, 264 blocks x 1024 threads, 1024 threads per row above 1,024 edges"
+	if got := h.String(); got != want {
+		t.Errorf("setup %q,\nwant %q", got, want)
+	}
+	for mode := 1; mode <= 3; mode++ { // PRLAB_KNOB_HOT_STREAM's values
+		if loadModes[mode] == "" {
+			t.Errorf("load mode %d has no name", mode)
+		}
+	}
+}
