@@ -13,10 +13,7 @@ import (
 // is bytes / (5 launches x the run's empty launch) / the DRAM copy rate, and
 // no 5-launch design could reach silver on the real graph.
 func TestCalibrationNoteFromCommittedRun(t *testing.T) {
-	run, err := Read[Run]("../../reports/h200-2026-12-01/" + JSONFile)
-	if err != nil {
-		t.Skip("the committed H200 run is not here: ", err)
-	}
+	run := committedRun(t, "h200-2026-12-01")
 	th, _ := ThresholdsFor(run.GPU.ComputeCapability)
 	note := CalibrationNote(run, th)
 	t.Log(note)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prlab/prlab/pkg/dataset"
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
@@ -75,16 +76,11 @@ func FileChecksum(path string) (Checksum, error) {
 		return Checksum{}, fmt.Errorf("dataset checksum: %s: %w", path, err)
 	}
 	c := Checksum{File: filepath.ToSlash(path), Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}
-	r, err := pagerank.OpenInput(path)
+	content, err := dataset.ContentSHA256(path)
 	if err != nil {
 		return Checksum{}, fmt.Errorf("dataset checksum: %w", err)
 	}
-	defer r.Close()
-	hc := sha256.New()
-	if _, err := io.Copy(hc, r); err != nil {
-		return Checksum{}, fmt.Errorf("dataset checksum: %s: %w", path, err)
-	}
-	if content := hex.EncodeToString(hc.Sum(nil)); content != c.SHA256 {
+	if content != c.SHA256 {
 		c.ContentSHA256 = content
 	}
 	return c, nil

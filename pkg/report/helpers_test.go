@@ -16,3 +16,14 @@ func checkErrContains(t *testing.T, name string, err error, want string) {
 		t.Errorf("%s: error %v, want one containing %q", name, err, want)
 	}
 }
+
+// committedRun reads the committed results.json of reports/<dir>, failing t
+// when it does not read (the committed reports are part of the checkout).
+func committedRun(t *testing.T, dir string) *Run {
+	t.Helper()
+	run, err := Read[Run]("../../reports/" + dir + "/" + JSONFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}

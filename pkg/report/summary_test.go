@@ -19,10 +19,7 @@ import (
 // 1.0173 µs, cluster.sync() 0.3196 µs, 1,024,876 bytes per iteration against
 // 62,914,560 bytes of L2.
 func TestSummaryOfTheH200Run(t *testing.T) {
-	run, err := Read[Run]("../../reports/h200-2026-11-30-run2/" + JSONFile)
-	if err != nil {
-		t.Skip("the committed H200 run is not here: ", err)
-	}
+	run := committedRun(t, "h200-2026-11-30-run2")
 	s := Summarize(run)
 	near := func(what string, got, want, tol float64) {
 		t.Helper()
@@ -299,10 +296,7 @@ func TestShortReasonNamesNoMachinePath(t *testing.T) {
 // rows (10 designs on tiny and aan, and converging on aan) with one cause;
 // the summary says so in one line, not 30.
 func TestSummaryGroupsOneFailureCause(t *testing.T) {
-	run, err := Read[Run]("../../reports/h200-2026-11-30/oom/" + JSONFile)
-	if err != nil {
-		t.Skip("the committed out-of-memory report is not here: ", err)
-	}
+	run := committedRun(t, "h200-2026-11-30/oom")
 	s := Summarize(run)
 	if s.GatesOK || len(s.Failures) != 2 || !strings.HasPrefix(s.Failures[0], "30 rows (gpu-naive, gpu-thread-per-row,") ||
 		!strings.Contains(s.Failures[0], "on tiny, aan, converging on aan): failed: ") || !strings.Contains(s.Failures[0], "out of memory") {
