@@ -1,8 +1,11 @@
 // block_reduce.cuh — the fixed-order warp and block sums shared by the
 // one-launch kernels (layout.cu) and gpu-cluster-dsmem (cluster_dsmem.cu):
 // a butterfly over the warp's 32 lanes, then the warps' sums in lane order,
-// so every call on the same values gives the same bits.
+// so every call on the same values gives the same bits; and the residual
+// test of the one-cluster kernels.
 #pragma once
+
+#include <cooperative_groups.h>
 
 namespace prlab {
 namespace dev {
@@ -31,6 +34,35 @@ template <class T> __device__ T blockSum(T v, T *scratch) {
   __syncthreads();
   return r;
 }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Warp 0 of each block of a one-cluster kernel (gpu-cluster, gpu-cluster-dsmem):
+// the L1 residual and the sum of iteration k-1 from every block's partials
+// rPart and sPart (this parity's slot, read through distributed shared memory
+// by lanes 0..C-1, summed in lane order: the same bits in every block);
+// block 0 records them in in.residHist / in.sumHist and the control words
+// in.ctl [stopped 0, done 1, converged 3]: after the last iteration (last)
+// done = k and converged when r < tol; else, when r < tol, done, converged
+// and stopped. Returns whether r < tol (a positive tolerance).
+template <class Inst>
+__device__ int clusterResidualTest(cooperative_groups::cluster_group &cl, float *rPart, double *sPart, int k, bool last,
+                                   const Inst &in) {
+  const int lane = threadIdx.x & 31, C = static_cast<int>(cl.num_blocks());
+  const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPart, lane) : 0.0f);
+  const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPart, lane) : 0.0);
+  const int stop = in.tol > 0.0f && r < in.tol;
+  if (cl.block_rank() == 0 && lane == 0) {
+    in.residHist[k - 1] = r;
+    in.sumHist[k - 1] = s;
+    if (last || stop) {
+      in.ctl[1] = k;
+      if (stop) in.ctl[3] = 1;
+      if (!last && stop) in.ctl[0] = 1;
+    }
+  }
+  return stop;
+}
+#endif
 
 } // namespace dev
 } // namespace prlab

@@ -375,18 +375,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         const float D = warpAllSum(dRemote);
         int stop = 0;
         if (k > 0) {
-          const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rP + p, lane) : 0.0f);
-          const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sP + p, lane) : 0.0);
-          stop = in.tol > 0.0f && r < in.tol;
-          if (rank == 0 && lane == 0) {
-            in.residHist[k - 1] = r;
-            in.sumHist[k - 1] = s;
-            if (stop) {
-              in.ctl[kCtlDone] = k;
-              in.ctl[kCtlConverged] = 1;
-              in.ctl[kCtlStopped] = 1;
-            }
-          }
+          stop = dev::clusterResidualTest(cl, rP + p, sP + p, k, false, in);
         }
         if (lane == 0) {
           shD = D;
@@ -540,16 +529,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       __syncthreads(); // ablation: no cluster barrier (timing only; blocks drift apart)
     p ^= 1;
   }
-  if (kInstr && k == iters && tid < 32) {
-    const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rP + p, lane) : 0.0f);
-    const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sP + p, lane) : 0.0);
-    if (rank == 0 && lane == 0) {
-      in.residHist[k - 1] = r;
-      in.sumHist[k - 1] = s;
-      in.ctl[kCtlDone] = k;
-      if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
-    }
-  }
+  if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rP + p, sP + p, k, true, in);
   for (int i = tid; i < R; i += bd) xOut[r0 + i] = xS[i];
   cl.sync(); // no block leaves while another may still read its shared memory
 #else

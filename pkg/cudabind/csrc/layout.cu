@@ -693,18 +693,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       const float D = warpAllSum(dRemote);
       int stop = 0;
       if (k > 0) {
-        const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
-        const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
-        stop = in.tol > 0.0f && r < in.tol;
-        if (rank == 0 && lane == 0) {
-          in.residHist[k - 1] = r;
-          in.sumHist[k - 1] = s;
-          if (stop) {
-            in.ctl[kCtlDone] = k;
-            in.ctl[kCtlConverged] = 1;
-            in.ctl[kCtlStopped] = 1;
-          }
-        }
+        stop = dev::clusterResidualTest(cl, rPartS + p, sPartS + p, k, false, in);
       }
       if (lane == 0) {
         sh.D = D;
@@ -798,16 +787,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     cl.sync(); // publishes the next contributions (own or pushed), x' and the partials to the whole cluster
     p ^= 1;
   }
-  if (kInstr && k == iters && tid < 32) {
-    const float r = warpAllSum(lane < C ? *cl.map_shared_rank(rPartS + p, lane) : 0.0f);
-    const double s = warpAllSum(lane < C ? *cl.map_shared_rank(sPartS + p, lane) : 0.0);
-    if (rank == 0 && lane == 0) {
-      in.residHist[k - 1] = r;
-      in.sumHist[k - 1] = s;
-      in.ctl[kCtlDone] = k;
-      if (in.tol > 0.0f && r < in.tol) in.ctl[kCtlConverged] = 1;
-    }
-  }
+  if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rPartS + p, sPartS + p, k, true, in);
   for (int i = tid; i < rows; i += bd) xOut[r0 + i] = xS[(kRep ? 0 : p * a.rmax) + i];
   cl.sync(); // no block leaves while another may still read its shared memory
 #else
