@@ -325,7 +325,7 @@ func BenchmarkSequentialRead(b *testing.B) {
 
 // engineVariants are the engines the options benchmarks compare: without
 // either of T1's choices, each alone, both (Multicore's engine), then both
-// with the contrib pull forced on and off.
+// without the contrib pull.
 var engineVariants = []struct {
 	name string
 	opt  engineOptions
@@ -334,7 +334,6 @@ var engineVariants = []struct {
 	{"original-steal", engineOptions{steal: true}},
 	{"outdeg-static", engineOptions{outDegreeOrder: true}},
 	{"outdeg-steal", engineOptions{outDegreeOrder: true, steal: true}},
-	{"outdeg-steal-pull", engineOptions{outDegreeOrder: true, steal: true, pull: pullAlways}},
 	{"outdeg-steal-nopull", engineOptions{outDegreeOrder: true, steal: true, pull: pullNever}},
 }
 
@@ -362,8 +361,7 @@ func BenchmarkEngineOptions(b *testing.B) {
 }
 
 // BenchmarkEngineOptionsInterleaved is BenchmarkEngineOptions for a shared
-// machine, plus outdeg-steal with pullShared forced on and off (the default
-// pulls only a cache-sized contrib, pullMaxBytes): all twelve engines (6
+// machine, plus outdeg-steal without pullShared: all ten engines (5
 // variants x 2 precisions) are built once and
 // run in turn, 5 iterations each, round after round (one op = one round),
 // so that a change in the load from other jobs hits every variant alike.

@@ -302,19 +302,9 @@ type engineOptions struct {
 type pullMode uint8
 
 const (
-	pullAuto   pullMode = iota // when contrib takes at most pullMaxBytes
-	pullAlways                 // benchmark variant
-	pullNever                  // benchmark variant
+	pullOn    pullMode = iota // with 2 or more workers (T1's default)
+	pullNever                 // a benchmark variant
 )
-
-// pullMaxBytes is the largest contrib vector (n x sizeof(T)) pullAuto
-// pulls: the pull streams (W-1)/W of contrib into each worker's cache, which
-// pays only while that fits there (the real graph, R-MAT 2^18: 5-10 % and
-// 2-4 % with 2 workers, BENCHMARKS.md; 2^18 at load 5: 0.58x of the old
-// engine's time with it, 0.82x without). At 2^24 (64 MiB of float32) it
-// would read ~60 MiB per worker and iteration that no cache keeps, and the
-// lines other cores wrote have long left their private caches anyway.
-const pullMaxBytes = 2 << 20
 
 var defaultEngineOptions = engineOptions{outDegreeOrder: true, steal: true}
 
@@ -344,8 +334,7 @@ func newEngineWith[T float](g *pagerank.Graph, d float64, workers int, opt engin
 	e.part[1] = make([]partial[T], nb)
 	workers = max(1, min(workers, nb))
 	e.owned = assignBlocks(e.blocks, e.seqPtr, workers)
-	contribBytes := n * int(unsafe.Sizeof(T(0)))
-	e.pull = workers > 1 && (opt.pull == pullAlways || opt.pull == pullAuto && contribBytes <= pullMaxBytes)
+	e.pull = workers > 1 && opt.pull == pullOn
 	if opt.steal && workers > 1 {
 		e.next = [2][]paddedCounter{make([]paddedCounter, workers), make([]paddedCounter, workers)}
 	}
@@ -623,8 +612,10 @@ func (e *engine[T]) initBlock(b int) {
 // its first random gather, one cross-core transfer latency at a time. A
 // sequential pass lets the hardware prefetcher stream them in. Measured
 // with 2 workers: 5-10% less time per iteration on the real graph, 2-4% on
-// rmat18 (BENCHMARKS.md). It changes no value. Only while contrib is
-// cache-sized (pullMaxBytes).
+// rmat18 (BENCHMARKS.md). It changes no value. Whether it still pays when
+// contrib is far larger than the private caches (R-MAT 2^22, 2^24 on 16
+// cores) is what BenchmarkEngineOptionsInterleaved's outdeg-steal-nopull
+// measures.
 func (e *engine[T]) pullShared(w, cur int) {
 	c := e.contrib[cur]
 	own0, own1 := int(e.blocks[e.owned[w]]), int(e.blocks[e.owned[w+1]])

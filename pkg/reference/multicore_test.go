@@ -343,7 +343,7 @@ func TestEngineOptions(t *testing.T) {
 			}
 		}
 		// The pull of other workers' contrib lines changes no value.
-		pulled := runWithOptions[float32](t, g, 2, engineOptions{outDegreeOrder: true, steal: true, pull: pullAlways}, p)
+		pulled := runWithOptions[float32](t, g, 2, engineOptions{outDegreeOrder: true, steal: true, pull: pullOn}, p)
 		unpulled := runWithOptions[float32](t, g, 2, engineOptions{outDegreeOrder: true, steal: true, pull: pullNever}, p)
 		if i := sameBits(pulled.Ranks, unpulled.Ranks); i >= 0 {
 			t.Errorf("%s: rank %d differs with and without the pull", g.Name, i)
