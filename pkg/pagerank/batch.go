@@ -289,22 +289,22 @@ func (c *rowCounts) add(o rowCounts) {
 func mergeRow(u int, old []int32, d, a []uint64, out []int32, rem, add []uint64) (length int, c rowCounts) {
 	i, j, ai, w := 0, 0, 0, 0
 	if len(d) == 0 { // insertions only: a plain merge of two sorted lists
-		for i < len(old) && ai < len(a) {
-			o, x := old[i], int32(uint32(a[ai]))
+		for ai < len(a) {
+			x := int32(uint32(a[ai]))
 			switch {
-			case o < x:
+			case i < len(old) && old[i] < x:
 				if out != nil {
-					out[w] = o
+					out[w] = old[i]
 				}
 				i++
-			case o == x: // insertion of a present entry
+			case i < len(old) && old[i] == x: // insertion of a present entry
 				if out != nil {
-					out[w] = o
+					out[w] = x
 				}
 				i++
 				ai++
 				c.duplicate++
-			default:
+			default: // a new entry, also every insertion past the old row's end
 				if out != nil {
 					out[w] = x
 				}
@@ -320,17 +320,6 @@ func mergeRow(u int, old []int32, d, a []uint64, out []int32, rem, add []uint64)
 			copy(out[w:], old[i:])
 		}
 		w += len(old) - i
-		for ; ai < len(a); ai++ {
-			x := int32(uint32(a[ai]))
-			if out != nil {
-				out[w] = x
-			}
-			if add != nil {
-				add[c.added] = packEdge(x, int32(u))
-			}
-			c.added++
-			w++
-		}
 		if c.added > 0 {
 			c.touched = 1
 		}
