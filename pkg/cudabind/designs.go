@@ -494,7 +494,7 @@ func (d *design) prepare(s *Session) error {
 // graph (prlab_hothead_info): contributions staged per block, the load mode
 // of the once-read streams (1 ld.global.nc, 2 ld.global.nc.L1::no_allocate
 // for the coalesced ones, a thread-per-row row's own indices through
-// ld.global.nc, 3 ld.global.cs), loads in flight per thread and step (2 or 4), blocks,
+// ld.global.nc, 3 ld.global.cs), loads in flight per thread and step (2, 4 or 8), blocks,
 // threads per block, threads per heavy row, and the ms of the one-time
 // tuning's timed iterations (the size, mode and loads per step whose knobs
 // are 0 are the fastest of 3 timed iterations per candidate; all give the

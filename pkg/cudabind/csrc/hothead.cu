@@ -137,7 +137,7 @@ template <int kS, class T> __device__ __forceinline__ T ldS(const T *p) {
   return __ldg(p);
 }
 constexpr int kLoadModes = 3;
-constexpr int kVariants = 2 * kLoadModes; // x {two, four} loads per step
+constexpr int kVariants = 3 * kLoadModes; // x {two, four, eight} loads per step
 
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
@@ -225,9 +225,9 @@ __device__ __forceinline__ RowRef rowRef(const Args &a, const int *list, int r, 
   return x;
 }
 
-// kU4: four loads in flight per thread and step instead of two, added to
-// the same two accumulators in the same order (the same bits).
-template <int kT, int kS, bool kU4>
+// kUn: loads in flight per thread and step (2, 4 or 8), added to the same
+// two accumulators in the same order (the same bits).
+template <int kT, int kS, int kUn>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
   // Group (a.group threads) per row (in-degree > kWarpMax).
@@ -238,7 +238,21 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
       const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
       float s0 = 0.0f, s1 = 0.0f;
       int e = b + gt;
-      if (kU4)
+      if (kUn == 8)
+        for (; e + 7 * kG < en; e += 8 * kG) {
+          int c[8];
+      #pragma unroll
+          for (int q = 0; q < 8; ++q) c[q] = ldS<kS>(a.colIdx + e + q * kG);
+          float gq[8];
+      #pragma unroll
+          for (int q = 0; q < 8; ++q) gq[q] = gatherOne(head, hot, a.cIn, c[q]);
+      #pragma unroll
+          for (int q = 0; q < 8; q += 2) {
+            s0 += gq[q];
+            s1 += gq[q + 1];
+          }
+        }
+      if (kUn >= 4)
         for (; e + 3 * kG < en; e += 4 * kG) {
           const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
           const int c2 = ldS<kS>(a.colIdx + e + 2 * kG), c3 = ldS<kS>(a.colIdx + e + 3 * kG);
@@ -273,7 +287,21 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b + lane;
-    if (kU4)
+    if (kUn == 8)
+      for (; e + 7 * 32 < en; e += 8 * 32) {
+        int c[8];
+    #pragma unroll
+        for (int q = 0; q < 8; ++q) c[q] = ldS<kS>(a.colIdx + e + q * 32);
+        float gq[8];
+    #pragma unroll
+        for (int q = 0; q < 8; ++q) gq[q] = gatherOne(head, hot, a.cIn, c[q]);
+    #pragma unroll
+        for (int q = 0; q < 8; q += 2) {
+          s0 += gq[q];
+          s1 += gq[q + 1];
+        }
+      }
+    if (kUn >= 4)
       for (; e + 96 < en; e += 128) {
         const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
         const int c2 = ldS<kS>(a.colIdx + e + 64), c3 = ldS<kS>(a.colIdx + e + 96);
@@ -307,7 +335,7 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     const int v = cur.v, b = cur.b, en = cur.en;
     float s0 = 0.0f, s1 = 0.0f;
     int e = b;
-    if (kU4)
+    if (kUn >= 4)
       for (; e + 3 < en; e += 4) {
         const int c0 = ldS<kRowS>(a.colIdx + e), c1 = ldS<kRowS>(a.colIdx + e + 1);
         const int c2 = ldS<kRowS>(a.colIdx + e + 2), c3 = ldS<kRowS>(a.colIdx + e + 3);
@@ -335,7 +363,7 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
 // streams read once (ldS).
 template <int kT, int kMinBlocks, bool kPacked, int kV>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
-  constexpr int kS = kV % kLoadModes; // load mode; kV / kLoadModes: four loads per step (unpacked rows)
+  constexpr int kS = kV % kLoadModes; // load mode; 2 << (kV / kLoadModes): loads per step (unpacked rows)
   extern __shared__ float4 head4[];
   const float *head = reinterpret_cast<const float *>(head4);
   __shared__ float scratch[32];
@@ -388,7 +416,7 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
       finish<kS>(a, cur.v, s, D, dang);
     }
   } else {
-    plainRows<kT, kS, (kV >= kLoadModes)>(a, head, D, dang, scratch);
+    plainRows<kT, kS, (2 << (kV / kLoadModes))>(a, head, D, dang, scratch);
   }
   const float bd = blockSum<kT>(dang, scratch);
   if (tid == 0) a.dOut[blockIdx.x] = bd;
@@ -416,7 +444,7 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 // threads at up to 32).
 struct Shape {
   int threads, occ;                // occ 1: 1024 threads per SM, 2: 2048
-  const void *iter[2][kVariants]; // [packed][variant: load mode + kLoadModes x four loads per step]
+  const void *iter[2][kVariants]; // [packed][variant: load mode + kLoadModes x log2(loads per step / 2)]
 };
 
 #define PR_HH_K(T, OCC, P, S) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, P, S>)
@@ -424,8 +452,10 @@ struct Shape {
   {                                                                                                \
     T, OCC, {                                                                                      \
       {PR_HH_K(T, OCC, false, 0), PR_HH_K(T, OCC, false, 1), PR_HH_K(T, OCC, false, 2),            \
-       PR_HH_K(T, OCC, false, 3), PR_HH_K(T, OCC, false, 4), PR_HH_K(T, OCC, false, 5)},           \
+       PR_HH_K(T, OCC, false, 3), PR_HH_K(T, OCC, false, 4), PR_HH_K(T, OCC, false, 5),            \
+       PR_HH_K(T, OCC, false, 6), PR_HH_K(T, OCC, false, 7), PR_HH_K(T, OCC, false, 8)},           \
           {PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2),           \
+           PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2),           \
            PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2)}           \
     }                                                                                              \
   }
@@ -615,9 +645,9 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
       const int v = clampHot(s, h, c.n);
       if (std::find(hots.begin(), hots.end(), v) == hots.end()) hots.push_back(v);
     }
-  for (int u = 0; u < 2; ++u) {
-    if ((packed || s.knobUnroll == 2) && u == 1) continue; // the packed rows have one loop shape
-    if (s.knobUnroll == 4 && !packed && u == 0) continue;
+  for (int u = 0; u < 3; ++u) {
+    if (packed && u > 0) continue; // the packed rows have one loop shape
+    if (!packed && s.knobUnroll != 0 && (2 << u) != s.knobUnroll) continue;
     for (int m = 0; m < kLoadModes; ++m)
       if (s.knobStream == 0 || s.knobStream - 1 == m) modes.push_back(m + kLoadModes * u);
   }
@@ -775,7 +805,8 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
     s->knobStream = value;
     break;
   case PRLAB_KNOB_HOT_UNROLL:
-    if (value != 0 && value != 2 && value != 4) return fail(e, PRLAB_ERR_ARG, "hot-head loads per step %d: 0, 2 or 4", value);
+    if (value != 0 && value != 2 && value != 4 && value != 8)
+      return fail(e, PRLAB_ERR_ARG, "hot-head loads per step %d: 0, 2, 4 or 8", value);
     s->knobUnroll = value;
     break;
   case PRLAB_KNOB_HOT_GROUP:
@@ -865,7 +896,7 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
     const int pk = impl == PRLAB_IMPL_HOTHEAD_PACKED ? 1 : 0;
     *hot_floats = s->hotOf[pk];
     *load_mode = s->modeOf[pk] % prlab::hh::kLoadModes + 1;
-    *loads_per_step = s->modeOf[pk] >= prlab::hh::kLoadModes ? 4 : 2;
+    *loads_per_step = 2 << (s->modeOf[pk] / prlab::hh::kLoadModes);
     *grid = s->G;
     *threads = s->shape->threads;
     *group = s->group;

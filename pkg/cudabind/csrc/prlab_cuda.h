@@ -332,7 +332,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                            invOut): 1 read-only path (ld.global.nc), 2 ld.global.nc.L1::no_allocate
                                            (a thread-per-row row's own indices keep ld.global.nc),
                                            3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
-#define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2 or 4 (auto: tuned;
+#define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2, 4 or 8 (auto: tuned;
                                            the same accumulators in the same order, the same bits) */
 #define PRLAB_KNOB_HOT_END 23
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
