@@ -183,8 +183,8 @@ func checkRow(v reflect.Value) error {
 		if v.Type() == reflect.TypeOf(Goal{}) {
 			allowed = goalStatuses
 		}
-		if !slices.Contains(allowed, f.String()) {
-			return fmt.Errorf("column status: %q is not one of %s", clip(f.String()), strings.Join(allowed, ", "))
+		if err := oneOf("column status", f.String(), allowed); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -231,14 +228,8 @@ var workloadKinds = []string{WorkloadByYear, WorkloadRandom}
 
 // Validate checks the invariants the page and readers rely on; the error names the field.
 func (s *IncrementalStudy) Validate() error {
-	if s.Schema != IncrementalSchema {
-		return fmt.Errorf("schema: %q is not supported, want %q", clip(s.Schema), IncrementalSchema)
-	}
-	if s.Name == "" {
-		return errors.New("name: missing")
-	}
-	if s.Env.Date == "" {
-		return errors.New("environment.date: missing")
+	if err := checkHead(s.Schema, IncrementalSchema, s.Name, s.Env.Date); err != nil {
+		return err
 	}
 	workloads := map[string]bool{}
 	for i, w := range s.Workloads {
@@ -247,8 +238,8 @@ func (s *IncrementalStudy) Validate() error {
 			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(w.Name))
 		}
 		workloads[w.Name] = true
-		if !slices.Contains(workloadKinds, w.Kind) {
-			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(w.Kind), strings.Join(workloadKinds, ", "))
+		if err := oneOf(p+".kind", w.Kind, workloadKinds); err != nil {
+			return err
 		}
 	}
 	batchKinds := append([]string{BatchYear}, pagerank.BatchKinds...)
@@ -258,8 +249,8 @@ func (s *IncrementalStudy) Validate() error {
 		if !workloads[b.Workload] {
 			return fmt.Errorf("%s.workload: %q is not in workloads", p, clip(b.Workload))
 		}
-		if !slices.Contains(batchKinds, b.Kind) {
-			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(b.Kind), strings.Join(batchKinds, ", "))
+		if err := oneOf(p+".kind", b.Kind, batchKinds); err != nil {
+			return err
 		}
 		key := b.Workload + "\x00" + b.Batch
 		if b.Batch == "" || batches[key] {
@@ -282,14 +273,8 @@ func (s *IncrementalStudy) Validate() error {
 		if !batches[r.Workload+"\x00"+r.Batch] {
 			return fmt.Errorf("%s: batch %q of workload %q is not in batches", p, clip(r.Batch), clip(r.Workload))
 		}
-		if r.Implementation == "" {
-			return fmt.Errorf("%s.implementation: missing", p)
-		}
-		if !slices.Contains(kinds, r.Kind) {
-			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(r.Kind), strings.Join(kinds, ", "))
-		}
-		if !slices.Contains(statuses, r.Status) {
-			return fmt.Errorf("%s.status: %q is not one of %s", p, clip(r.Status), strings.Join(statuses, ", "))
+		if err := r.Identity.check(p, r.Status); err != nil {
+			return err
 		}
 		if r.WarmIterations < 0 || r.ColdIterations < 0 {
 			return fmt.Errorf("%s: iterations must be >= 0", p)

@@ -282,16 +282,47 @@ func eachRow[T any](rows []T, table string, check func(p string, row T) error) e
 	return nil
 }
 
-// Validate checks the invariants Read[Run] relies on; the error names the field.
-func (run *Run) Validate() error {
-	if run.Schema != Schema {
-		return fmt.Errorf("schema: %q is not supported, want %q", run.Schema, Schema)
+var tiers = []string{TierNone, TierPass, TierBronze, TierSilver, TierGold}
+
+// checkHead checks what every document starts with: its schema (want), its
+// name and its environment's date; the error names the field.
+func checkHead(schema, want, name, date string) error {
+	if schema != want {
+		return fmt.Errorf("schema: %q is not supported, want %q", clip(schema), want)
 	}
-	if run.Name == "" {
+	if name == "" {
 		return errors.New("name: missing")
 	}
-	if run.Env.Date == "" {
+	if date == "" {
 		return errors.New("environment.date: missing")
+	}
+	return nil
+}
+
+// oneOf is nil when v is one of allowed, else an error naming the field p.
+func oneOf(p, v string, allowed []string) error {
+	if slices.Contains(allowed, v) {
+		return nil
+	}
+	return fmt.Errorf("%s: %q is not one of %s", p, clip(v), strings.Join(allowed, ", "))
+}
+
+// check is the error naming row p's field when the row's implementation is
+// missing or its kind or status (status) is not a known one.
+func (id Identity) check(p, status string) error {
+	if id.Implementation == "" {
+		return fmt.Errorf("%s.implementation: missing", p)
+	}
+	if err := oneOf(p+".kind", id.Kind, kinds); err != nil {
+		return err
+	}
+	return oneOf(p+".status", status, statuses)
+}
+
+// Validate checks the invariants Read[Run] relies on; the error names the field.
+func (run *Run) Validate() error {
+	if err := checkHead(run.Schema, Schema, run.Name, run.Env.Date); err != nil {
+		return err
 	}
 	for i, d := range run.Env.Datasets {
 		if len(d.SHA256) != 64 || strings.Trim(d.SHA256, "0123456789abcdef") != "" {
@@ -311,8 +342,8 @@ func (run *Run) Validate() error {
 			return fmt.Errorf("%s.name: duplicate %q", p, im.Name)
 		}
 		impls[im.Name] = true
-		if !slices.Contains(kinds, im.Kind) {
-			return fmt.Errorf("%s.kind: %q is not one of %s", p, im.Kind, strings.Join(kinds, ", "))
+		if err := oneOf(p+".kind", im.Kind, kinds); err != nil {
+			return err
 		}
 	}
 	known := func(p, name string) error {
@@ -329,10 +360,7 @@ func (run *Run) Validate() error {
 		if err := known(p, impl); err != nil {
 			return err
 		}
-		if !slices.Contains(statuses, status) {
-			return fmt.Errorf("%s.status: %q is not one of %s", p, status, strings.Join(statuses, ", "))
-		}
-		return nil
+		return oneOf(p+".status", status, statuses)
 	}
 	if err := eachRow(run.Correctness, "correctness", func(p string, c Check) error {
 		if err := known(p, c.Implementation); err != nil {
@@ -376,10 +404,7 @@ func (run *Run) Validate() error {
 		if err := known(p, t.Implementation); err != nil {
 			return err
 		}
-		if !slices.Contains([]string{TierNone, TierPass, TierBronze, TierSilver, TierGold}, t.Tier) {
-			return fmt.Errorf("%s.tier: %q is not one of none, pass, bronze, silver, gold", p, t.Tier)
-		}
-		return nil
+		return oneOf(p+".tier", t.Tier, tiers)
 	}); err != nil {
 		return err
 	}

@@ -1,11 +1,8 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -251,20 +248,14 @@ var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured, GoalNotCompara
 
 // Validate checks the invariants the page and the readers rely on; the error names the field.
 func (s *ScaleStudy) Validate() error {
-	if s.Schema != ScaleSchema {
-		return fmt.Errorf("schema: %q is not supported, want %q", clip(s.Schema), ScaleSchema)
-	}
-	if s.Name == "" {
-		return errors.New("name: missing")
-	}
-	if s.Env.Date == "" {
-		return errors.New("environment.date: missing")
+	if err := checkHead(s.Schema, ScaleSchema, s.Name, s.Env.Date); err != nil {
+		return err
 	}
 	graphs := map[string]bool{}
 	for i, g := range s.Graphs {
 		p := fmt.Sprintf("graphs[%d]", i)
-		if !slices.Contains(families, g.Family) {
-			return fmt.Errorf("%s.family: %q is not one of %s", p, clip(g.Family), strings.Join(families, ", "))
+		if err := oneOf(p+".family", g.Family, families); err != nil {
+			return err
 		}
 		if g.Name == "" || graphs[g.Name] {
 			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(g.Name))
@@ -279,14 +270,8 @@ func (s *ScaleStudy) Validate() error {
 		if !graphs[r.Graph] {
 			return fmt.Errorf("%s.graph: %q is not in graphs", p, clip(r.Graph))
 		}
-		if r.Implementation == "" {
-			return fmt.Errorf("%s.implementation: missing", p)
-		}
-		if !slices.Contains(kinds, r.Kind) {
-			return fmt.Errorf("%s.kind: %q is not one of %s", p, clip(r.Kind), strings.Join(kinds, ", "))
-		}
-		if !slices.Contains(statuses, r.Status) {
-			return fmt.Errorf("%s.status: %q is not one of %s", p, clip(r.Status), strings.Join(statuses, ", "))
+		if err := r.Identity.check(p, r.Status); err != nil {
+			return err
 		}
 		if r.N < 0 || r.NNZ < 0 || r.FloorBytes < 0 || r.BytesPerIteration < 0 {
 			return fmt.Errorf("%s: n, nnz and byte counts must be >= 0", p)
@@ -298,8 +283,8 @@ func (s *ScaleStudy) Validate() error {
 		}
 	}
 	for i, g := range s.Goals {
-		if !slices.Contains(goalStatuses, g.Status) {
-			return fmt.Errorf("goals[%d].status: %q is not one of %s", i, clip(g.Status), strings.Join(goalStatuses, ", "))
+		if err := oneOf(fmt.Sprintf("goals[%d].status", i), g.Status, goalStatuses); err != nil {
+			return err
 		}
 	}
 	return nil
