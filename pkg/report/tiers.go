@@ -252,8 +252,8 @@ func CalibrationNote(run *Run, th Thresholds) string {
 		reached = append(reached, fmt.Sprintf("%s reaches %.3f x DRAM (%.1f µs per iteration)", name, float64(t.XDRAM), t.Timing.MsPerIteration()*1000))
 		floorUs := t.LaunchesPerIteration * c.LaunchUs
 		b := float64(t.BytesPerIteration)
-		cp := fmt.Sprintf("%.0f launches per iteration take at least %.1f µs, so at most %.3f x on %d bytes, where silver (%.2f) needs %.2f µs per iteration and gold (%.2f) %.2f µs",
-			t.LaunchesPerIteration, floorUs, b/(floorUs*1e3)/c.DRAMGBps, t.BytesPerIteration, th.Silver, b/(th.Silver*c.DRAMGBps*1e3), th.Gold, b/(th.Gold*c.DRAMGBps*1e3))
+		cp := fmt.Sprintf("%.0f launches per iteration take at least %.1f µs, so at most %.3f x on %s bytes, where silver (%.2f) needs %.2f µs per iteration and gold (%.2f) %.2f µs",
+			t.LaunchesPerIteration, floorUs, b/(floorUs*1e3)/c.DRAMGBps, commas(int(t.BytesPerIteration)), th.Silver, b/(th.Silver*c.DRAMGBps*1e3), th.Gold, b/(th.Gold*c.DRAMGBps*1e3))
 		if !slices.Contains(caps, cp) {
 			caps = append(caps, cp)
 		}
