@@ -258,7 +258,7 @@ func GapVsT1Chart(b *CPUBaseline) *Chart {
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "ns per edge", NameLocation: "middle", NameGap: 40}),
 		charts.WithGridOpts(opts.Grid{Left: "30", Right: "20", Top: "92", Bottom: "70", ContainLabel: opts.Bool(true)}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Bottom: "4", Left: "center", TextStyle: &opts.TextStyle{FontSize: 11}}),
+		charts.WithLegendOpts(plainLegend(nil, false)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(
 			"function (p) { return p.marker + p.seriesName + '<br/>' + p.value + ' ns per edge' + (p.data && p.data.name ? '<br/>' + p.data.name : ''); }")}),
 	)

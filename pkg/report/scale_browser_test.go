@@ -16,3 +16,18 @@ func TestBrowserDrawsScaleCharts(t *testing.T) {
 	stats := browserCheck(t, filepath.Join(dir, HTMLFile), screenshotPath("scale-fixture.png"))
 	assertCharts(t, stats, ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor)
 }
+
+// TestBrowserDrawsCPUBaselineCharts: the scale page with the committed
+// 2-core CPU baseline attached (--gap-csv) draws its two charts too.
+func TestBrowserDrawsCPUBaselineCharts(t *testing.T) {
+	dir := t.TempDir()
+	s := scaleFixture()
+	if err := AttachCPUBaseline(s, dir, committedBaseline); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteScale(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	stats := browserCheck(t, filepath.Join(dir, HTMLFile), screenshotPath("scale-cpu-baseline.png"))
+	assertCharts(t, stats, ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor, ChartGapVsT1, ChartT1Scaling)
+}
