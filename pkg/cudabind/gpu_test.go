@@ -28,8 +28,6 @@ func needGPU(t *testing.T) {
 	}
 }
 
-func quick() bool { return os.Getenv("PRLAB_GPU_QUICK") == "1" }
-
 // gpuReport collects what the GPU tests measured, written to $PRLAB_GPU_OUT.
 var gpuReport = struct {
 	sync.Mutex
@@ -98,7 +96,7 @@ func oracleResult(g *pagerank.Graph, iters int) *pagerank.Result {
 func TestGPUSyntheticCases(t *testing.T) {
 	needGPU(t)
 	iters := pagerank.CorrectnessIterations
-	if quick() {
+	if frQuick() {
 		iters = 10
 	}
 	t.Logf("correctness, %d fixed iterations on both sides", iters)
@@ -143,7 +141,7 @@ func TestGPUSyntheticCases(t *testing.T) {
 // ranks agree with float64 within 1e-3.
 func TestGPUConvergence(t *testing.T) {
 	needGPU(t)
-	if quick() {
+	if frQuick() {
 		t.Skip("quick mode")
 	}
 	for _, g := range synthetic(t) {
@@ -221,7 +219,7 @@ func TestGPUReductionBudget(t *testing.T) {
 	}
 	sizes := []int{1, 31, 33, 1000, 28042, 1 << 20}
 	threadsList := []int{32, 64, 256, 1024}
-	if quick() {
+	if frQuick() {
 		sizes = []int{1, 33, 1000, 28042}
 		threadsList = []int{32, 256}
 	}
@@ -330,7 +328,7 @@ func courseLikeGraph(t *testing.T, name string, n, nnz int) *pagerank.Graph {
 // the same ranks as a correctness run of 50 iterations.
 func TestGPUBenchmarkAndStages(t *testing.T) {
 	needGPU(t)
-	if quick() {
+	if frQuick() {
 		t.Skip("quick mode")
 	}
 	graphs := []*pagerank.Graph{courseLikeGraph(t, "course-like", CourseN, CourseNNZ)}
@@ -428,7 +426,7 @@ func dramGBps(tab *StageTable) float64 {
 func TestResidentGPU(t *testing.T) {
 	needGPU(t)
 	checkResidentSessions(t, residentGraphOf(t, 10), 1e-7, true)
-	if !quick() {
+	if !frQuick() {
 		// The random batches and the emptied row on 2^16 (see checkResidentSessions).
 		checkResidentSessions(t, residentGraphOf(t, 16), 1e-7, false)
 	}
@@ -441,7 +439,7 @@ func TestResidentGPU(t *testing.T) {
 // session and a second one on the same session.
 func TestResidentUpdateLarge(t *testing.T) {
 	needGPU(t)
-	if quick() {
+	if frQuick() {
 		t.Skip("PRLAB_GPU_QUICK: no large graph")
 	}
 	n, src, dst, err := pagerank.RMATEdges(pagerank.Graph500RMAT(20, 1))

@@ -171,6 +171,8 @@ func TestLayoutUnavailableWithoutGPU(t *testing.T) {
 
 // ---------------------------------------------------------------- GPU
 
+// frQuick: PRLAB_GPU_QUICK=1, the GPU tests' short runs for
+// compute-sanitizer (10 iterations, synthetic cases only, no timing).
 func frQuick() bool { return os.Getenv("PRLAB_GPU_QUICK") == "1" }
 
 // frCorrectnessCases are the GPU correctness tests' iterations and graphs:
