@@ -21,13 +21,6 @@ import (
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
-func needGPU(t *testing.T) {
-	t.Helper()
-	if ok, reason := Available(); !ok {
-		t.Skipf("GPU path unavailable: %s", reason)
-	}
-}
-
 // gpuReport collects what the GPU tests measured, written to $PRLAB_GPU_OUT.
 var gpuReport = struct {
 	sync.Mutex
@@ -64,7 +57,7 @@ func writeResults(t *testing.T, env, file string, v any) {
 }
 
 func TestGPUDeviceInfo(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	d, err := DeviceInfo()
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +87,7 @@ func oracleResult(g *pagerank.Graph, iters int) *pagerank.Result {
 // per-element relative error <= 1e-3 (pagerank.Validate); one residual and
 // one sum per iteration; and the residual actually shrinking.
 func TestGPUSyntheticCases(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	iters := pagerank.CorrectnessIterations
 	if frQuick() {
 		iters = 10
@@ -140,7 +133,7 @@ func TestGPUSyntheticCases(t *testing.T) {
 // where the residual must stall under that rounding floor; either way the
 // ranks agree with float64 within 1e-3.
 func TestGPUConvergence(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	if frQuick() {
 		t.Skip("quick mode")
 	}
@@ -212,7 +205,7 @@ func absInt(v int) int {
 // reduction, with 32 threads per block as well as 1024, gets the sum right
 // within its rounding bound.
 func TestGPUReductionBudget(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	g, err := pagerank.SyntheticCase("tiny")
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +320,7 @@ func courseLikeGraph(t *testing.T, name string, n, nnz int) *pagerank.Graph {
 // rows. Checks the numbers are well-formed and that the timed loop computes
 // the same ranks as a correctness run of 50 iterations.
 func TestGPUBenchmarkAndStages(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	if frQuick() {
 		t.Skip("quick mode")
 	}
@@ -424,7 +417,7 @@ func dramGBps(tab *StageTable) float64 {
 // mass equal a rebuild's, the counts equal ApplyBatch's, and the warm and
 // cold starts pass the gates against float64 and each other.
 func TestResidentGPU(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	checkResidentSessions(t, residentGraphOf(t, 10), 1e-7, true)
 	if !frQuick() {
 		// The random batches and the emptied row on 2^16 (see checkResidentSessions).
@@ -438,7 +431,7 @@ func TestResidentGPU(t *testing.T) {
 // update is logged by part (UpdatePhases), the first update on a fresh
 // session and a second one on the same session.
 func TestResidentUpdateLarge(t *testing.T) {
-	needGPU(t)
+	frNeedGPU(t)
 	if frQuick() {
 		t.Skip("PRLAB_GPU_QUICK: no large graph")
 	}
