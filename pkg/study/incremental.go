@@ -314,8 +314,11 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 	r.finish(true)
 	r.out.Env.OtherCPU = report.OtherCPUShare(ticks, report.ReadCPUTicks())
 	if start, end := r.out.Env.LoadAverage, report.LoadAverage(); start != "" && end != "" {
-		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores (above the core count, other processes competed for the CPU and every CPU time here is longer than this host can do)",
-			start, end, runtime.NumCPU())
+		verdict := "at most the core count, so the CPU work had the cores to itself"
+		if busierThan(start, runtime.NumCPU()) || busierThan(end, runtime.NumCPU()) {
+			verdict = "above the core count, other processes competed for the CPU and every CPU time here is longer than this host can do"
+		}
+		r.note("load average (1, 5, 15 min) at the start %s, at the end %s, on %d logical cores: %s", start, end, runtime.NumCPU(), verdict)
 	}
 	return r.out, nil
 }
