@@ -3,6 +3,7 @@ package nb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/dataset"
@@ -22,10 +23,16 @@ type CommittedIncremental struct {
 // newest first.
 func CommittedIncrementalRuns() ([]CommittedIncremental, error) {
 	return committedReports([]string{"reports/*/" + report.IncrementalJSONFile}, report.Read[report.IncrementalStudy],
-		func(s *report.IncrementalStudy) (bool, string) { return s.GPU != nil, s.Env.Date },
+		func(s *report.IncrementalStudy) (bool, string) { return hasGPURows(s), s.Env.Date },
 		func(s *report.IncrementalStudy, path string) CommittedIncremental {
 			return CommittedIncremental{s, path}
 		})
+}
+
+// hasGPURows says whether s has a row of a GPU tier (Kind KindGPU); the
+// incremental study records its GPU tiers in its rows, not in a GPU block.
+func hasGPURows(s *report.IncrementalStudy) bool {
+	return s.GPU != nil || slices.ContainsFunc(s.Rows, func(r report.IncrementalRow) bool { return r.Kind == report.KindGPU })
 }
 
 // IncrementalSourceMarkdown says which committed incremental report a
@@ -42,7 +49,7 @@ func IncrementalSourceMarkdown(runs []CommittedIncremental) string {
 	}
 	md := fmt.Sprintf("**Source: the committed incremental report `%s`** (run %q), measured on %s, %d logical CPUs, on %s at commit `%s`; workloads %s; %d batches, %d rows, %.0f s.",
 		s.Path, s.Name, s.Env.CPUModel, s.Env.CPUCores, s.Env.Date, s.Env.Commit, strings.Join(workloads, ", "), len(s.Batches), len(s.Rows), s.ElapsedS)
-	if s.GPU == nil {
+	if !hasGPURows(s.IncrementalStudy) {
 		md += " **CPU tier only: it has no GPU rows** (" + clipText(s.GPUSkipped, 120) + ")."
 	}
 	if s.Env.LoadAverage != "" {

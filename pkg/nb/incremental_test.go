@@ -42,6 +42,15 @@ func TestIncrementalFragments(t *testing.T) {
 			t.Errorf("chart: %v\n%.200s", err, h)
 		}
 	}
+	if md := IncrementalSourceMarkdown([]CommittedIncremental{{s, "reports/x/incremental.json"}}); !strings.Contains(md, "CPU tier only") {
+		t.Errorf("source of a CPU-only study: %s", md)
+	}
+	gpu := *s
+	gpu.Rows = append([]report.IncrementalRow{}, s.Rows...)
+	gpu.Rows[0].Kind = report.KindGPU
+	if md := IncrementalSourceMarkdown([]CommittedIncremental{{&gpu, "reports/x/incremental.json"}}); strings.Contains(md, "CPU tier only") {
+		t.Errorf("source of a study with GPU rows says CPU only: %s", md)
+	}
 	if md := IncrementalSourceMarkdown(nil); !strings.Contains(md, "No incremental-study report is committed") {
 		t.Errorf("source without reports: %s", md)
 	}
