@@ -145,7 +145,11 @@ func RunEnvironment(run *Run, note string) string {
 	t.Add("", "CPU", fmt.Sprintf("%s, %d logical CPUs, GOMAXPROCS %d", e.CPUModel, e.CPUCores, e.GOMAXPROCS))
 	if run.GPU != nil {
 		g := run.GPU
-		t.Add("", "GPU", fmt.Sprintf("%s (compute capability %s, %d SMs, L2 %d bytes), driver %s, runtime %s", g.Name, g.ComputeCapability, g.SMs, g.L2Bytes, g.Driver, g.Runtime))
+		driver := "CUDA driver API " + g.Driver
+		if g.KernelDriver != "" {
+			driver = "driver " + g.KernelDriver + " (CUDA driver API " + g.Driver + ")"
+		}
+		t.Add("", "GPU", fmt.Sprintf("%s (compute capability %s, %d SMs, L2 %d bytes), %s, runtime %s", g.Name, g.ComputeCapability, g.SMs, g.L2Bytes, driver, g.Runtime))
 	} else {
 		t.Add("skip", "GPU", "none: "+ShortReason(run.GPUSkipped))
 	}
