@@ -187,6 +187,13 @@ type verifyView struct {
 	ParagraphHTML, GatesHTML, TimingHTML, EnvHTML template.HTML
 }
 
+// UncorrectedFalseAlarm is the chance that at least one of the timed rows
+// would be called faster or slower by chance if each were tested alone at
+// α = 0.05 with nothing changed: 1 − 0.95^rows (independent tests).
+func (v verifyView) UncorrectedFalseAlarm() string {
+	return fmt.Sprintf("%.0f %%", 100*(1-math.Pow(0.95, float64(len(v.Timing)))))
+}
+
 // RenderVerifyHTML renders verify.html: the paragraph, the gates (counts and
 // every failure), the timing table and both environments, the same
 // fragments notebook 06 shows (verify_fragments.go).
