@@ -195,7 +195,12 @@ python3 "$repo/scripts/gap_vs_t1_csv.py" --work "$work" --out "$out_dir" --host 
 if [[ ${PARSE_ONLY:-0} != 1 ]]; then
   {
     echo "gap-vs-t1.sh run: $(date -u +%FT%TZ), host $host, prlab commit $commit, GAP $gap_rev, $((SECONDS - start)) s of ${budget} s"
-    echo "load average (1, 5, 15 min) at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null) (above $cores: other processes competed for the cores)"
+    load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+    verdict="at or under $cores: no sign that other processes competed for the cores"
+    if awk -v c="$cores" '{ for (i = 1; i <= NF; i++) if ($i + 0 > c) bad = 1 } END { exit !bad }' <<<"$load_start $load_end"; then
+      verdict="above $cores: other processes competed for the cores"
+    fi
+    echo "load average (1, 5, 15 min) at the start: $load_start; at the end: $load_end ($verdict)"
   } >"$work/run.txt"
 fi
 {

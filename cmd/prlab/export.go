@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -65,6 +66,9 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if *seed == 0 {
 		return usageError{"export: --seed 0 is reserved for the default; pick a seed >= 1"}
+	}
+	if err := exportTargetAllowed(*out, gf.paths); err != nil {
+		return err
 	}
 	load, err := gf.options()
 	if err != nil {
@@ -138,4 +142,28 @@ func writeEdgesAtomic(path string, el *pagerank.EdgeList, f pagerank.Format, tit
 		}
 		return zw.Close()
 	})
+}
+
+// exportTargetAllowed refuses an --out that would write into a dataset:
+// a folder holding a SHA256SUMS file (the bundled data/aan, or any
+// checksummed dataset a user keeps), or the folder of an input graph
+// (prlab never writes into a user's graph folder). Both are usage errors
+// naming the folder.
+func exportTargetAllowed(out string, inputs []string) error {
+	dir, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return usageError{fmt.Sprintf("export: --out %s: %v", out, err)}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "SHA256SUMS")); err == nil {
+		return usageError{fmt.Sprintf("export: --out %s is in a checksummed dataset folder (%s has a SHA256SUMS): prlab never writes into a dataset; write the export elsewhere", out, dir)}
+	}
+	for _, in := range inputs {
+		if same(in, out) {
+			continue // the input file itself: the caller's own, more exact message
+		}
+		if d, err := filepath.Abs(filepath.Dir(in)); err == nil && d == dir && in != "-" && in != "/dev/stdin" {
+			return usageError{fmt.Sprintf("export: --out %s is in the folder of the input graph %s: prlab never writes into a user's graph folder; write the export elsewhere", out, in)}
+		}
+	}
+	return nil
 }

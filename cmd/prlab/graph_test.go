@@ -135,6 +135,10 @@ func TestReportGraphEveryFormat(t *testing.T) {
 func TestGraphFlagUsageErrors(t *testing.T) {
 	user := userFolder(t)
 	el := filepath.Join(user, "cites.el")
+	dataset := t.TempDir() // a checksummed dataset folder, like data/aan
+	if err := os.WriteFile(filepath.Join(dataset, "SHA256SUMS"), []byte("0  acl.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -151,6 +155,8 @@ func TestGraphFlagUsageErrors(t *testing.T) {
 		{[]string{"export", "--rmat", "8", "--grid", "8", "--format", "el", "--out", "x"}, "exactly one of"},
 		{[]string{"export", "--rmat", "8", "--format", "wel", "--out", "x"}, `--format "wel": want el, snap, mtx or csv`},
 		{[]string{"export", "--graph", el, "--format", "el", "--out", el}, "is the input file"},
+		{[]string{"export", "--graph", el, "--format", "mtx", "--out", filepath.Join(filepath.Dir(el), "copy.mtx")}, "never writes into a user's graph folder"},
+		{[]string{"export", "--rmat", "4", "--format", "el", "--out", filepath.Join(dataset, "acl.txt.gz")}, "checksummed dataset folder"},
 	} {
 		_, _, err := runCLI(t, c.args...)
 		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
