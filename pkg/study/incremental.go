@@ -757,6 +757,11 @@ func (r *incrementalRunner) byYear() error {
 	if err != nil {
 		return fmt.Errorf("by year: %w", err)
 	}
+	years := yg.YearsBetween(first, cfg.LastYear)
+	if len(years) == 0 {
+		return fmt.Errorf("by year: last year %d leaves no batch: the first snapshot is %d (the first year with at least %d papers); pick a later last year", cfg.LastYear, first, cfg.MinPapers)
+	}
+	lastYear := years[len(years)-1] // the data's last year when cfg.LastYear lies beyond it
 	t0 := time.Now()
 	g, err := yg.Snapshot(first, cfg.Workers)
 	if err != nil {
@@ -767,7 +772,7 @@ func (r *incrementalRunner) byYear() error {
 		Note: fmt.Sprintf("first snapshot %d (the first year with at least %d papers: %d); an edge enters in the later of its two papers' years (%d citations of a later-dated paper)",
 			first, cfg.MinPapers, yg.PapersIn(first), yg.Forward)}
 	r.out.Workloads = append(r.out.Workloads, w)
-	r.progress("%s: %s; %d batches to %d", w.Name, g.Summary(), len(yg.YearsBetween(first, cfg.LastYear)), cfg.LastYear)
+	r.progress("%s: %s; %d batches to %d", w.Name, g.Summary(), len(years), lastYear)
 	prev := r.coldRanks(g)
 	var prevTop []int
 	if x := prev[OracleName]; x != nil {

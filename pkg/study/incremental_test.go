@@ -293,3 +293,13 @@ func TestIncrementalCancelledMidway(t *testing.T) {
 type progressFunc func(string)
 
 func (f progressFunc) Write(b []byte) (int, error) { f(string(b)); return len(b), nil }
+
+// A last year at or before the first snapshot leaves no batch: an error naming
+// both years, not an empty report.
+func TestIncrementalByYearNoBatch(t *testing.T) {
+	edges, papers := realData(t)
+	_, err := RunIncremental(context.Background(), IncrementalConfig{Name: "t", EdgeList: edges, Papers: papers, Runs: 1, Warmups: -1, LastYear: 1986})
+	if err == nil || !strings.Contains(err.Error(), "last year 1986 leaves no batch: the first snapshot is 1986") {
+		t.Fatalf("last year 1986: %v, want the no-batch error", err)
+	}
+}
