@@ -976,14 +976,21 @@ func IncrementalFindings(s *report.IncrementalStudy) []string {
 	for _, c := range Crossovers(s) {
 		out = append(out, fmt.Sprintf("%s, %s batches, %s: %s.", c.Workload, c.BatchKind, c.Implementation, c.Text))
 	}
-	failed := 0
+	failed, skipped := 0, 0
 	for _, x := range s.Rows {
-		if x.Status != report.StatusPass {
+		switch x.Status {
+		case report.StatusPass:
+		case report.StatusSkipped:
+			skipped++
+		default:
 			failed++
 		}
 	}
 	if failed > 0 {
 		out = append(out, fmt.Sprintf("%d of %d rows did not pass (see their reasons).", failed, len(s.Rows)))
+	}
+	if skipped > 0 {
+		out = append(out, fmt.Sprintf("%d of %d rows were skipped (an implementation not available here, e.g. a GPU tier without the CUDA library; see their reasons).", skipped, len(s.Rows)))
 	}
 	return out
 }

@@ -303,3 +303,20 @@ func TestIncrementalByYearNoBatch(t *testing.T) {
 		t.Fatalf("last year 1986: %v, want the no-batch error", err)
 	}
 }
+
+// Skipped rows (a GPU tier without the library) are counted apart from rows
+// that failed a gate.
+func TestIncrementalFindingsCountSkippedApart(t *testing.T) {
+	s := &report.IncrementalStudy{}
+	for _, st := range []string{report.StatusPass, report.StatusSkipped, report.StatusSkipped, report.StatusFail} {
+		var r report.IncrementalRow
+		r.Status = st
+		s.Rows = append(s.Rows, r)
+	}
+	got := strings.Join(IncrementalFindings(s), "\n")
+	for _, want := range []string{"1 of 4 rows did not pass", "2 of 4 rows were skipped"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("findings %q lack %q", got, want)
+		}
+	}
+}
