@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/prlab/prlab/pkg/cudabind"
@@ -35,7 +36,23 @@ func (CUDA) Context() (*report.GPUContext, error) {
 	v := func(x int) string { return fmt.Sprintf("%d.%d", x/1000, (x%1000)/10) }
 	return &report.GPUContext{Name: d.Name, ComputeCapability: d.ComputeCapability(), SMs: d.SMs, L2Bytes: int64(d.L2Bytes),
 		MaxThreadsPerBlock: d.MaxThreadsPerBlock, GlobalMemBytes: d.GlobalMemBytes, Driver: v(d.DriverVersion),
-		KernelDriver: kernelDriver(nvidiaVersionFile), Runtime: v(d.RuntimeVersion), CCCL: d.CCCL, Library: d.Library}, nil
+		KernelDriver: kernelDriver(nvidiaVersionFile), Runtime: v(d.RuntimeVersion), CCCL: d.CCCL, Library: relativeToWorkDir(d.Library)}, nil
+}
+
+// relativeToWorkDir is path relative to the working directory when it lies
+// under it (the repository's build/libprlab_cuda.so), so committed reports
+// hold no absolute path of the checkout they were made in; other paths
+// (a system library, $PRLAB_CUDA_LIB elsewhere) stay as they are.
+func relativeToWorkDir(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }
 
 // nvidiaVersionFile is where the NVIDIA kernel module states its version on Linux

@@ -26,3 +26,20 @@ func TestKernelDriver(t *testing.T) {
 		t.Errorf("missing file: %q, want empty", got)
 	}
 }
+
+func TestRelativeToWorkDir(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{filepath.Join(wd, "build", "libprlab_cuda.so"), filepath.Join("build", "libprlab_cuda.so")},
+		{"/usr/lib/libprlab_cuda.so", "/usr/lib/libprlab_cuda.so"},
+		{filepath.Join(filepath.Dir(wd), "other", "lib.so"), filepath.Join(filepath.Dir(wd), "other", "lib.so")},
+		{"build/libprlab_cuda.so", "build/libprlab_cuda.so"},
+	} {
+		if got := relativeToWorkDir(c.in); got != c.want {
+			t.Errorf("relativeToWorkDir(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
