@@ -43,20 +43,20 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	exchanges := map[string]int{"stores": 1, "bulk": 2, "l2": 3, "rows": 4}
-	configs := []string{"stores", "bulk", "l2"}
-	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the piece-wise row sums and the per-row sends (not the default yet)
-		configs = append(configs, "stores pieces", "bulk pieces", "l2 pieces", "rows", "rows pieces")
+	configs := []dsmConfig{{"stores", 1, 0, 0}, {"bulk", 2, 0, 0}, {"l2", 3, 0, 0}}
+	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the variants that are not the default (yet)
+		configs = append(configs, dsmConfig{"stores pieces", 1, 3, 0}, dsmConfig{"bulk pieces", 2, 3, 0},
+			dsmConfig{"l2 pieces", 3, 3, 0}, dsmConfig{"rows", 4, 0, 0}, dsmConfig{"rows pieces", 4, 3, 0},
+			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
+			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
+			dsmConfig{"stores bank push onebar", 1, 5, 3})
 	}
-	for _, ex := range configs {
-		exName, pieces := strings.CutSuffix(ex, " pieces")
+	for _, cf := range configs {
+		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
 		if !frSelected("PRLAB_DSMEM_EXCHANGES", exName) {
 			continue
 		}
-		knobs := map[int]int{knobDSMExchange: exchanges[exName]}
-		if pieces {
-			knobs[knobDSMGather] = 3
-		}
+		knobs := map[int]int{knobDSMExchange: cf.exchange, knobDSMGather: cf.gather, knobDSMPartials: cf.partials}
 		for _, g := range graphs {
 			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
@@ -127,6 +127,13 @@ func TestGPUClusterDSMEM(t *testing.T) {
 // floor of the longest row, or 1e-5.
 func frFloorOr(g *pagerank.Graph) float64 { return max(1e-5, frFloor(g)) }
 
+// dsmConfig is one configuration of the correctness test: its label, the
+// exchange, gather and partials knobs' values.
+type dsmConfig struct {
+	label                      string
+	exchange, gather, partials int
+}
+
 // dsmVariant is one configuration of gpu-cluster-dsmem's knobs.
 type dsmVariant struct {
 	name  string
@@ -143,16 +150,29 @@ type namedValue struct {
 // cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its combine.
 var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}}
 
+// dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
+// <= 8 / 4 edges, the same with each piece's columns bank-ordered.
+var dsmGathers = []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4},
+	{"pieces bank-ordered", 5}, {"pieces of 4 bank-ordered", 6}}
+
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
 	for _, ex := range dsmExchanges {
-		for _, ga := range []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4}} {
+		for _, ga := range dsmGathers {
 			for _, th := range []int{1024, 512} {
-				if th == 512 && (ga.v == 2 || ga.v == 4) {
+				if th == 512 && ga.v != 1 && ga.v != 3 {
 					continue
 				}
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s %d threads", ex.name, ga.name, th),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMThreads: th}})
+			}
+		}
+	}
+	for _, ex := range []namedValue{dsmExchanges[0], dsmExchanges[3]} {
+		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4]} {
+			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}} {
+				out = append(out, dsmVariant{fmt.Sprintf("%s %s 1024 threads, %s", ex.name, ga.name, pa.name),
+					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMPartials: pa.v}})
 			}
 		}
 	}
@@ -164,12 +184,14 @@ func dsmVariants() []dsmVariant {
 		}
 	}
 	for _, ex := range dsmExchanges {
-		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}} {
+		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}, {"no iterations (launch, one-time load, write)", 16}} {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
 			if ab.v <= 3 { // the piece sums are the gather, the rows adding them the row sums
-				out = append(out, dsmVariant{fmt.Sprintf("%s pieces, ablation: %s", ex.name, ab.name),
-					map[int]int{knobDSMExchange: ex.v, knobDSMGather: 3, knobDSMAblate: ab.v}})
+				for _, ga := range []namedValue{dsmGathers[2], dsmGathers[4]} {
+					out = append(out, dsmVariant{fmt.Sprintf("%s %s, ablation: %s", ex.name, ga.name, ab.name),
+						map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMAblate: ab.v}})
+				}
 			}
 		}
 	}
@@ -217,7 +239,7 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	}
 	for round := 1; round <= 2; round++ {
 		for _, v := range dsmVariants() {
-			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", []string{"", "stores", "bulk", "l2"}[v.knobs[knobDSMExchange]]) {
+			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", dsmExchanges[v.knobs[knobDSMExchange]-1].name) {
 				continue
 			}
 			dsmKnobs(t, g, v.knobs)
@@ -310,5 +332,25 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, g.Name+".bin"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// The probe's variants name valid knob values (an exchange the tables know,
+// a gather in [0, 6], partials in [0, 3]) under distinct names, and each
+// correctness config names its exchange.
+func TestDSMVariantsWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, v := range dsmVariants() {
+		ex, ga, pa := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials]
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 3 {
+			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
+		}
+		if seen[v.name] {
+			t.Errorf("variant %q twice", v.name)
+		}
+		seen[v.name] = true
+	}
+	if len(seen) < 40 {
+		t.Errorf("%d variants, want the exchanges x gathers x threads, partials and ablations (>= 40)", len(seen))
 	}
 }

@@ -56,13 +56,14 @@ const (
 	knobHotEnd         = 23
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
 	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores
-	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync()
+	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync(), 16 no iterations
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)
-	knobDSMGather   = 28 // 0 auto (staged), 1 staged in shared memory, 2 row sums read the ghost vector directly, 3 pieces of 8, 4 of 4
+	knobDSMGather   = 28 // 0 auto (staged), 1 staged in shared memory, 2 row sums read the ghost vector directly, 3 pieces of 8, 4 of 4, 5 / 6 the same bank-ordered
 	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
-	knobDSMEnd      = 30
+	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier
+	knobDSMEnd      = 31
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

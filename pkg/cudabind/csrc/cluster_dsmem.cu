@@ -34,12 +34,20 @@
 // pieces of <= 8 edges, one thread per piece with coalesced jagged-diagonal
 // column loads, then each row adds its pieces in order: short serial chains
 // instead of up to 32 dependent adds per light row; checked on the CPU by
-// testdata/cluster_dsmem_layout_check.cu, not yet timed on the H200).
+// testdata/cluster_dsmem_layout_check.cu, not yet timed on the H200), or
+// pieces bank-ordered (5, 6: each piece's columns in the order that puts a
+// warp's lanes on distinct shared-memory banks at each step where the pieces
+// allow it, bankOrderPieces; the same pieces, another summation order).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
 // summed in a fixed order, so every block gets the same bits; the residual
-// test runs on the device. Fixed-order sums throughout: same bits every run.
+// test runs on the device. Or (knob PRLAB_KNOB_DSM_PARTIALS bit 1) each
+// block's lanes 0..C-1 store its dangling partial into every block's shared
+// memory before the barrier, so the read after it is local (the same values
+// in the same order: the same bits); bit 2 sums the block's dangling partial
+// with one block barrier instead of two. Fixed-order sums throughout: same
+// bits every run.
 //
 // Bytes per iteration (the course's rule, as the fused iteration counts
 // them): rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n,
@@ -50,7 +58,9 @@
 // Ablations (knob PRLAB_KNOB_DSM_ABLATE, timing only: the ranks are then
 // wrong): 1 leaves out the gather, 2 the row sums + combine, 4 the exchange,
 // 8 the per-iteration cluster.sync(); 7 leaves the skeleton (partials, block
-// reductions, cluster.sync()), 15 the loop alone.
+// reductions, cluster.sync()), 15 the loop alone, 16 no iterations at all (the
+// launch, the one-time load into shared memory and the final write: the fixed
+// cost of one run).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -82,7 +92,7 @@ constexpr int kBatch = 8;  // gather loads in flight per thread
 constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
 constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
 enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4 };
-enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8 };
+enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8, kNoLoop = 16 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 
 struct Args {
@@ -103,6 +113,7 @@ struct Args {
   int recvBytes[kMaxC];   // bytes it receives per iteration
   int gmax, emax, rmax, hmax, smax; // shared-memory layout (the same in every block; multiples of 4)
   int ablate, direct;
+  int partials; // PRLAB_KNOB_DSM_PARTIALS: 1 pushed dangling partials, 2 the one-barrier dangling block sum
   // Row sums by pieces (gather knob 3): each row's edges cut into pieces of
   // at most kPiece, the pieces of a block sorted by length (then row) and
   // their columns stored in jagged-diagonal order (slot j of piece t at
@@ -158,6 +169,18 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
 
 using dev::blockSum; // block_reduce.cuh
 using dev::warpAllSum;
+
+// blockSum without its trailing barrier (the result in warp 0): the caller
+// must not write scratch again before a later barrier. The same bits as blockSum.
+template <class T> __device__ __forceinline__ T blockSumOneBarrier(T v, T *scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  v = warpAllSum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  T r = T(0);
+  if (warp == 0) r = warpAllSum(lane < warps ? scratch[lane] : T(0));
+  return r;
+}
 
 #if PRLAB_CLUSTER_BULK
 __device__ __forceinline__ unsigned smemAddr(const void *p) {
@@ -230,6 +253,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
   const bool staged = a.direct == 0;
   const bool pieces = a.pieces != 0; // valS then holds the piece sums
+  const bool push = (a.partials & 1) != 0, oneBarrier = (a.partials & 2) != 0;
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
@@ -250,6 +274,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   __shared__ float fs[32];
   __shared__ double ds[32];
   __shared__ float dP[2], rP[2]; // this block's partials of x[parity]: dangling mass, residual
+  __shared__ float dAll[2][kMaxC]; // pushed partials (knob bit 1): every block's dangling partial of x[parity]
+  __shared__ float fs2[32];        // scratch of the one-barrier dangling sum (knob bit 2)
   __shared__ double sP[2];       // and sum (correctness runs)
   __shared__ float shD;
   __shared__ int shStop;
@@ -354,7 +380,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   cl.sync();
 
   int p = 0, k = 0;
-  for (; k < iters; ++k) {
+  const int loopIters = (a.ablate & kNoLoop) != 0 ? 0 : iters; // ablation 16: the launch, the one-time load, the write
+  for (; k < loopIters; ++k) {
     float *cur = ghost + p * a.gmax, *nxt = ghost + (1 - p) * a.gmax;
 #if PRLAB_CLUSTER_BULK
     if (kMode == kBulk && k > 0 && exchange && recvB > 0) mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
@@ -369,7 +396,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
     // D_k (and the previous residual) from every block's partial, fixed order.
     float dRemote = 0.0f;
-    if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dP + p, lane);
+    if (tid < 32 && lane < C) // pushed partials from iteration 1 on (no block may touch another before the first barrier)
+      dRemote = push && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
     if (kInstr) {
       if (tid < 32) {
         const float D = warpAllSum(dRemote);
@@ -491,8 +519,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         if (lane == 0) finish(i, s);
       }
     }
-    dg = blockSum(dg, fs); // its barriers also publish nxt[0, R) to the whole block
+    dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
     if (tid == 0) dP[1 - p] = dg;
+    if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
     if (kInstr) {
       res = blockSum(res, fs);
       sum = blockSum(sum, ds);
@@ -586,7 +615,8 @@ using namespace dsm;
 struct DsmState {
   int smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
-  int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0;
+  int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0,
+      knobPartials = 0;
   bool built = false;
   int C = 0, threads = 0, mode = 0; // C = 0: unavailable (why)
   size_t smem = 0;
@@ -666,11 +696,50 @@ template <bool kInstr> const void *kernelFor(int mode) {
   }
 }
 
+// Reorders the columns inside each piece of one block (the piece's summation
+// order; gather knob 5 / 6) so that at each step j the lanes of one warp read
+// distinct shared-memory banks where their pieces allow it: lane by lane,
+// step by step, each lane takes, among its piece's columns not yet placed,
+// the one whose bank (ghost index mod 32) holds the fewest distinct words so
+// far at this step (a word already there is a broadcast: free). jc holds the
+// block's columns in jagged-diagonal order (slot j of piece t at nj[0] + ..
+// + nj[j-1] + t); nj[j] = pieces longer than j. The pieces, their rows and
+// the row -> pieces lists are unchanged.
+void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
+  const int np = nj[0];
+  std::vector<int> start(static_cast<size_t>(plen) + 1, 0);
+  for (int j = 0; j < plen; ++j) start[static_cast<size_t>(j) + 1] = start[static_cast<size_t>(j)] + nj[j];
+  std::vector<int> words[32];
+  for (int w0 = 0; w0 < np; w0 += 32) {
+    const int w1 = std::min(np, w0 + 32);
+    for (int j = 0; j < plen && w0 < nj[j]; ++j) {
+      for (auto &l : words) l.clear();
+      for (int t = w0; t < std::min(w1, nj[j]); ++t) {
+        int best = j, bestCost = 1 << 30;
+        for (int k = j; k < plen && t < nj[k]; ++k) {
+          const int c = jc[static_cast<size_t>(start[static_cast<size_t>(k)] + t)];
+          const auto &l = words[c & 31];
+          const int cost = std::find(l.begin(), l.end(), c) != l.end() ? 0 : static_cast<int>(l.size());
+          if (cost < bestCost) {
+            bestCost = cost;
+            best = k;
+          }
+        }
+        std::swap(jc[static_cast<size_t>(start[static_cast<size_t>(j)] + t)], jc[static_cast<size_t>(start[static_cast<size_t>(best)] + t)]);
+        const int c = jc[static_cast<size_t>(start[static_cast<size_t>(j)] + t)];
+        auto &l = words[c & 31];
+        if (std::find(l.begin(), l.end(), c) == l.end()) l.push_back(c);
+      }
+    }
+  }
+}
+
 // The layout of one cluster of C blocks (see the file comment; balance is
-// PRLAB_KNOB_DSM_BALANCE); false with
-// why set when it cannot hold the graph.
+// PRLAB_KNOB_DSM_BALANCE; plen > 0: pieces of plen edges, bankOrder: their
+// columns in bankOrderPieces order); false with why set when it cannot hold
+// the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
-               int plen, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
+               int plen, bool bankOrder, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
                std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
@@ -792,6 +861,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
           pr[2] = t;
         }
       }
+      if (bankOrder) bankOrderPieces(jcol, nj, plen);
       for (size_t j = 0; j < jcol.size(); ++j) cols[static_cast<size_t>(rp[r0]) + j] = jcol[j];
       for (int i = 0; i < R; ++i)
         if (prow[3 * static_cast<size_t>(r0 + i) + 1] > kPieceWarp) heavy.push_back(i);
@@ -902,8 +972,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3;
-  const int plen = s.knobGather == 3 ? kPiece : (s.knobGather == 4 ? 4 : 0);
+  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3, bankOrder = s.knobGather >= 5;
+  const int plen = pieces ? (s.knobGather % 2 == 1 ? kPiece : 4) : 0; // 3, 5: pieces of 8; 4, 6: of 4
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -916,7 +986,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     long long xf = 0;
     std::vector<int> pnj, prow, rsp;
     std::vector<unsigned> rsd;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs,
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs,
                    xf, why))
       continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores).total;
@@ -973,6 +1043,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.pairs = s.pairs;
     a.gx = s.gx;
     a.ablate = s.knobAblate;
+    a.partials = s.knobPartials;
     a.direct = staged ? 0 : 1;
     a.pieces = pieces ? 1 : 0;
     a.pnj = s.pnj;
@@ -1092,35 +1163,36 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
   PR_TRY(getState(c, &sp, e));
   DsmState &s = *sp;
   if (value < 0) return fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
-  switch (knob) {
-  case PRLAB_KNOB_DSM_EXCHANGE:
-    if (value > 4) return fail(e, PRLAB_ERR_ARG, "exchange %d outside [0, 4] (auto, stores, bulk, l2, row stores)", value);
-    s.knobExchange = value;
-    break;
-  case PRLAB_KNOB_DSM_ABLATE:
-    if (value > 15) return fail(e, PRLAB_ERR_ARG, "ablation %d outside [0, 15] (bits: gather, rows, exchange, sync)", value);
-    s.knobAblate = value;
-    break;
-  case PRLAB_KNOB_DSM_THREADS:
+  // the knobs with a range [0, max]: knob, max, field, name, what the values mean
+  struct Range {
+    int knob, max;
+    int DsmState::*field;
+    const char *name, *values;
+  };
+  static const Range ranges[] = {
+      {PRLAB_KNOB_DSM_EXCHANGE, 4, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores"},
+      {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
+      {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
+      {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
+      {PRLAB_KNOB_DSM_GATHER, 6, &DsmState::knobGather,
+       "gather", "auto, staged, direct, pieces of 8, of 4, the same bank-ordered"},
+      {PRLAB_KNOB_DSM_PARTIALS, 3, &DsmState::knobPartials, "partials", "bits: pushed, one-barrier sum"},
+  };
+  bool known = false;
+  for (const Range &r : ranges)
+    if (r.knob == knob) {
+      if (value > r.max) return fail(e, PRLAB_ERR_ARG, "%s %d outside [0, %d] (%s)", r.name, value, r.max, r.values);
+      s.*r.field = value;
+      known = true;
+    }
+  if (knob == PRLAB_KNOB_DSM_THREADS) {
     if (value != 0 && (value < 128 || value > 1024 || value % 32 != 0))
       return fail(e, PRLAB_ERR_ARG, "threads %d: a multiple of 32 in [128, 1024]", value);
     s.knobThreads = value;
-    break;
-  case PRLAB_KNOB_DSM_CLUSTER:
-    if (value > kMaxC) return fail(e, PRLAB_ERR_ARG, "cluster size %d outside [1, 16]", value);
-    s.knobCluster = value;
-    break;
-  case PRLAB_KNOB_DSM_BALANCE:
-    if (value > 64) return fail(e, PRLAB_ERR_ARG, "balance %d outside [0, 64]", value);
-    s.knobBalance = value;
-    break;
-  case PRLAB_KNOB_DSM_GATHER:
-    if (value > 4) return fail(e, PRLAB_ERR_ARG, "gather %d outside [0, 4] (auto, staged, direct, pieces of 8, of 4)", value);
-    s.knobGather = value;
-    break;
-  default:
-    return fail(e, PRLAB_ERR_ARG, "knob %d out of range [%d, %d)", knob, PRLAB_KNOB_DSM_FIRST, PRLAB_KNOB_DSM_END);
+    known = true;
   }
+  if (!known)
+    return fail(e, PRLAB_ERR_ARG, "knob %d out of range [%d, %d)", knob, PRLAB_KNOB_DSM_FIRST, PRLAB_KNOB_DSM_END);
   cudaDeviceSynchronize();
   freeBuffers(s);
   return PRLAB_OK;

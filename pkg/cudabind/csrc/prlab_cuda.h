@@ -341,16 +341,20 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2, 4 4-byte DSMEM stores
                                       of each row's contribution at its combine (per-row send lists) */
 #define PRLAB_KNOB_DSM_ABLATE 25   /* timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange,
-                                      8 no per-iteration cluster.sync() */
+                                      8 no per-iteration cluster.sync(), 16 no iterations (launch + one-time load) */
 #define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */
 #define PRLAB_KNOB_DSM_CLUSTER 27  /* blocks in the cluster (auto: 16, else 8) */
 #define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (staged), 1 gathered values staged in shared memory, then row
                                       sums; 2 row sums read the ghost vector directly; 3 pieces of <= 8 edges
                                       summed by one thread each (jagged-diagonal columns), then rows add them;
-                                      4 the same with pieces of <= 4 edges */
+                                      4 the same with pieces of <= 4 edges; 5, 6: 3, 4 with each piece's
+                                      columns ordered so a warp's lanes read distinct banks per step */
 #define PRLAB_KNOB_DSM_BALANCE 29  /* rows split by 1 + in-degree + this x min(out-degree, C - 1) per row (the
                                       sends it causes; auto 0: rows + edges) */
-#define PRLAB_KNOB_DSM_END 30
+#define PRLAB_KNOB_DSM_PARTIALS 30 /* bits: 1 each block's dangling partial stored by lanes 0..C-1 into every
+                                      block's shared memory before the barrier (local reads after it; auto 0:
+                                      read remotely after it), 2 the dangling block sum with one block barrier */
+#define PRLAB_KNOB_DSM_END 31
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

@@ -1,7 +1,9 @@
 // cluster_dsmem_layout_check.cu — a host-only check of gpu-cluster-dsmem's layout (layoutFor in
 // csrc/cluster_dsmem.cu), no GPU needed: one iteration's exchange (send lists, descriptors), ghost vectors,
 // gather, piece sums and row sums emulated on the CPU against direct row sums of the CSR, for C = 16 and 8,
-// staged and piece-wise. Run (nvcc only compiles; nothing runs on a device):
+// staged, piece-wise and piece-wise bank-ordered, with the shared-memory wavefronts of the gather per mode
+// (its bank conflicts counted: the most distinct words in one bank per warp load). Run (nvcc only compiles;
+// nothing runs on a device):
 //   PRLAB_DSM_LAYOUT_DUMP=/tmp/csr go test ./pkg/cudabind -run TestDumpCSRForLayoutCheck
 //   nvcc -std=c++17 -Ipkg/cudabind/csrc pkg/cudabind/testdata/cluster_dsmem_layout_check.cu -o /tmp/check && /tmp/check /tmp/csr/*.bin
 #include "../csrc/cluster_dsmem.cu"
@@ -14,6 +16,18 @@ int devAlloc(void **p, size_t bytes, const char *name, Err &e) { (void)p; (void)
 int checkDamping(float d, Err &e) { (void)d; (void)e; return 0; }
 }
 using namespace prlab;
+// Shared-memory wavefronts of one warp's load of the 4-byte words c (one per
+// active lane): the most distinct words in one bank (a repeated word is a broadcast).
+static int wavefronts(const std::vector<int> &c) {
+  int worst = 0;
+  for (int b = 0; b < 32; ++b) {
+    std::vector<int> w;
+    for (int x : c)
+      if ((x & 31) == b && std::find(w.begin(), w.end(), x) == w.end()) w.push_back(x);
+    worst = std::max(worst, static_cast<int>(w.size()));
+  }
+  return worst;
+}
 static float val(int u) { return 1.0f + (u * 2654435761u % 1000) / 1000.0f; }
 int main(int argc, char **argv) {
   int bad = 0;
@@ -26,8 +40,9 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int plen : {0, 8, 4}) {
-        const int pieces = plen > 0;
+      for (int mode : {0, 8, 4, 8 + 32, 4 + 32}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered
+        const int plen = mode & 15, pieces = plen > 0;
+        const bool bankOrder = mode >= 32;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp;
         std::vector<unsigned> rsd;
@@ -35,7 +50,7 @@ int main(int argc, char **argv) {
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs, xf, why)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -86,8 +101,65 @@ int main(int argc, char **argv) {
             int g = gids[a.gb[q] + j];
             if (g >= 0 && ghost[q][j] != val(g)) { if (errs++ < 5) printf("  ghost q%d j%d gid %d holds %g\n", q, j, g, ghost[q][j]); }
           }
+        long long wfSum = 0, wfMax = 0, wfIdealMax = 0, localEdges = 0, rowWfMax = 0; // shared-memory wavefronts of the gather's loads of cur (all blocks, slowest block)
         for (int q = 0; q < C; ++q) {
           int r0 = a.rb[q], R = a.rb[q + 1] - r0, e0 = rp[r0], E = rp[r0 + R] - e0;
+          long long wf = 0, ideal = 0;
+          for (int e = 0; e < E; ++e) localEdges += cols[e0 + e] < R; // the column is one of q's own rows
+          if (!pieces) {
+            for (int b = 0; b < E; b += 32) {
+              std::vector<int> c;
+              for (int e = b; e < std::min(E, b + 32); ++e) c.push_back(cols[e0 + e]);
+              wf += wavefronts(c);
+              ++ideal;
+            }
+          } else {
+            const int *nj = &pnj[kPiece * q];
+            for (int w0 = 0; w0 < nj[0]; w0 += 32)
+              for (int j = 0, st = 0; j < kPiece && w0 < nj[j]; st += nj[j], ++j) {
+                std::vector<int> c;
+                for (int t = w0; t < std::min(w0 + 32, nj[j]); ++t) c.push_back(cols[e0 + st + t]);
+                wf += wavefronts(c);
+                ++ideal;
+              }
+          }
+          { // the row sums' loads of valS: thread per row (light rows; pieces: rows adding their pieces), warp per heavy row
+            long long rw = 0;
+            for (int i0 = 0; i0 < R; i0 += 32) {
+              std::vector<std::vector<int>> lanes;
+              for (int i = i0; i < std::min(R, i0 + 32); ++i) {
+                std::vector<int> ad;
+                if (!pieces) {
+                  int d = rp[r0 + i + 1] - rp[r0 + i];
+                  if (d <= kLight)
+                    for (int e = rp[r0 + i]; e < rp[r0 + i + 1]; ++e) ad.push_back(e - e0);
+                } else {
+                  int f0 = prow[3 * (r0 + i)], nf = prow[3 * (r0 + i) + 1], x = prow[3 * (r0 + i) + 2];
+                  if (nf <= kPieceWarp) {
+                    for (int k2 = 0; k2 < nf; ++k2) ad.push_back(f0 + k2);
+                    if (x >= 0) ad.push_back(x);
+                  }
+                }
+                lanes.push_back(ad);
+              }
+              for (size_t j = 0;; ++j) {
+                std::vector<int> c;
+                for (auto &l : lanes)
+                  if (j < l.size()) c.push_back(l[j]);
+                if (c.empty()) break;
+                rw += wavefronts(c);
+              }
+            }
+            for (int h = a.hb[q]; h < a.hb[q + 1]; ++h) {
+              int i = heavy[h];
+              int cnt = pieces ? prow[3 * (r0 + i) + 1] : rp[r0 + i + 1] - rp[r0 + i];
+              rw += (cnt + 31) / 32;
+            }
+            rowWfMax = std::max(rowWfMax, rw);
+          }
+          wfSum += wf;
+          wfMax = std::max(wfMax, wf);
+          wfIdealMax = std::max(wfIdealMax, ideal);
           std::vector<float> rowsum(R, 0.0f);
           if (!pieces) {
             for (int i = 0; i < R; ++i)
@@ -121,7 +193,8 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        printf("%-28s C=%2d pieces of %d exchange %lld floats gmax %d: max rel err %.2e, %d errors\n", argv[ai], C, plen, xf, a.gmax, maxerr, errs);
+        printf("%-28s C=%2d pieces of %d%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, max rel err %.2e, %d errors\n",
+               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, maxerr, errs);
         bad += errs;
       }
   }
