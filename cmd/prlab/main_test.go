@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/cudabind"
 	"github.com/prlab/prlab/pkg/report"
 )
@@ -109,8 +109,8 @@ func TestSyntheticOnlyReadsNoGraph(t *testing.T) {
 }
 
 func TestReportThenRenders(t *testing.T) {
-	data := writeData(t, testEdges, testPapers)
-	gzipInPlace(t, filepath.Join(data, "acl.txt")) // the bundled layout: acl.txt.gz, checked by content
+	// The bundled layout: acl.txt.gz, checked by content.
+	data := fixture.WriteDataset(t, t.TempDir(), map[string]string{"acl.txt.gz": testEdges, "papers.tsv": testPapers})
 	out := filepath.Join(t.TempDir(), "cpu-test")
 	stdout, stderr, err := runCLI(t, "report", "--data", data, "--out", out,
 		"--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "2", "--iterations", "30")
@@ -163,13 +163,7 @@ func gzipInPlace(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var z bytes.Buffer
-	w := gzip.NewWriter(&z)
-	w.Write(b)
-	w.Close()
-	if err := os.WriteFile(path+".gz", z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fixture.WriteFile(t, filepath.Dir(path), filepath.Base(path)+".gz", string(b))
 	os.Remove(path)
 }
 

@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/report"
 )
 
@@ -30,18 +30,7 @@ import (
 // acl.txt, papers.tsv and a SHA256SUMS that verifies them.
 func writeData(t *testing.T, edges, papers string) string {
 	t.Helper()
-	dir := t.TempDir()
-	var sums strings.Builder
-	for name, body := range map[string]string{"acl.txt": edges, "papers.tsv": papers} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(body)), name)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return fixture.WriteDataset(t, t.TempDir(), map[string]string{"acl.txt": edges, "papers.tsv": papers})
 }
 
 const smallEdges = "A , B\nA , C\nB , C\nC , A\nD , C\nD , E\n"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/dataset"
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/report"
@@ -32,17 +32,7 @@ func verifyData(t *testing.T, scale int) string {
 		fmt.Fprintf(&b, "P%d , P%d\n", src[i], dst[i])
 	}
 	files := map[string]string{dataset.EdgeName: b.String(), dataset.PapersName: "id\tyear\ttitle\ttitle_source\tin_citation_graph\nP0\t2000\tNode zero\ttest\t1\n"}
-	var sums strings.Builder
-	for _, name := range []string{dataset.EdgeName, dataset.PapersName} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(files[name]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(files[name])), name)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return fixture.WriteDataset(t, dir, files)
 }
 
 // smallReport runs `prlab report` on data with few cases and implementations:

@@ -22,12 +22,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/reference"
 )
 
-// realGraphPath is the real graph's edge list, relative to this package.
-const realGraphPath = "../../data/aan/acl.txt.gz"
+// realGraphPath is the bundled graph's edge list, relative to this package.
+var realGraphPath = fixture.Bundled(fixture.Edges)
 
 var realOnce struct {
 	sync.Once

@@ -2,34 +2,20 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
-
-func sum(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
-
-func gz(t *testing.T, s string) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	w.Write([]byte(s))
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 // folder writes a manifest for "A , B\n" under the name edges.txt and the
 // given files.
 func folder(t *testing.T, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sum([]byte("A , B\n"))+"  edges.txt\n"), 0o644)
+	fixture.WriteFile(t, dir, "SHA256SUMS", fixture.SHA256([]byte("A , B\n"))+"  edges.txt\n")
 	for name, b := range files {
 		os.WriteFile(filepath.Join(dir, name), b, 0o644)
 	}
@@ -37,16 +23,16 @@ func folder(t *testing.T, files map[string][]byte) string {
 }
 
 func TestVerifyReadsGzipContent(t *testing.T) {
-	dir := folder(t, map[string][]byte{"edges.txt.gz": gz(t, "A , B\n")})
+	dir := fixture.WriteDataset(t, t.TempDir(), map[string]string{"edges.txt.gz": "A , B\n"})
 	entries, err := Verify(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Path != filepath.Join(dir, "edges.txt.gz") || entries[0].SHA256 != sum([]byte("A , B\n")) {
+	if len(entries) != 1 || entries[0].Path != filepath.Join(dir, "edges.txt.gz") || entries[0].SHA256 != fixture.SHA256([]byte("A , B\n")) {
 		t.Fatalf("entries %+v", entries)
 	}
 	// A plain file stands in when there is no .gz.
-	dir = folder(t, map[string][]byte{"edges.txt": []byte("A , B\n")})
+	dir = fixture.WriteDataset(t, t.TempDir(), map[string]string{"edges.txt": "A , B\n"})
 	if entries, err := Verify(dir); err != nil || entries[0].Path != filepath.Join(dir, "edges.txt") {
 		t.Fatalf("plain: %+v %v", entries, err)
 	}
@@ -55,13 +41,13 @@ func TestVerifyReadsGzipContent(t *testing.T) {
 // A changed file is an error naming it, both checksums and (for the bundled
 // folder) the mend; the file is left exactly as it was.
 func TestVerifyMismatchNamesBothSumsAndWritesNothing(t *testing.T) {
-	changed := gz(t, "A , C\n")
+	changed := fixture.Gzip(t, []byte("A , C\n"))
 	dir := folder(t, map[string][]byte{"edges.txt.gz": changed})
 	_, err := Verify(dir)
 	if err == nil {
 		t.Fatal("no error for a changed file")
 	}
-	for _, want := range []string{filepath.Join(dir, "edges.txt.gz"), sum([]byte("A , C\n")), sum([]byte("A , B\n")), "was changed"} {
+	for _, want := range []string{filepath.Join(dir, "edges.txt.gz"), fixture.SHA256([]byte("A , C\n")), fixture.SHA256([]byte("A , B\n")), "was changed"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}
@@ -75,7 +61,7 @@ func TestVerifyMismatchNamesBothSumsAndWritesNothing(t *testing.T) {
 	// The bundled folder's error says how to restore it.
 	bundled := filepath.Join(t.TempDir(), "data", "aan")
 	os.MkdirAll(bundled, 0o755)
-	os.WriteFile(filepath.Join(bundled, "SHA256SUMS"), []byte(sum([]byte("A , B\n"))+"  edges.txt\n"), 0o644)
+	os.WriteFile(filepath.Join(bundled, "SHA256SUMS"), []byte(fixture.SHA256([]byte("A , B\n"))+"  edges.txt\n"), 0o644)
 	os.WriteFile(filepath.Join(bundled, "edges.txt.gz"), changed, 0o644)
 	if _, err := Verify(bundled); err == nil || !strings.Contains(err.Error(), "`git checkout data/aan`") {
 		t.Errorf("bundled mismatch: %v", err)
@@ -87,7 +73,7 @@ func TestVerifyMissingAndCorrupt(t *testing.T) {
 	if _, err := Verify(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "edges.txt.gz")+": no such file") {
 		t.Errorf("missing: %v", err)
 	}
-	trunc := gz(t, "A , B\n")
+	trunc := fixture.Gzip(t, []byte("A , B\n"))
 	dir = folder(t, map[string][]byte{"edges.txt.gz": trunc[:len(trunc)-6]})
 	if _, err := Verify(dir); err == nil || !strings.Contains(err.Error(), "edges.txt.gz") || !strings.Contains(err.Error(), "gzip") {
 		t.Errorf("truncated gzip: %v", err)

@@ -5,26 +5,18 @@ package nb
 // write nothing to the cache.
 
 import (
-	"crypto/sha256"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
 
 func TestNotebookParamsOutOfRange(t *testing.T) {
-	data := t.TempDir()
-	files := map[string]string{
+	data := fixture.WriteDataset(t, t.TempDir(), map[string]string{
 		EdgeFile:   "A , B\nB , C\nC , A\nD , C\n",
 		PapersFile: "id\tyear\ttitle\nA\t2001\tPaper A\n",
-	}
-	var sums strings.Builder
-	for name, body := range files {
-		os.WriteFile(filepath.Join(data, name), []byte(body), 0o644)
-		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(body)), name)
-	}
-	os.WriteFile(filepath.Join(data, "SHA256SUMS"), []byte(sums.String()), 0o644)
+	})
 	cache := t.TempDir()
 	t.Setenv(EnvCache, cache)
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
 
 // BenchmarkApplyBatch times ApplyBatch against the rebuild it replaces
@@ -41,7 +43,7 @@ func BenchmarkApplyBatch(b *testing.B) {
 			}
 		}
 	}
-	path := needRealGraph(b)
+	path := fixture.NeedBundled(b, fixture.Edges)
 	y, err := LoadYearlyGraph(context.Background(), "aan", path, filepath.Join(filepath.Dir(path), "papers.tsv.gz"))
 	if err != nil {
 		b.Fatal(err)

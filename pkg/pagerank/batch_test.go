@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
 
 // edgeSet is the reference model of a graph: a set of (src, dst) pairs.
@@ -298,7 +300,7 @@ func aanByYear(t *testing.T, dir string) (nodes, edges map[int]int, minYear, max
 // sequence against the snapshots: applying year y's batch to the snapshot
 // of y-1 gives the snapshot of y, array for array.
 func TestAANByYear(t *testing.T) {
-	path := needRealGraph(t)
+	path := fixture.NeedBundled(t, fixture.Edges)
 	dir := filepath.Dir(path)
 	nodes, edges, _, maxYear := aanByYear(t, dir)
 	y, err := LoadYearlyGraph(context.Background(), "aan", path, filepath.Join(dir, "papers.tsv.gz"))

@@ -2,33 +2,15 @@ package pagerank
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeFile writes body to dir/name, gzip-compressed when name ends in .gz.
-func writeFile(t testing.TB, dir, name, body string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	b := []byte(body)
-	if strings.HasSuffix(name, ".gz") {
-		var z bytes.Buffer
-		w := gzip.NewWriter(&z)
-		w.Write(b)
-		w.Close()
-		b = z.Bytes()
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+	"github.com/prlab/prlab/internal/fixture"
+)
 
 // ids lists g's node ids in index order.
 func ids(g *Graph) []string {
@@ -73,7 +55,7 @@ func TestLoadGraphFormats(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, name := range []string{c.name, c.name + ".gz"} {
-			p := writeFile(t, dir, name, c.body)
+			p := fixture.WriteFile(t, dir, name, c.body)
 			g, info, err := LoadGraph(p, "x", LoadOptions{})
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
@@ -94,7 +76,7 @@ func TestLoadGraphFormats(t *testing.T) {
 // picks columns by name.
 func TestLoadGraphOptions(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "edges.dat", "1 2\n2 3\n")
+	p := fixture.WriteFile(t, dir, "edges.dat", "1 2\n2 3\n")
 	g, info, err := LoadGraph(p, "x", LoadOptions{Format: FormatEL, Undirected: true})
 	if err != nil || info.Format != FormatEL || g.N != 4 || g.NNZ != 4 || g.DanglingCount != 1 {
 		t.Fatalf("el undirected: %v %+v %s", err, info, g.Summary())
@@ -102,7 +84,7 @@ func TestLoadGraphOptions(t *testing.T) {
 	if !slices.Contains(info.Notes, "undirected: each edge stored both ways") {
 		t.Errorf("notes %q", info.Notes)
 	}
-	c := writeFile(t, dir, "cites.csv", "year,citing,cited\n2001,A,B\n2002,C,A\n")
+	c := fixture.WriteFile(t, dir, "cites.csv", "year,citing,cited\n2001,A,B\n2002,C,A\n")
 	g, _, err = LoadGraph(c, "x", LoadOptions{Columns: []string{"citing", "cited"}})
 	if err != nil || !slices.Equal(ids(g), []string{"A", "B", "C"}) || g.InDegree(0) != 1 || g.OutDegree[0] != 1 {
 		t.Fatalf("csv columns: %v %q", err, ids(g))
@@ -148,14 +130,14 @@ func TestLoadGraphErrors(t *testing.T) {
 		{"snap.txt", "# c\n1 2\n2 b\n", "", `:3: node id "b" is not a non-negative integer: want "FROM TO" (SNAP: whitespace-separated integer ids)`},
 	}
 	for _, c := range cases {
-		p := writeFile(t, dir, c.name, c.body)
+		p := fixture.WriteFile(t, dir, c.name, c.body)
 		_, _, err := LoadGraph(p, "x", LoadOptions{Format: c.format})
 		if err == nil || !strings.HasPrefix(err.Error(), p+c.want) {
 			t.Errorf("%s: got %v\nwant %s%s...", c.name, err, p, c.want)
 		}
 	}
 	// A truncated gzip file is an error naming it.
-	full := writeFile(t, dir, "t.el.gz", strings.Repeat("1 2\n", 1000))
+	full := fixture.WriteFile(t, dir, "t.el.gz", strings.Repeat("1 2\n", 1000))
 	b, _ := os.ReadFile(full)
 	os.WriteFile(full, b[:len(b)/2], 0o644)
 	if _, _, err := LoadGraph(full, "x", LoadOptions{}); err == nil || !strings.Contains(err.Error(), full) || !strings.Contains(err.Error(), "unexpected EOF") {
@@ -213,7 +195,7 @@ func TestLoadGraphWorkers(t *testing.T) {
 	for i := 0; i < 100000; i++ {
 		fmt.Fprintf(&b, "%d\t%d\n", (i*31)%5000, (i*17+3)%5000)
 	}
-	p := writeFile(t, dir, "w.snap", b.String())
+	p := fixture.WriteFile(t, dir, "w.snap", b.String())
 	g1, _, err1 := LoadGraph(p, "w", LoadOptions{Workers: 1})
 	g4, _, err4 := LoadGraph(p, "w", LoadOptions{Workers: 4})
 	if err1 != nil || err4 != nil {
@@ -261,7 +243,7 @@ func TestWriteEdgesRoundTrip(t *testing.T) {
 		if err := WriteEdges(&b, el, f, "w"); err != nil {
 			t.Fatal(err)
 		}
-		p := writeFile(t, dir, "w."+string(f), b.String())
+		p := fixture.WriteFile(t, dir, "w."+string(f), b.String())
 		g, info, err := LoadGraph(p, "w", LoadOptions{})
 		if err != nil || info.Format != f {
 			t.Fatalf("%s: %v (format %s)\n%s", f, err, info.Format, b.String())
@@ -285,7 +267,7 @@ func (discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 // Metadata: a CSV or TSV with an id column and any of year, title, label.
 func TestLoadMetadataColumns(t *testing.T) {
 	dir := t.TempDir()
-	p := writeFile(t, dir, "meta.csv.gz", "id,label\n10,\"hub, big\"\n20,leaf\n")
+	p := fixture.WriteFile(t, dir, "meta.csv.gz", "id,label\n10,\"hub, big\"\n20,leaf\n")
 	m, err := LoadPapers(p)
 	if err != nil {
 		t.Fatal(err)
@@ -293,11 +275,11 @@ func TestLoadMetadataColumns(t *testing.T) {
 	if q, ok := m.Lookup("10"); !ok || q.Label != "hub, big" || !m.Has("label") || m.Has("title") || m.Has("year") {
 		t.Errorf("csv metadata: %+v %v, columns %q", q, ok, m.Columns)
 	}
-	p = writeFile(t, dir, "meta.tsv", "id\tyear\nA\t1999\n")
+	p = fixture.WriteFile(t, dir, "meta.tsv", "id\tyear\nA\t1999\n")
 	if m, err := LoadPapers(p); err != nil || m.ByID["A"].Year != 1999 || !slices.Equal(m.Columns, []string{"year"}) {
 		t.Errorf("tsv year only: %v %+v", err, m)
 	}
-	p = writeFile(t, dir, "bad.csv", "id,title\nA,\"unterminated\n")
+	p = fixture.WriteFile(t, dir, "bad.csv", "id,title\nA,\"unterminated\n")
 	if _, err := LoadPapers(p); err == nil || !strings.HasPrefix(err.Error(), p+":2:") {
 		t.Errorf("bad csv: %v", err)
 	}

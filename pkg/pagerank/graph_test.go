@@ -2,26 +2,15 @@ package pagerank
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
 
-// realGraphPath is the bundled AAN edge list (committed, gzip-compressed).
-var realGraphPath = filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
-
-func needRealGraph(t testing.TB) string {
-	t.Helper()
-	if _, err := os.Stat(realGraphPath); err != nil {
-		t.Fatalf("the bundled graph is missing (%v): restore it with `git checkout data/aan`", err)
-	}
-	return realGraphPath
-}
-
 func TestLoadRealGraphCounts(t *testing.T) {
-	g, err := LoadEdgeList(needRealGraph(t), "aan")
+	g, err := LoadEdgeList(fixture.NeedBundled(t, fixture.Edges), "aan")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
 )
 
 func parse(s string) (*EdgeList, error) { return ParseEdgeList(strings.NewReader(s), "edges.txt") }
@@ -99,7 +101,7 @@ func TestParsePapers(t *testing.T) {
 }
 
 func TestLoadRealPapers(t *testing.T) {
-	edges := needRealGraph(t)
+	edges := fixture.NeedBundled(t, fixture.Edges)
 	g, err := LoadEdgeList(edges, "aan")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
@@ -20,7 +21,7 @@ func TestBundledGraphSameInEveryFormat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	src := filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
+	src := fixture.NeedBundled(t, fixture.Edges)
 	f, err := pagerank.OpenInput(src)
 	if err != nil {
 		t.Fatal(err)

@@ -3,10 +3,10 @@ package reference
 import (
 	"math"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
@@ -61,7 +61,7 @@ func aanPath() string {
 	if p := os.Getenv("PRLAB_AAN_EDGES"); p != "" {
 		return p
 	}
-	return filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
+	return fixture.Bundled(fixture.Edges)
 }
 
 var aan struct {

@@ -1,16 +1,13 @@
 package report
 
 import (
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/pagerank"
 )
 
@@ -19,19 +16,15 @@ import (
 // bytes the loader read, not those of a second, empty read.
 func TestFileChecksumOfAPipe(t *testing.T) {
 	content := []byte("# a SNAP graph\n0 1\n1 2\n2 0\n2 1\n")
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(content)
-	zw.Close()
-	sum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	gz := fixture.Gzip(t, content)
 	for _, tc := range []struct {
 		name          string
 		data          []byte
 		wantSHA       string
 		wantContentSH string
 	}{
-		{"plain", content, sum(content), ""},
-		{"gzip", gz.Bytes(), sum(gz.Bytes()), sum(content)},
+		{"plain", content, fixture.SHA256(content), ""},
+		{"gzip", gz, fixture.SHA256(gz), fixture.SHA256(content)},
 	} {
 		fifo := filepath.Join(t.TempDir(), "graph-"+tc.name)
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -63,7 +56,7 @@ func TestFileChecksumOfAPipe(t *testing.T) {
 		if c.Bytes != int64(len(tc.data)) || c.SHA256 != tc.wantSHA || c.ContentSHA256 != tc.wantContentSH {
 			t.Errorf("%s: checksum %+v, want %d bytes, sha256 %s, content %q", tc.name, c, len(tc.data), tc.wantSHA, tc.wantContentSH)
 		}
-		if c.SHA256 == sum(nil) {
+		if c.SHA256 == fixture.SHA256(nil) {
 			t.Errorf("%s: the SHA-256 of empty input", tc.name)
 		}
 	}
@@ -74,5 +67,28 @@ func TestFileChecksumOfAPipe(t *testing.T) {
 	}
 	if _, err := FileChecksum(fifo); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
 		t.Errorf("unread FIFO: error %v", err)
+	}
+}
+
+// A gzip input records the SHA-256 of its decompressed content too, so a
+// report on data/aan/acl.txt.gz has the same data as one on acl.txt.
+func TestFileChecksumOfCompressedInput(t *testing.T) {
+	dir, body := t.TempDir(), "A , B\nB , C\n"
+	plain, gz := fixture.WriteFile(t, dir, "acl.txt", body), fixture.WriteFile(t, dir, "acl.txt.gz", body)
+	p, err := FileChecksum(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := FileChecksum(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fixture.SHA256([]byte(body)); p.SHA256 != want || p.ContentSHA256 != "" || z.ContentSHA256 != want || z.SHA256 == want || z.Content() != p.Content() {
+		t.Errorf("plain %+v, gzip %+v, content %s", p, z, want)
+	}
+	a := EvidenceOfRun(&Run{Name: "a", Env: Environment{Datasets: []Checksum{p}}, Graph: GraphSummary{Path: plain}}, "")
+	b := EvidenceOfRun(&Run{Name: "b", Env: Environment{Datasets: []Checksum{z}}, Graph: GraphSummary{Path: gz}}, "")
+	if _, err := SameData(a, b); err != nil {
+		t.Errorf("acl.txt and acl.txt.gz of one content: %v", err)
 	}
 }

@@ -1,13 +1,8 @@
 package report
 
 import (
-	"bytes"
-	"compress/gzip"
-	"crypto/sha256"
 	"errors"
-	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,35 +164,5 @@ func TestCompareCommittedReports(t *testing.T) {
 	}
 	if _, err := ReadEvidence(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no report found (looked for results.json, scale.json, incremental.json, verify.json)") {
 		t.Errorf("empty dir: %v", err)
-	}
-}
-
-// A gzip input records the SHA-256 of its decompressed content too, so a
-// report on data/aan/acl.txt.gz has the same data as one on acl.txt.
-func TestFileChecksumOfCompressedInput(t *testing.T) {
-	dir := t.TempDir()
-	body := []byte("A , B\nB , C\n")
-	plain, gz := filepath.Join(dir, "acl.txt"), filepath.Join(dir, "acl.txt.gz")
-	os.WriteFile(plain, body, 0o644)
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	zw.Write(body)
-	zw.Close()
-	os.WriteFile(gz, buf.Bytes(), 0o644)
-	p, err := FileChecksum(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	z, err := FileChecksum(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf("%x", sha256.Sum256(body)); p.SHA256 != want || p.ContentSHA256 != "" || z.ContentSHA256 != want || z.SHA256 == want || z.Content() != p.Content() {
-		t.Errorf("plain %+v, gzip %+v, content %s", p, z, want)
-	}
-	a := EvidenceOfRun(&Run{Name: "a", Env: Environment{Datasets: []Checksum{p}}, Graph: GraphSummary{Path: plain}}, "")
-	b := EvidenceOfRun(&Run{Name: "b", Env: Environment{Datasets: []Checksum{z}}, Graph: GraphSummary{Path: gz}}, "")
-	if _, err := SameData(a, b); err != nil {
-		t.Errorf("acl.txt and acl.txt.gz of one content: %v", err)
 	}
 }

@@ -1,6 +1,17 @@
 package study
 
-import "github.com/prlab/prlab/pkg/pagerank"
+import (
+	"testing"
+
+	"github.com/prlab/prlab/internal/fixture"
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// realData is the bundled graph and its papers (a missing file fails t).
+func realData(t *testing.T) (edges, papers string) {
+	t.Helper()
+	return fixture.NeedBundled(t, fixture.Edges), fixture.NeedBundled(t, fixture.Papers)
+}
 
 // fakeGPUImpl is a GPU implementation without CUDA: it computes with the
 // embedded CPU implementation and its Benchmark reports what a CUDA

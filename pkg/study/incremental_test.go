@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,15 +13,6 @@ import (
 	"github.com/prlab/prlab/pkg/reference"
 	"github.com/prlab/prlab/pkg/report"
 )
-
-func realData(t *testing.T) (edges, papers string) {
-	t.Helper()
-	edges = filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
-	if _, err := os.Stat(edges); err != nil {
-		t.Fatalf("the bundled graph %s is missing: %v", edges, err)
-	}
-	return edges, filepath.Join("..", "..", "data", "aan", "papers.tsv.gz")
-}
 
 // TestIncrementalByYear is the CI-sized by-year run on the CPU tier: the
 // whole AAN sequence 1986 -> 2012, one timed run per step.

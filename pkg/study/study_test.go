@@ -309,14 +309,11 @@ func TestSelectKeepsOracle(t *testing.T) {
 // TestRealGraph runs the study on the bundled AAN graph (data/aan) and
 // checks the course's acceptance figures.
 func TestRealGraph(t *testing.T) {
-	edges := filepath.Join("..", "..", "data", "aan", "acl.txt.gz")
-	if _, err := os.Stat(edges); err != nil {
-		t.Fatalf("the bundled graph is missing (%v): restore it with `git checkout data/aan`", err)
-	}
+	edges, papers := realData(t)
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	cfg := Config{Name: "real", EdgeList: edges, GraphName: "aan", Papers: filepath.Join("..", "..", "data", "aan", "papers.tsv.gz"),
+	cfg := Config{Name: "real", EdgeList: edges, GraphName: "aan", Papers: papers,
 		Cases: []string{"real"}, Impls: []string{"t1-multicore-f32", "t1-multicore-f64"}, Runs: 1}
 	run, err := Run(context.Background(), cfg)
 	if err != nil {
