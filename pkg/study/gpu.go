@@ -36,3 +36,31 @@ type GPU interface {
 
 // NoGPUReason is the skip reason when the binary was built without a GPU.
 const NoGPUReason = "this binary has no GPU support (pkg/cudabind is not linked into the study)"
+
+// gpuSkipReason is why every GPU row of a study is skipped here:
+// NoGPUReason without a GPU, the GPU's own reason (GPU.Available) when it is
+// not available, "" when it is.
+func gpuSkipReason(gpu GPU) string {
+	if gpu == nil {
+		return NoGPUReason
+	}
+	if ok, why := gpu.Available(); !ok {
+		return why
+	}
+	return ""
+}
+
+// openGPU describes the device every GPU number of a study is measured on
+// (GPU.Context, a panic contained), or says why the study's GPU rows are
+// skipped: gpuSkipReason, else "GPU context: " and Context's error, which
+// err then holds too.
+func openGPU(gpu GPU) (ctx *report.GPUContext, skipped string, err error) {
+	if why := gpuSkipReason(gpu); why != "" {
+		return nil, why, nil
+	}
+	ctx, err = safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
+	if err != nil {
+		return nil, "GPU context: " + err.Error(), err
+	}
+	return ctx, "", nil
+}

@@ -254,11 +254,7 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 	}
 	ticks := report.ReadCPUTicks()
 	r.out = &report.IncrementalStudy{Schema: report.IncrementalSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
-	if cfg.GPU == nil {
-		r.out.GPUSkipped = NoGPUReason
-	} else if ok, why := cfg.GPU.Available(); !ok {
-		r.out.GPUSkipped = why
-	}
+	r.out.GPUSkipped = gpuSkipReason(cfg.GPU)
 	for _, e := range tiers {
 		r.avail[e.Impl.Name()] = Availability(e, cfg.GPU)
 	}

@@ -323,19 +323,12 @@ func (r *runner) cases(g *pagerank.Graph) []*pagerank.Graph {
 
 // gpuContext fills the GPU context and the copy rows, or the skip reason.
 func (r *runner) gpuContext(g *pagerank.Graph) {
-	gpu := r.cfg.GPU
-	if gpu == nil {
-		r.out.GPUSkipped = NoGPUReason
-		return
-	}
-	if ok, why := gpu.Available(); !ok {
+	ctx, why, err := openGPU(r.cfg.GPU)
+	if why != "" {
 		r.out.GPUSkipped = why
-		return
-	}
-	ctx, err := safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
-	if err != nil {
-		r.out.GPUSkipped = "GPU context: " + err.Error()
-		r.note("GPU context failed: %v", err)
+		if err != nil {
+			r.note("GPU context failed: %v", err)
+		}
 		return
 	}
 	r.out.GPU = ctx
@@ -369,12 +362,22 @@ func (r *runner) gpuSkipped(status, reason string) bool {
 
 // safeCall runs f, turning a panic into an error.
 func safeCall[T any](f func() (T, error)) (v T, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, firstFrames(debug.Stack()))
-		}
-	}()
+	defer panicToError(&err)
 	return f()
+}
+
+// safeCall2 is safeCall for a function of two results.
+func safeCall2[A, B any](f func() (A, B, error)) (a A, b B, err error) {
+	defer panicToError(&err)
+	return f()
+}
+
+// panicToError, deferred, turns a panic of the calling function into the
+// error *err: "panic: VALUE" and the first frames of the stack.
+func panicToError(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("panic: %v\n%s", p, firstFrames(debug.Stack()))
+	}
 }
 
 // firstFrames keeps a panic's stack short enough for a report cell.

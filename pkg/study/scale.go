@@ -355,19 +355,10 @@ func (r *scaleRunner) protocol() report.ScaleProtocol {
 
 // gpuContext records the GPU and its DRAM copy row, or why GPU rows are skipped.
 func (r *scaleRunner) gpuContext() string {
-	gpu := r.cfg.GPU
-	if gpu == nil {
-		r.out.GPUSkipped = NoGPUReason
-		return NoGPUReason
-	}
-	if ok, why := gpu.Available(); !ok {
+	ctx, why, _ := openGPU(r.cfg.GPU)
+	if why != "" {
 		r.out.GPUSkipped = why
 		return why
-	}
-	ctx, err := safeCall(func() (*report.GPUContext, error) { return gpu.Context() })
-	if err != nil {
-		r.out.GPUSkipped = "GPU context: " + err.Error()
-		return r.out.GPUSkipped
 	}
 	r.out.GPU = ctx
 	fmt.Fprintf(r.cfg.Progress, "GPU: %s (compute capability %s, %d SMs, %d bytes of L2)\n", ctx.Name, ctx.ComputeCapability, ctx.SMs, ctx.L2Bytes)
@@ -410,15 +401,6 @@ func (r *scaleRunner) bandwidth(workers int) error {
 	r.out.Bandwidth = append(r.out.Bandwidth, row)
 	r.progress("", "bandwidth", "%s: %.1f GB/s", row.Name, row.GBps)
 	return nil
-}
-
-func safeCall2[A, B any](f func() (A, B, error)) (a A, b B, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v\n%s", p, firstFrames(debug.Stack()))
-		}
-	}()
-	return f()
 }
 
 // buildGraph generates and builds g (parallel build, equal to the serial one),
