@@ -40,18 +40,14 @@ func TestNotebookInBrowser(t *testing.T) {
 	chromium, python := browserTestTools(t)
 
 	// The server: classic Notebook, loopback only, a random token, no browser.
-	port := freePort(t)
-	token := randomHex(t, 24)
 	jdir := t.TempDir()
-	srv := exec.Command(python, "-m", "notebook", "--no-browser",
-		"--ip=127.0.0.1", fmt.Sprintf("--port=%d", port), "--port-retries=0",
-		"--NotebookApp.token="+token, "--NotebookApp.password=",
-		"--NotebookApp.notebook_dir="+root, "--allow-root")
-	srv.Env = append(os.Environ(), "JUPYTER_RUNTIME_DIR="+filepath.Join(jdir, "runtime"), "PYTHONNOUSERSITE=1")
-	srv.Dir = root
-	startServer(t, srv, filepath.Join(jdir, "server.log"), "jupyter notebook")
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
+	base, token := startJupyter(t, root, jdir, "jupyter notebook", []string{"JUPYTER_RUNTIME_DIR=" + filepath.Join(jdir, "runtime")},
+		func(port int, token string) *exec.Cmd {
+			return exec.Command(python, "-m", "notebook", "--no-browser",
+				"--ip=127.0.0.1", fmt.Sprintf("--port=%d", port), "--port-retries=0",
+				"--NotebookApp.token="+token, "--NotebookApp.password=",
+				"--NotebookApp.notebook_dir="+root, "--allow-root")
+		})
 
 	ctx := newBrowser(t, chromium, filepath.Join(jdir, "chromium"))
 
@@ -143,12 +139,23 @@ func copyNotebook(t *testing.T, root, name, prefix string) string {
 	return copyName
 }
 
-// startServer starts a Jupyter server command (logging to logPath) in its
-// own process group, and stops the whole group at the end of the test (the
-// kernels are its grandchildren): SIGTERM, SIGKILL after 10 s. If the test
-// failed, the log's tail goes to the test log.
-func startServer(t *testing.T, srv *exec.Cmd, logPath, what string) {
+// startJupyter starts a Jupyter server (what names it in messages) on
+// 127.0.0.1 at a free port with a random token, both passed to command,
+// which returns the server's command line. The server runs in root with env
+// and PYTHONNOUSERSITE=1 added to this process's environment, in its own
+// process group, logging to jdir/server.log; the whole group stops at the
+// end of the test (the kernels are its grandchildren): SIGTERM, SIGKILL
+// after 10 s, and if the test failed, the log's tail goes to the test log.
+// It returns the server's base URL and token once /api/status answers
+// (90 s at most).
+func startJupyter(t *testing.T, root, jdir, what string, env []string, command func(port int, token string) *exec.Cmd) (base, token string) {
 	t.Helper()
+	port := freePort(t)
+	token = randomHex(t, 24)
+	srv := command(port, token)
+	srv.Env = append(append(os.Environ(), env...), "PYTHONNOUSERSITE=1")
+	srv.Dir = root
+	logPath := filepath.Join(jdir, "server.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -174,6 +181,9 @@ func startServer(t *testing.T, srv *exec.Cmd, logPath, what string) {
 			t.Logf("%s log (tail):\n%s", what, tail(string(b), 6000))
 		}
 	})
+	base = fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
+	return base, token
 }
 
 // newBrowser starts Debian's chromium headless with the flags this machine

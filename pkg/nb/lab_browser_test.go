@@ -80,20 +80,15 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 		t.Fatalf("write the gonb kernel spec (run make kernel first): %v\n%s", err, out)
 	}
 
-	port := freePort(t)
-	token := randomHex(t, 24)
-	// timeout bounds the server's life even if this test process is killed.
-	srv := exec.Command("timeout", "-k", "10", "45m", python, filepath.Join(root, "tools", "jlab", "main.py"),
-		"--ServerApp.ip=127.0.0.1", fmt.Sprintf("--ServerApp.port=%d", port), "--ServerApp.port_retries=0",
-		"--ServerApp.token="+token, "--ServerApp.password=", "--ServerApp.open_browser=False",
-		"--ServerApp.root_dir="+root, "--allow-root")
-	srv.Env = append(os.Environ(),
-		"JUPYTER_DATA_DIR="+data, "JUPYTER_RUNTIME_DIR="+filepath.Join(jdir, "runtime"),
-		"PRLAB_JLAB_BUILD="+build, "PRLAB_JLAB_STATE="+filepath.Join(jdir, "lab"), "PYTHONNOUSERSITE=1")
-	srv.Dir = root
-	startServer(t, srv, filepath.Join(jdir, "server.log"), "jupyterlab server")
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHTTP(t, base+"/api/status?token="+token, 90*time.Second)
+	env := []string{"JUPYTER_DATA_DIR=" + data, "JUPYTER_RUNTIME_DIR=" + filepath.Join(jdir, "runtime"),
+		"PRLAB_JLAB_BUILD=" + build, "PRLAB_JLAB_STATE=" + filepath.Join(jdir, "lab")}
+	base, token := startJupyter(t, root, jdir, "jupyterlab server", env, func(port int, token string) *exec.Cmd {
+		// timeout bounds the server's life even if this test process is killed.
+		return exec.Command("timeout", "-k", "10", "45m", python, filepath.Join(root, "tools", "jlab", "main.py"),
+			"--ServerApp.ip=127.0.0.1", fmt.Sprintf("--ServerApp.port=%d", port), "--ServerApp.port_retries=0",
+			"--ServerApp.token="+token, "--ServerApp.password=", "--ServerApp.open_browser=False",
+			"--ServerApp.root_dir="+root, "--allow-root")
+	})
 
 	ctx := newBrowser(t, chromium, filepath.Join(jdir, "chromium"))
 	// Headless, the window never has the focus; JupyterLab's current widget
