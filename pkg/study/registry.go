@@ -7,6 +7,15 @@
 //
 // One implementation failing (an error, a panic, a NaN) marks its rows
 // failed with the error; every other row is still computed.
+//
+// What lives where: registry.go, the implementations; measure.go, Measure
+// (validate, time and rate one implementation on one graph, for every
+// command) and rates.go (every GB/s, x DRAM, GTEPS and byte floor);
+// runner.go, `prlab report`'s run; scale.go, scale_plan.go, scale_goals.go
+// and generated.go, the scale study and its generated graphs;
+// incremental.go, the incremental study; reverify.go, the configurations of
+// verify's reruns; gpu.go and cuda.go, the GPU interface and its
+// pkg/cudabind implementation; membw.go, the host copy rows.
 package study
 
 import (
