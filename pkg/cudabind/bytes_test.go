@@ -199,6 +199,7 @@ func TestConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_HOT_GROUP":            knobHotGroup,
 		"PRLAB_KNOB_HOT_STREAM":           knobHotStream,
 		"PRLAB_KNOB_HOT_UNROLL":           knobHotUnroll,
+		"PRLAB_KNOB_HOT_TILE":             knobHotTile,
 		"PRLAB_KNOB_HOT_END":              knobHotEnd,
 		"PRLAB_IMPL_HOTHEAD_FIRST":        implHotHead,
 		"PRLAB_IMPL_HOTHEAD":              implHotHead,

@@ -494,11 +494,13 @@ func (d *design) prepare(s *Session) error {
 // graph (prlab_hothead_info): contributions staged per block, the load mode
 // of the once-read streams (1 ld.global.nc, 2 ld.global.nc.L1::no_allocate
 // for the coalesced ones, a thread-per-row row's own indices through
-// ld.global.nc, 3 ld.global.cs), loads in flight per thread and step (2, 4 or 8), blocks,
-// threads per block, threads per heavy row, and the ms of the one-time
-// tuning's timed iterations (the size, mode and loads per step whose knobs
-// are 0 are the fastest of 3 timed iterations per candidate; all give the
-// same bits).
+// ld.global.nc, 3 ld.global.cs), loads in flight per thread and step (2, 4 or 8;
+// the two-phase gather's edges per thread and tile, 8 or 16), blocks,
+// threads per block, threads per heavy row (0: the two-phase gather, which
+// has no row loops), and the ms of the one-time tuning's timed iterations
+// (the size, mode, loads per step and gather whose knobs are 0 are the
+// fastest of 3 timed iterations per candidate; the row loops give the same
+// bits whatever the size, mode and loads per step).
 type HotHeadSetup struct {
 	HotFloats, LoadMode, LoadsPerStep, Grid, Threads, Group int
 	TuneMs                                                  float64
@@ -508,6 +510,10 @@ type HotHeadSetup struct {
 var loadModes = map[int]string{1: "ld.global.nc", 2: "ld.global.nc.L1::no_allocate", 3: "ld.global.cs"}
 
 func (h HotHeadSetup) String() string {
+	if h.Group == 0 {
+		return fmt.Sprintf("%d floats (%d KiB) of contributions staged per block, once-read streams by %s, two-phase gather: tiles of consecutive rows (at most %d rows, %d edges) gathered into shared memory with %d loads in flight per thread, then summed from it, %d blocks x %d threads",
+			h.HotFloats, h.HotFloats*4/1024, loadModes[h.LoadMode], h.Threads, h.Threads*h.LoadsPerStep, h.LoadsPerStep, h.Grid, h.Threads)
+	}
 	return fmt.Sprintf("%d floats (%d KiB) of contributions staged per block, once-read streams by %s, %d loads per thread and step, %d blocks x %d threads, %d threads per row above 1,024 edges",
 		h.HotFloats, h.HotFloats*4/1024, loadModes[h.LoadMode], h.LoadsPerStep, h.Grid, h.Threads, h.Group)
 }

@@ -10,6 +10,7 @@ package cudabind
 //	                             and gpu-cusparse (validation of 20 iterations against t1-multicore-f64,
 //	                             then 50 iterations x 5 timed runs); the table is logged and written to
 //	                             $PRLAB_GPU_OUT/hothead-sweep.json
+//	PRLAB_HOTHEAD_CONFIGS=a,b    TestGPUHotHeadSweep: only these settings of hotHeadConfigs (default all)
 
 import (
 	"fmt"
@@ -25,31 +26,45 @@ import (
 )
 
 // hotHeadConfig is one setting of the hot-head knobs (0 = automatic; a
-// hot size below 4 stages nothing).
+// hot size below 4 stages nothing; tile 1 the row loops, 8 or 16 the
+// two-phase gather).
 type hotHeadConfig struct {
-	name                                                  string
-	hot, threads, occ, blocksPerSM, group, stream, unroll int
+	name                                                        string
+	hot, threads, occ, blocksPerSM, group, stream, unroll, tile int
 }
 
 var hotHeadConfigs = []hotHeadConfig{
-	{"auto", 0, 0, 0, 0, 0, 0, 0},
+	{"auto", 0, 0, 0, 0, 0, 0, 0, 0},
 	// Measured in the first H200 probe (read-only path): 2048 threads per SM beat 1024 at every size.
-	{"none-x2-nc", 1, 1024, 2, 0, 0, 1, 2},
-	{"24k-x2-nc", 24576, 1024, 2, 0, 0, 1, 2},
+	{"none-x2-nc", 1, 1024, 2, 0, 0, 1, 2, 1},
+	{"24k-x2-nc", 24576, 1024, 2, 0, 0, 1, 2, 1},
 	// The once-read streams without L1 allocation, or evict-first.
-	{"none-x2-na", 1, 1024, 2, 0, 0, 2, 2},
-	{"12k-x2-na", 12288, 1024, 2, 0, 0, 2, 2},
-	{"24k-x2-na", 24576, 1024, 2, 0, 0, 2, 2},
-	{"24k-x2-na-u4", 24576, 1024, 2, 0, 0, 2, 4},
-	{"24k-x2-nc-u4", 24576, 1024, 2, 0, 0, 1, 4},
-	{"24k-x2-na-u8", 24576, 1024, 2, 0, 0, 2, 8},
-	{"24k-x2-nc-u8", 24576, 1024, 2, 0, 0, 1, 8},
-	{"24k-x2-cs", 24576, 1024, 2, 0, 0, 3, 2},
-	{"24k-x2-g256-na", 24576, 1024, 2, 0, 256, 2, 2},
-	{"24k-512x2-na", 24576, 512, 2, 0, 0, 2, 2},
-	{"24k-x1-na", 24576, 1024, 1, 0, 0, 2, 2},
-	{"48k-x1-na", 49152, 1024, 1, 0, 0, 2, 2},
-	{"12k-256x2-nc", 12288, 256, 2, 0, 0, 1, 2},
+	{"none-x2-na", 1, 1024, 2, 0, 0, 2, 2, 1},
+	{"12k-x2-na", 12288, 1024, 2, 0, 0, 2, 2, 1},
+	{"24k-x2-na", 24576, 1024, 2, 0, 0, 2, 2, 1},
+	{"24k-x2-na-u4", 24576, 1024, 2, 0, 0, 2, 4, 1},
+	{"24k-x2-nc-u4", 24576, 1024, 2, 0, 0, 1, 4, 1},
+	{"24k-x2-na-u8", 24576, 1024, 2, 0, 0, 2, 8, 1},
+	{"24k-x2-nc-u8", 24576, 1024, 2, 0, 0, 1, 8, 1},
+	{"24k-x2-cs", 24576, 1024, 2, 0, 0, 3, 2, 1},
+	// The two-phase gather: 8 or 16 edges per thread and tile.
+	{"none-x2-nc-t8", 1, 1024, 2, 0, 0, 1, 0, 8},
+	{"none-x2-na-t8", 1, 1024, 2, 0, 0, 2, 0, 8},
+	{"none-x2-cs-t8", 1, 1024, 2, 0, 0, 3, 0, 8},
+	{"12k-x2-na-t8", 12288, 1024, 2, 0, 0, 2, 0, 8},
+	{"none-x2-nc-t16", 1, 1024, 2, 0, 0, 1, 0, 16},
+	{"none-x2-na-t16", 1, 1024, 2, 0, 0, 2, 0, 16},
+	{"none-x2-cs-t16", 1, 1024, 2, 0, 0, 3, 0, 16},
+	{"none-512x2-na-t16", 1, 512, 2, 0, 0, 2, 0, 16},
+	{"none-512x2-na-t8", 1, 512, 2, 0, 0, 2, 0, 8},
+	{"none-256x2-na-t16", 1, 256, 2, 0, 0, 2, 0, 16},
+	// Other shapes (correctness; measured in the first probe).
+	{"24k-x2-g256-na", 24576, 1024, 2, 0, 256, 2, 2, 1},
+	{"24k-512x2-na", 24576, 512, 2, 0, 0, 2, 2, 1},
+	{"24k-x1-na", 24576, 1024, 1, 0, 0, 2, 2, 1},
+	{"48k-x1-na", 49152, 1024, 1, 0, 0, 2, 2, 1},
+	{"12k-256x2-nc", 12288, 256, 2, 0, 0, 1, 2, 1},
+	{"4-256x2-cs-t16", 4, 256, 2, 1, 0, 3, 0, 16},
 }
 
 // setHotHead applies c to the session of the graph gpu-hothead runs on (g
@@ -60,7 +75,7 @@ func setHotHead(t *testing.T, g *pagerank.Graph, c hotHeadConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM, knobHotGroup: c.group, knobHotStream: c.stream, knobHotUnroll: c.unroll} {
+	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM, knobHotGroup: c.group, knobHotStream: c.stream, knobHotUnroll: c.unroll, knobHotTile: c.tile} {
 		if err := setLayoutKnob(rg, k, v); err != nil {
 			t.Fatalf("hot-head knob %d = %d on %s: %v", k, v, rg.Name, err)
 		}
@@ -96,9 +111,11 @@ func TestHotHeadDesignRows(t *testing.T) {
 	}
 }
 
-// Nine knob settings of hotHeadConfigs on the six synthetic cases, the real
-// graph and R-MAT 2^16 against the float64 oracle; a second run gives the
-// same bits; a tolerance run converges like the oracle.
+// Fifteen knob settings of hotHeadConfigs on the six synthetic cases, the
+// real graph and R-MAT 2^16 against the float64 oracle; a second run gives
+// the same bits; the row loops' settings of one grid give the same bits
+// whatever the head, load mode and loads per step, the two-phase gather's
+// of one tile size theirs; a tolerance run converges like the oracle.
 func TestGPUHotHeadCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	iters := pagerank.CorrectnessIterations
@@ -107,12 +124,14 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	var configs []hotHeadConfig
 	for _, c := range hotHeadConfigs {
 		switch c.name {
-		case "auto", "none-x2-nc", "24k-x2-cs", "24k-x2-na-u4", "24k-x2-nc-u8", "24k-x2-g256-na", "24k-512x2-na", "48k-x1-na", "12k-256x2-nc":
+		case "auto", "none-x2-nc", "24k-x2-cs", "24k-x2-na-u4", "24k-x2-nc-u8", "24k-x2-g256-na", "24k-512x2-na", "48k-x1-na", "12k-256x2-nc",
+			"none-x2-nc-t8", "12k-x2-na-t8", "none-x2-na-t16", "none-x2-cs-t16", "none-512x2-na-t16", "4-256x2-cs-t16":
 			configs = append(configs, c)
 		}
 	}
 	if frQuick() {
-		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64-cs-u4", 4, 256, 2, 1, 64, 3, 4}}
+		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64-cs-u4", 4, 256, 2, 1, 64, 3, 4, 1},
+			{"4-256x2-cs-t16", 4, 256, 2, 1, 0, 3, 0, 16}, {"12k-x2-na-t8", 12288, 1024, 2, 0, 0, 2, 0, 8}}
 	} else {
 		if g := frRealGraph(t); g != nil {
 			graphs = append(graphs, g)
@@ -123,7 +142,7 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
 		for _, im := range ownRelabelledDesigns() {
-			var family []float64 // the ranks of the first setting with the default grid and groups
+			family := map[int][]float64{} // by tile knob: the ranks of the first setting with the default grid and groups
 			for _, c := range configs {
 				setHotHead(t, g, c)
 				res, err := im.Run(g, pagerank.Fixed(iters))
@@ -132,12 +151,17 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 					continue
 				}
 				// Head size, load mode and loads per step (what the tuning picks among)
-				// leave the grid and the summation order alone: the same bits.
-				if (c.threads == 0 || c.threads == 1024) && (c.occ == 0 || c.occ == 2) && c.group == 0 && c.blocksPerSM == 0 && c.hot <= 24576 {
-					if family == nil {
-						family = res.Ranks
-					} else if !slices.Equal(family, res.Ranks) {
-						t.Errorf("%s (%s) on %s: ranks differ from the tuned setting's (head size, load mode and loads per step must not change the bits)", im.Name(), c.name, g.Name)
+				// leave the grid and the summation order alone: the same bits (the
+				// packed design has no two-phase gather: every setting runs its rows).
+				key := c.tile
+				if im.Name() == NameHotHeadPacked {
+					key = 1
+				}
+				if key != 0 && c.threads == 1024 && c.occ == 2 && c.group == 0 && c.blocksPerSM == 0 && c.hot <= 24576 {
+					if f, ok := family[key]; !ok {
+						family[key] = res.Ranks
+					} else if !slices.Equal(f, res.Ranks) {
+						t.Errorf("%s (%s) on %s: ranks differ from the first setting's of tile knob %d (head size, load mode and loads per step must not change the bits)", im.Name(), c.name, g.Name, key)
 					}
 				}
 				v := pagerank.Validate(g, res, ref)
@@ -244,8 +268,12 @@ func TestGPUHotHeadSweep(t *testing.T) {
 		for _, name := range []string{NameT4BucketedReordered, NameCusparse} {
 			one(mustDesign(t, name), "")
 		}
+		only := strings.Split(os.Getenv("PRLAB_HOTHEAD_CONFIGS"), ",")
 		for _, im := range ownRelabelledDesigns() {
 			for _, c := range hotHeadConfigs {
+				if only[0] != "" && !slices.Contains(only, c.name) {
+					continue
+				}
 				if im.Name() == NameHotHeadPacked && (!strings.HasPrefix(c.name, "auto") && !strings.HasPrefix(c.name, "24k-x2") || c.unroll > 2) {
 					continue // the packed code at the promising settings only
 				}
@@ -269,6 +297,11 @@ func TestHotHeadSetupString(t *testing.T) {
 	want := "24576 floats (96 KiB) of contributions staged per block, once-read streams by ld.global.nc.L1::no_allocate, 4 loads per thread and step, 264 blocks x 1024 threads, 1024 threads per row above 1,024 edges"
 	if got := h.String(); got != want {
 		t.Errorf("setup %q,\nwant %q", got, want)
+	}
+	h = HotHeadSetup{HotFloats: 0, LoadMode: 1, LoadsPerStep: 16, Grid: 264, Threads: 1024, Group: 0}
+	want = "0 floats (0 KiB) of contributions staged per block, once-read streams by ld.global.nc, two-phase gather: tiles of consecutive rows (at most 1024 rows, 16384 edges) gathered into shared memory with 16 loads in flight per thread, then summed from it, 264 blocks x 1024 threads"
+	if got := h.String(); got != want {
+		t.Errorf("two-phase setup %q,\nwant %q", got, want)
 	}
 	for mode := 1; mode <= 3; mode++ { // PRLAB_KNOB_HOT_STREAM's values
 		if loadModes[mode] == "" {

@@ -74,6 +74,10 @@ struct Args {
   // Threads per heavy row (a multiple of 32 dividing the block; the block's
   // groups take heavy rows independently, each with its own named barrier).
   int group;
+  // The two-phase gather's tiles (tiledRows): rows [x, y) of consecutive
+  // ids, the rows longer than a tile first (one row each, longest first).
+  const int2 *tiles;
+  int nTiles;
 };
 
 constexpr unsigned kEscape = 0xFFFFu;
@@ -138,6 +142,10 @@ template <int kS, class T> __device__ __forceinline__ T ldS(const T *p) {
 }
 constexpr int kLoadModes = 3;
 constexpr int kVariants = 3 * kLoadModes; // x {two, four, eight} loads per step
+// The two-phase gather's variants come after them: kVariants + load mode +
+// kLoadModes x t, kTileK[t] edges per thread and tile (unpacked design only).
+constexpr int kTileK[] = {8, 16};
+constexpr int kTileVariants = 2 * kLoadModes;
 
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
@@ -356,12 +364,107 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   }
 }
 
+// The two-phase gather: tiles of consecutive rows with at most kT rows and
+// kT x kK edges (TileList). Phase 1: thread t loads edges t, t + kT, ..
+// of the tile (kK coalesced colIdx loads, then kK independent gathers: kK
+// loads in flight per thread and no row boundaries or row-pointer chain on
+// the way) into the shared staging buffer stage[kT kK]; the tile's kT + 1
+// row pointers go to rps. Phase 2: thread t sums row r0 + t from stage
+// (rows of up to kLight edges alone; longer ones by its warp, one at a
+// time, lanes strided and a butterfly), and does the row's combine.
+// A row longer than a tile is a tile of its own: the block gathers it kK
+// loads per thread and step into two accumulators and sums them by
+// blockSum. Tiles are strided statically over the blocks, so every run
+// sums the same values in the same order (the same bits).
+template <int kT, int kS, int kK>
+__device__ __forceinline__ void tiledRows(const Args &a, const float *head, float *stage, int *rps, float D,
+                                          float &dang, float *scratch) {
+  constexpr int kCap = kT * kK;
+  const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
+  for (int t = blockIdx.x; t < a.nTiles; t += gridDim.x) {
+    const int2 tile = __ldg(a.tiles + t);
+    const int r0 = tile.x, nr = tile.y - tile.x;
+    const int e0 = ldS<kS>(a.rowPtr + r0), e1 = ldS<kS>(a.rowPtr + tile.y), m = e1 - e0;
+    if (m > kCap) { // one long row
+      float s0 = 0.0f, s1 = 0.0f;
+      int e = e0 + tid;
+      for (; e + (kK - 1) * kT < e1; e += kK * kT) {
+        int c[kK];
+#pragma unroll
+        for (int q = 0; q < kK; ++q) c[q] = ldS<kS>(a.colIdx + e + q * kT);
+        float g[kK];
+#pragma unroll
+        for (int q = 0; q < kK; ++q) g[q] = gatherOne(head, hot, a.cIn, c[q]);
+#pragma unroll
+        for (int q = 0; q < kK; q += 2) {
+          s0 += g[q];
+          s1 += g[q + 1];
+        }
+      }
+      for (; e < e1; e += kT) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
+      const float s = blockSum<kT>(s0 + s1, scratch);
+      if (tid == 0) finish<kS>(a, r0, s, D, dang);
+      continue;
+    }
+    // Phase 1: the tile's edges into stage, its row pointers into rps.
+    int c[kK];
+#pragma unroll
+    for (int q = 0; q < kK; ++q) {
+      const int i = q * kT + tid;
+      c[q] = i < m ? ldS<kS>(a.colIdx + e0 + i) : 0;
+    }
+    for (int j = tid; j <= nr; j += kT) rps[j] = ldS<kS>(a.rowPtr + r0 + j) - e0;
+    float g[kK];
+#pragma unroll
+    for (int q = 0; q < kK; ++q) g[q] = q * kT + tid < m ? gatherOne(head, hot, a.cIn, c[q]) : 0.0f;
+#pragma unroll
+    for (int q = 0; q < kK; ++q) stage[q * kT + tid] = g[q];
+    __syncthreads();
+    // Phase 2: row r0 + tid from stage.
+    int b = 0, en = 0;
+    if (tid < nr) {
+      b = rps[tid];
+      en = rps[tid + 1];
+    }
+    const bool wide = en - b > kLight;
+    float s = 0.0f;
+    if (!wide) {
+      float s1 = 0.0f;
+      int i = b;
+      for (; i + 1 < en; i += 2) {
+        s += stage[i];
+        s1 += stage[i + 1];
+      }
+      if (i < en) s += stage[i];
+      s += s1;
+    }
+    for (unsigned w = __ballot_sync(0xffffffffu, wide); w != 0u; w &= w - 1u) {
+      const int j = __ffs(w) - 1;
+      const int bj = __shfl_sync(0xffffffffu, b, j), ej = __shfl_sync(0xffffffffu, en, j);
+      float p = 0.0f;
+      for (int i = bj + lane; i < ej; i += 32) p += stage[i];
+      p = warpSum(p);
+      if (lane == j) s = p;
+    }
+    if (tid < nr) finish<kS>(a, r0 + tid, s, D, dang);
+    __syncthreads(); // stage and rps are the next tile's
+  }
+}
+
+// Shared memory of tiledRows<kT, ., kK> after the head: the staging
+// buffer (kT kK floats) and the row pointers (kT + 1 ints, padded to 16 bytes).
+constexpr size_t tileBytes(int threads, int k) {
+  return 4 * static_cast<size_t>(threads) * static_cast<size_t>(k) + 4 * (static_cast<size_t>(threads) + 4);
+}
+
 // One iteration. Dynamic shared memory: the hot head, hot floats.
 // kPacked: columns from the 16-bit code; rows above kLight warp per row
 // (the heavy list first, sorted by in-degree descending, so the longest
 // rows start first), light rows thread per row. kS: the load mode of the
 // streams read once (ldS).
-template <int kT, int kMinBlocks, bool kPacked, int kV>
+// kTile: 0 the row loops; 8 or 16 the two-phase gather (tiledRows) with
+// kTile edges per thread and tile, its buffers after the head.
+template <int kT, int kMinBlocks, bool kPacked, int kV, int kTile = 0>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   constexpr int kS = kV % kLoadModes; // load mode; 2 << (kV / kLoadModes): loads per step (unpacked rows)
   extern __shared__ float4 head4[];
@@ -381,7 +484,11 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   const float D = shD;
   float dang = 0.0f;
 
-  if (kPacked) {
+  if constexpr (kTile > 0) {
+    float *stage = reinterpret_cast<float *>(head4) + a.hot;
+    tiledRows<kT, kS, kTile>(a, head, stage, reinterpret_cast<int *>(stage + kT * kTile), D, dang,
+                                              scratch);
+  } else if (kPacked) {
     // Group per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
     const int kG = a.group, groups = kT / kG, g = tid / kG, gw = (tid - g * kG) >> 5;
     for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
@@ -445,9 +552,11 @@ __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n,
 struct Shape {
   int threads, occ;                // occ 1: 1024 threads per SM, 2: 2048
   const void *iter[2][kVariants]; // [packed][variant: load mode + kLoadModes x log2(loads per step / 2)]
+  const void *tiled[kTileVariants]; // the two-phase gather: [load mode + kLoadModes x t], kTileK[t] edges per thread
 };
 
 #define PR_HH_K(T, OCC, P, S) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, P, S>)
+#define PR_HH_T(T, OCC, S, K) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, false, S, K>)
 #define PR_HH_SHAPE(T, OCC)                                                                        \
   {                                                                                                \
     T, OCC, {                                                                                      \
@@ -458,14 +567,23 @@ struct Shape {
            PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2),           \
            PR_HH_K(T, OCC, true, 0), PR_HH_K(T, OCC, true, 1), PR_HH_K(T, OCC, true, 2)}           \
     }                                                                                              \
+    , {PR_HH_T(T, OCC, 0, 8), PR_HH_T(T, OCC, 1, 8), PR_HH_T(T, OCC, 2, 8),                        \
+       PR_HH_T(T, OCC, 0, 16), PR_HH_T(T, OCC, 1, 16), PR_HH_T(T, OCC, 2, 16)}                     \
   }
 const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
                          PR_HH_SHAPE(256, 2), PR_HH_SHAPE(512, 2), PR_HH_SHAPE(1024, 2)};
 #undef PR_HH_K
+#undef PR_HH_T
 #undef PR_HH_SHAPE
 
 struct State {
   int knobHot = 0, knobThreads = 0, knobOcc = 0, knobBlocksPerSM = 0, knobGroup = 0, knobStream = 0, knobUnroll = 0;
+  int knobTile = 0; // PRLAB_KNOB_HOT_TILE: 0 tuned, 1 row loops, 8 or 16 the two-phase gather
+  // The two-phase gather's tiles for kTileK[t] edges per thread (TileList),
+  // and the dynamic shared memory every kernel is sized for (smemMax bytes).
+  int2 *tiles[2] = {nullptr, nullptr};
+  int nTiles[2] = {0, 0};
+  size_t smemMax = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   int *rows[3] = {nullptr, nullptr, nullptr}; // light, medium, heavy
@@ -486,7 +604,7 @@ struct State {
 };
 
 void freeBuffers(State &s) {
-  void *bufs[] = {s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1]};
+  void *bufs[] = {s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.tiles[0], s.tiles[1]};
   for (void *p : bufs)
     if (p) cudaFree(p);
   for (int b = 0; b < 3; ++b) {
@@ -495,6 +613,8 @@ void freeBuffers(State &s) {
     s.nnzOf[b] = 0;
   }
   s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = nullptr;
+  s.tiles[0] = s.tiles[1] = nullptr;
+  s.nTiles[0] = s.nTiles[1] = 0;
   s.built = false;
   s.tuned[0] = s.tuned[1] = false;
 }
@@ -518,6 +638,40 @@ int getState(Ctx &c, State **out, Err &e) {
 int clampHot(const State &s, int hot, int n) {
   hot = std::min(hot, std::min(kMaxHot, (s.smemOptin - 1024) / 4));
   return std::max(0, std::min(hot, n) & ~3);
+}
+
+// The two-phase gather's tiles of graph rp (n + 1 row offsets) for T
+// threads and k edges per thread: every row longer than T k is a tile of
+// its own (longest first: the static striding starts them first), then
+// runs of consecutive rows with at most T rows and T k edges, each ending
+// before a long row.
+std::vector<int2> tileList(const std::vector<int> &rp, int T, int k) {
+  const int n = static_cast<int>(rp.size()) - 1;
+  const long long cap = static_cast<long long>(T) * k;
+  std::vector<int2> longs, runs;
+  int start = 0;
+  long long edges = 0;
+  for (int v = 0; v < n; ++v) {
+    const long long d = rp[v + 1] - rp[v];
+    if (d > cap) {
+      if (v > start) runs.push_back(make_int2(start, v));
+      longs.push_back(make_int2(v, v + 1));
+      start = v + 1;
+      edges = 0;
+      continue;
+    }
+    if (v - start == T || edges + d > cap) {
+      runs.push_back(make_int2(start, v));
+      start = v;
+      edges = 0;
+    }
+    edges += d;
+  }
+  if (n > start) runs.push_back(make_int2(start, n));
+  std::stable_sort(longs.begin(), longs.end(),
+                   [&](int2 u, int2 v) { return rp[u.y] - rp[u.x] > rp[v.y] - rp[v.x]; });
+  longs.insert(longs.end(), runs.begin(), runs.end());
+  return longs;
 }
 
 // Row lists, hot-head size, grid and vectors (outside any timed region).
@@ -556,16 +710,33 @@ int build(Ctx &c, State &s, Err &e) {
     return fail(e, PRLAB_ERR_ARG, "hot-head group of %d threads: must be a multiple of 32 dividing %d into at most 15 groups",
                 s.group, threads);
   s.hotMax = clampHot(s, s.knobHot ? s.knobHot : kTuneHot[2], n);
-  const size_t smem = 4 * static_cast<size_t>(s.hotMax); // the grid fits the largest candidate
+  // The grid fits the largest candidate: the largest head, or a tile's
+  // buffers (with the knob's head when both knobs are set; else the tuning
+  // tries the tiles with the heads that fit beside them).
+  const size_t headBytes = 4 * static_cast<size_t>(s.hotMax);
+  const size_t tileMax = s.knobTile == 1 ? 0 : tileBytes(threads, s.knobTile ? s.knobTile : kTileK[1]);
+  const size_t smem = s.smemMax = s.knobTile >= 8 && s.knobHot ? headBytes + tileMax : std::max(headBytes, tileMax);
   int perSM = 1 << 30;
-  for (int pk = 0; pk < 2; ++pk)
-    for (const void *fn : s.shape->iter[pk]) {
+  std::vector<const void *> fns(s.shape->iter[0], s.shape->iter[0] + kVariants);
+  fns.insert(fns.end(), s.shape->iter[1], s.shape->iter[1] + kVariants);
+  fns.insert(fns.end(), s.shape->tiled, s.shape->tiled + kTileVariants);
+  for (const void *fn : fns) {
     PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
             "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
     int k = 0;
     PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, fn, threads, smem),
             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
     perSM = std::min(perSM, k);
+  }
+  if (s.knobTile != 1)
+    for (int t = 0; t < 2; ++t) {
+      if (s.knobTile != 0 && s.knobTile != kTileK[t]) continue;
+      const std::vector<int2> tl = tileList(rp, threads, kTileK[t]);
+      s.nTiles[t] = static_cast<int>(tl.size());
+      PR_TRY(devAlloc(reinterpret_cast<void **>(&s.tiles[t]), 8 * tl.size(), "d_hotTiles", e));
+      if (!tl.empty())
+        PR_CUDA(e, cudaMemcpy(s.tiles[t], tl.data(), 8 * tl.size(), cudaMemcpyHostToDevice),
+                "cudaMemcpy(d_hotTiles, %zu bytes, host to device)", 8 * tl.size());
     }
   if (perSM < 1)
     return fail(e, PRLAB_ERR_ARG, "hot-head kernel: %d threads with %zu bytes of shared memory fit no SM", threads, smem);
@@ -621,11 +792,18 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.segFirst = s.segFirst;
   a.segExc = s.segExc;
   a.group = s.group;
+  const int T = s.shape->threads, v = s.modeOf[packed ? 1 : 0];
+  const void *fn = v < kVariants ? s.shape->iter[packed ? 1 : 0][v] : s.shape->tiled[v - kVariants];
+  size_t smem = 4 * static_cast<size_t>(a.hot);
+  if (v >= kVariants) {
+    const int t = (v - kVariants) / kLoadModes;
+    a.tiles = s.tiles[t];
+    a.nTiles = s.nTiles[t];
+    smem += tileBytes(T, kTileK[t]);
+  }
   void *args[] = {&a};
-  const int T = s.shape->threads;
-  PR_CUDA(e, cudaLaunchKernel(s.shape->iter[packed ? 1 : 0][s.modeOf[packed ? 1 : 0]], dim3(s.G), dim3(T), args,
-                              4 * static_cast<size_t>(a.hot), 0),
-          "hot-head iterKernel<<<%d, %d, %d bytes>>> (launch)", s.G, T, 4 * a.hot);
+  PR_CUDA(e, cudaLaunchKernel(fn, dim3(s.G), dim3(T), args, smem, 0),
+          "hot-head iterKernel<<<%d, %d, %zu bytes>>> (launch)", s.G, T, smem);
   PR_LAUNCH(e, "hot-head iterKernel<<<%d, %d>>>", s.G, T);
   return PRLAB_OK;
 }
@@ -638,34 +816,49 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
 int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
   const int pk = packed ? 1 : 0;
   if (s.tuned[pk]) return PRLAB_OK;
-  std::vector<int> hots, modes;
+  std::vector<int> hots, modes, tiled;
   if (s.knobHot) hots.push_back(s.hotMax);
   else
     for (int h : kTuneHot) {
       const int v = clampHot(s, h, c.n);
       if (std::find(hots.begin(), hots.end(), v) == hots.end()) hots.push_back(v);
     }
-  for (int u = 0; u < 3; ++u) {
+  const bool rowLoops = packed || s.knobTile <= 1;
+  for (int u = 0; u < 3 && rowLoops; ++u) {
     if (packed && u > 0) continue; // the packed rows have one loop shape
     if (!packed && s.knobUnroll != 0 && (2 << u) != s.knobUnroll) continue;
     for (int m = 0; m < kLoadModes; ++m)
       if (s.knobStream == 0 || s.knobStream - 1 == m) modes.push_back(m + kLoadModes * u);
   }
-  s.hotOf[pk] = hots[0];
-  s.modeOf[pk] = modes[0];
+  for (int t = 0; t < 2 && !packed; ++t)
+    if (s.tiles[t] != nullptr)
+      for (int m = 0; m < kLoadModes; ++m)
+        if (s.knobStream == 0 || s.knobStream - 1 == m) tiled.push_back(kVariants + m + kLoadModes * t);
+  // The candidates (head size, variant): every row-loop variant with every
+  // head, the tiles with the heads that fit beside their buffers.
+  std::vector<std::pair<int, int>> cand;
+  for (int h : hots) {
+    for (int m : modes) cand.emplace_back(h, m);
+    for (int m : tiled)
+      if (4 * static_cast<size_t>(h) + tileBytes(s.shape->threads, kTileK[(m - kVariants) / kLoadModes]) <= s.smemMax)
+        cand.emplace_back(h, m);
+  }
+  if (cand.empty())
+    return fail(e, PRLAB_ERR_ARG, "hot-head tuning: no kernel variant fits %zu bytes of shared memory", s.smemMax);
+  s.hotOf[pk] = cand[0].first;
+  s.modeOf[pk] = cand[0].second;
   s.tuneMs[pk] = 0.0f;
-  if (hots.size() * modes.size() > 1) {
+  if (cand.size() > 1) {
     cudaEvent_t t0 = nullptr, t1 = nullptr;
     PR_CUDA(e, cudaEventCreate(&t0), "cudaEventCreate (hot-head tuning)");
     cudaError_t st = cudaEventCreate(&t1);
     float best = -1.0f;
-    int k = 0, rc = PRLAB_OK, bestHot = hots[0], bestMode = modes[0];
+    int k = 0, rc = PRLAB_OK, bestHot = cand[0].first, bestMode = cand[0].second;
     const cudaError_t st0 = st;
     if (st0 == cudaSuccess) rc = launchPrologue(c, s, e);
-    for (size_t i = 0; st == cudaSuccess && rc == PRLAB_OK && i < hots.size(); ++i)
-      for (size_t j = 0; st == cudaSuccess && rc == PRLAB_OK && j < modes.size(); ++j) {
-        s.hotOf[pk] = hots[i];
-        s.modeOf[pk] = modes[j];
+    for (size_t i = 0; st == cudaSuccess && rc == PRLAB_OK && i < cand.size(); ++i) {
+        s.hotOf[pk] = cand[i].first;
+        s.modeOf[pk] = cand[i].second;
         rc = launchIteration(c, s, k++, d, packed, e);
         if (rc == PRLAB_OK) cudaEventRecord(t0);
         for (int r = 0; r < 3 && rc == PRLAB_OK; ++r) rc = launchIteration(c, s, k++, d, packed, e);
@@ -679,10 +872,10 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
         s.tuneMs[pk] += ms;
         if (best < 0.0f || ms < best) {
           best = ms;
-          bestHot = hots[i];
-          bestMode = modes[j];
+          bestHot = cand[i].first;
+          bestMode = cand[i].second;
         }
-      }
+    }
     cudaEventDestroy(t0);
     if (st0 == cudaSuccess) cudaEventDestroy(t1);
     if (rc != PRLAB_OK) return rc;
@@ -809,6 +1002,11 @@ int hotheadSet(Ctx &c, int knob, int value, Err &e) {
       return fail(e, PRLAB_ERR_ARG, "hot-head loads per step %d: 0, 2, 4 or 8", value);
     s->knobUnroll = value;
     break;
+  case PRLAB_KNOB_HOT_TILE:
+    if (value != 0 && value != 1 && value != 8 && value != 16)
+      return fail(e, PRLAB_ERR_ARG, "hot-head tile %d: 0 (tuned), 1 (row loops), 8 or 16 edges per thread", value);
+    s->knobTile = value;
+    break;
   case PRLAB_KNOB_HOT_GROUP:
     if (value != 0 && (value % 32 != 0 || value > 1024))
       return fail(e, PRLAB_ERR_ARG, "hot-head group %d: 0 or a multiple of 32 up to 1024", value);
@@ -895,11 +1093,17 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
     PR_TRY(prlab::hh::prepare(c, impl, &s, damping, e));
     const int pk = impl == PRLAB_IMPL_HOTHEAD_PACKED ? 1 : 0;
     *hot_floats = s->hotOf[pk];
-    *load_mode = s->modeOf[pk] % prlab::hh::kLoadModes + 1;
-    *loads_per_step = 2 << (s->modeOf[pk] / prlab::hh::kLoadModes);
+    const int v = s->modeOf[pk];
+    *load_mode = v % prlab::hh::kLoadModes + 1;
     *grid = s->G;
     *threads = s->shape->threads;
-    *group = s->group;
+    if (v < prlab::hh::kVariants) {
+      *loads_per_step = 2 << (v / prlab::hh::kLoadModes);
+      *group = s->group;
+    } else { // the two-phase gather: edges per thread and tile, no heavy-row groups
+      *loads_per_step = prlab::hh::kTileK[(v - prlab::hh::kVariants) / prlab::hh::kLoadModes];
+      *group = 0;
+    }
     *tune_ms = s->tuneMs[pk];
     PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (hot-head info)");
     return PRLAB_OK;

@@ -225,12 +225,15 @@ PRLAB_API int prlab_hothead_codes(void *handle, const unsigned short *codes, con
 
 /* The configuration a hot-head design (impl) runs with on this graph,
  * after its one-time setup (row lists, and the tuning of the hot-head size
- * and load mode whose knobs are 0: the fastest of a few timed iterations
- * per candidate, outside any timed region; every candidate gives the same
- * bits): contributions staged per block (*hot_floats), load mode of the
- * once-read streams (*load_mode, PRLAB_KNOB_HOT_STREAM's values 1-3), loads in
- * flight per thread and step (*loads_per_step, PRLAB_KNOB_HOT_UNROLL's), blocks
- * and threads per block, threads per heavy row, and the tuning's ms. */
+ * and kernel variant whose knobs are 0: the fastest of a few timed iterations
+ * per candidate, outside any timed region; the row-loop candidates give the
+ * same bits, the two-phase gather's of one tile size theirs): contributions
+ * staged per block (*hot_floats), load mode of the once-read streams
+ * (*load_mode, PRLAB_KNOB_HOT_STREAM's values 1-3), loads in flight per thread
+ * and step (*loads_per_step, PRLAB_KNOB_HOT_UNROLL's; for the two-phase gather
+ * the edges per thread and tile, 8 or 16), blocks and threads per block,
+ * threads per heavy row (*group; 0: the two-phase gather, which has no row
+ * loops), and the tuning's ms. */
 PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, int *load_mode,
                                  int *loads_per_step, int *grid, int *threads, int *group, float *tune_ms, char *msg,
                                  int msg_len);
@@ -334,7 +337,11 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                            3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
 #define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2, 4 or 8 (auto: tuned;
                                            the same accumulators in the same order, the same bits) */
-#define PRLAB_KNOB_HOT_END 23
+#define PRLAB_KNOB_HOT_TILE 23         /* 1: the row loops; 8 or 16: the two-phase gather, tiles of consecutive rows
+                                           (at most threads rows and threads x 8 or 16 edges) gathered into shared
+                                           memory with 8 or 16 loads in flight per thread, then summed from it
+                                           (auto 0: tuned among both; other bits than the row loops', unpacked only) */
+#define PRLAB_KNOB_HOT_END 24
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
 #define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
