@@ -233,51 +233,63 @@ __device__ __forceinline__ RowRef rowRef(const Args &a, const int *list, int r, 
   return x;
 }
 
-// kUn: loads in flight per thread and step (2, 4 or 8), added to the same
-// two accumulators in the same order (the same bits).
+// Sum of the gathers of edges e, e + step, .. < en (one thread's share of a
+// row): kUn (2, 4, 8 or 16) loads in flight per step, then four, two and one, into
+// two accumulators, even-numbered edges to s0 and odd to s1 in order, so
+// every kUn gives the same bits. kS: the load mode of colIdx.
+template <int kS, int kUn>
+__device__ __forceinline__ float stridedRow(const Args &a, const float *head, int e, int en, int step) {
+  const int hot = a.hot;
+  float s0 = 0.0f, s1 = 0.0f;
+  if (kUn >= 4) {
+    constexpr int kQ = kUn >= 8 ? kUn : 4;
+    for (; e + (kQ - 1) * step < en; e += kQ * step) {
+      int c[kQ];
+#pragma unroll
+      for (int q = 0; q < kQ; ++q) c[q] = ldS<kS>(a.colIdx + e + q * step);
+      float g[kQ];
+#pragma unroll
+      for (int q = 0; q < kQ; ++q) g[q] = gatherOne(head, hot, a.cIn, c[q]);
+#pragma unroll
+      for (int q = 0; q < kQ; q += 2) {
+        s0 += g[q];
+        s1 += g[q + 1];
+      }
+    }
+  }
+  if (kUn >= 8)
+    for (; e + 3 * step < en; e += 4 * step) {
+      const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + step);
+      const int c2 = ldS<kS>(a.colIdx + e + 2 * step), c3 = ldS<kS>(a.colIdx + e + 3 * step);
+      const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
+      const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
+      s0 += g0;
+      s1 += g1;
+      s0 += g2;
+      s1 += g3;
+    }
+  for (; e + step < en; e += 2 * step) {
+    const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + step);
+    s0 += gatherOne(head, hot, a.cIn, c0);
+    s1 += gatherOne(head, hot, a.cIn, c1);
+  }
+  if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
+  return s0 + s1;
+}
+
+// The rows of the unpacked design: heavy group per row, medium warp per
+// row, light thread per row; dang accumulates the dangling mass of x'.
+// kUn: loads in flight per thread and step (stridedRow).
 template <int kT, int kS, int kUn>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
-  const int tid = threadIdx.x, lane = tid & 31, hot = a.hot;
+  const int tid = threadIdx.x, lane = tid & 31;
   // Group (a.group threads) per row (in-degree > kWarpMax).
   {
     const int kG = a.group, groups = kT / kG, g = tid / kG, gt = tid - g * kG;
     for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
       const int v = ldS<kS>(a.heavy + r);
       const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
-      float s0 = 0.0f, s1 = 0.0f;
-      int e = b + gt;
-      if (kUn == 8)
-        for (; e + 7 * kG < en; e += 8 * kG) {
-          int c[8];
-      #pragma unroll
-          for (int q = 0; q < 8; ++q) c[q] = ldS<kS>(a.colIdx + e + q * kG);
-          float gq[8];
-      #pragma unroll
-          for (int q = 0; q < 8; ++q) gq[q] = gatherOne(head, hot, a.cIn, c[q]);
-      #pragma unroll
-          for (int q = 0; q < 8; q += 2) {
-            s0 += gq[q];
-            s1 += gq[q + 1];
-          }
-        }
-      if (kUn >= 4)
-        for (; e + 3 * kG < en; e += 4 * kG) {
-          const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
-          const int c2 = ldS<kS>(a.colIdx + e + 2 * kG), c3 = ldS<kS>(a.colIdx + e + 3 * kG);
-          const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
-          const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
-          s0 += g0;
-          s1 += g1;
-          s0 += g2;
-          s1 += g3;
-        }
-      for (; e + kG < en; e += 2 * kG) {
-        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + kG);
-        s0 += gatherOne(head, hot, a.cIn, c0);
-        s1 += gatherOne(head, hot, a.cIn, c1);
-      }
-      if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
-      const float s = groupSum(s0 + s1, scratch, g, kG);
+      const float s = groupSum(stridedRow<kS, kUn>(a, head, b + gt, en, kG), scratch, g, kG);
       if (gt == 0) finish<kS>(a, v, s, D, dang);
     }
     __syncthreads(); // the groups' last use of scratch before the block's
@@ -292,42 +304,8 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   for (; r < a.nMedium; r += warps) {
     const RowRef cur = nx;
     nx = rowRef<kS>(a, a.medium, r + warps, a.nMedium);
-    const int v = cur.v, b = cur.b, en = cur.en;
-    float s0 = 0.0f, s1 = 0.0f;
-    int e = b + lane;
-    if (kUn == 8)
-      for (; e + 7 * 32 < en; e += 8 * 32) {
-        int c[8];
-    #pragma unroll
-        for (int q = 0; q < 8; ++q) c[q] = ldS<kS>(a.colIdx + e + q * 32);
-        float gq[8];
-    #pragma unroll
-        for (int q = 0; q < 8; ++q) gq[q] = gatherOne(head, hot, a.cIn, c[q]);
-    #pragma unroll
-        for (int q = 0; q < 8; q += 2) {
-          s0 += gq[q];
-          s1 += gq[q + 1];
-        }
-      }
-    if (kUn >= 4)
-      for (; e + 96 < en; e += 128) {
-        const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
-        const int c2 = ldS<kS>(a.colIdx + e + 64), c3 = ldS<kS>(a.colIdx + e + 96);
-        const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
-        const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
-        s0 += g0;
-        s1 += g1;
-        s0 += g2;
-        s1 += g3;
-      }
-    for (; e + 32 < en; e += 64) {
-      const int c0 = ldS<kS>(a.colIdx + e), c1 = ldS<kS>(a.colIdx + e + 32);
-      s0 += gatherOne(head, hot, a.cIn, c0);
-      s1 += gatherOne(head, hot, a.cIn, c1);
-    }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
-    const float s = warpSum(s0 + s1);
-    if (lane == 0) finish<kS>(a, v, s, D, dang);
+    const float s = warpSum(stridedRow<kS, kUn>(a, head, cur.b + lane, cur.en, 32));
+    if (lane == 0) finish<kS>(a, cur.v, s, D, dang);
   }
 
   // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
@@ -340,27 +318,7 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   for (; r < a.nLight; r += gridDim.x * kT) {
     const RowRef cur = nx;
     nx = rowRef<kS>(a, a.light, r + gridDim.x * kT, a.nLight);
-    const int v = cur.v, b = cur.b, en = cur.en;
-    float s0 = 0.0f, s1 = 0.0f;
-    int e = b;
-    if (kUn >= 4)
-      for (; e + 3 < en; e += 4) {
-        const int c0 = ldS<kRowS>(a.colIdx + e), c1 = ldS<kRowS>(a.colIdx + e + 1);
-        const int c2 = ldS<kRowS>(a.colIdx + e + 2), c3 = ldS<kRowS>(a.colIdx + e + 3);
-        const float g0 = gatherOne(head, hot, a.cIn, c0), g1 = gatherOne(head, hot, a.cIn, c1);
-        const float g2 = gatherOne(head, hot, a.cIn, c2), g3 = gatherOne(head, hot, a.cIn, c3);
-        s0 += g0;
-        s1 += g1;
-        s0 += g2;
-        s1 += g3;
-      }
-    for (; e + 1 < en; e += 2) {
-      const int c0 = ldS<kRowS>(a.colIdx + e), c1 = ldS<kRowS>(a.colIdx + e + 1);
-      s0 += gatherOne(head, hot, a.cIn, c0);
-      s1 += gatherOne(head, hot, a.cIn, c1);
-    }
-    if (e < en) s0 += gatherOne(head, hot, a.cIn, ldS<kRowS>(a.colIdx + e));
-    finish<kS>(a, v, s0 + s1, D, dang);
+    finish<kS>(a, cur.v, stridedRow<kRowS, kUn>(a, head, cur.b, cur.en, 1), D, dang);
   }
 }
 
@@ -373,8 +331,7 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
 // (rows of up to kLight edges alone; longer ones by its warp, one at a
 // time, lanes strided and a butterfly), and does the row's combine.
 // A row longer than a tile is a tile of its own: the block gathers it kK
-// loads per thread and step into two accumulators and sums them by
-// blockSum. Tiles are strided statically over the blocks, so every run
+// loads per thread and step (stridedRow) and sums by blockSum. Tiles are strided statically over the blocks, so every run
 // sums the same values in the same order (the same bits).
 template <int kT, int kS, int kK>
 __device__ __forceinline__ void tiledRows(const Args &a, const float *head, float *stage, int *rps, float D,
@@ -386,23 +343,7 @@ __device__ __forceinline__ void tiledRows(const Args &a, const float *head, floa
     const int r0 = tile.x, nr = tile.y - tile.x;
     const int e0 = ldS<kS>(a.rowPtr + r0), e1 = ldS<kS>(a.rowPtr + tile.y), m = e1 - e0;
     if (m > kCap) { // one long row
-      float s0 = 0.0f, s1 = 0.0f;
-      int e = e0 + tid;
-      for (; e + (kK - 1) * kT < e1; e += kK * kT) {
-        int c[kK];
-#pragma unroll
-        for (int q = 0; q < kK; ++q) c[q] = ldS<kS>(a.colIdx + e + q * kT);
-        float g[kK];
-#pragma unroll
-        for (int q = 0; q < kK; ++q) g[q] = gatherOne(head, hot, a.cIn, c[q]);
-#pragma unroll
-        for (int q = 0; q < kK; q += 2) {
-          s0 += g[q];
-          s1 += g[q + 1];
-        }
-      }
-      for (; e < e1; e += kT) s0 += gatherOne(head, hot, a.cIn, ldS<kS>(a.colIdx + e));
-      const float s = blockSum<kT>(s0 + s1, scratch);
+      const float s = blockSum<kT>(stridedRow<kS, kK>(a, head, e0 + tid, e1, kT), scratch);
       if (tid == 0) finish<kS>(a, r0, s, D, dang);
       continue;
     }
