@@ -916,47 +916,51 @@ int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   return PRLAB_OK;
 }
 
+// The hot-head knobs (value >= 0, checked by prlab_layout_set): the State
+// field each sets (set) and its values: one of the list (0 automatic) or,
+// when the list is empty, [0, max]; the group must also be a multiple of 32.
+using HotState = hh::State;
+struct KnobRule {
+  int knob;
+  void (*set)(HotState &, int);
+  const char *what;
+  int max;
+  int nValues, values[4];
+};
+const KnobRule kKnobRules[] = {
+    {PRLAB_KNOB_HOT_FLOATS, [](HotState &s, int v) { s.knobHot = v; }, "hot floats", hh::kMaxHot, 0, {}},
+    {PRLAB_KNOB_HOT_THREADS, [](HotState &s, int v) { s.knobThreads = v; }, "threads per block", 0, 4, {0, 256, 512, 1024}},
+    {PRLAB_KNOB_HOT_OCCUPANCY, [](HotState &s, int v) { s.knobOcc = v; }, "occupancy (1024 or 2048 threads per SM)", 2, 0, {}},
+    {PRLAB_KNOB_HOT_BLOCKS_PER_SM, [](HotState &s, int v) { s.knobBlocksPerSM = v; }, "blocks per SM", 1 << 30, 0, {}},
+    {PRLAB_KNOB_HOT_STREAM, [](HotState &s, int v) { s.knobStream = v; }, "load mode", hh::kLoadModes, 0, {}},
+    {PRLAB_KNOB_HOT_UNROLL, [](HotState &s, int v) { s.knobUnroll = v; }, "loads per step", 0, 4, {0, 2, 4, 8}},
+    {PRLAB_KNOB_HOT_TILE, [](HotState &s, int v) { s.knobTile = v; }, "tile (1 row loops, 8 or 16 edges per thread)", 0, 4, {0, 1, 8, 16}},
+    {PRLAB_KNOB_HOT_GROUP, [](HotState &s, int v) { s.knobGroup = v; }, "threads per heavy row (a multiple of 32)", 1024, 0, {}},
+};
+
 int hotheadSet(Ctx &c, int knob, int value, Err &e) {
   hh::State *s = nullptr;
   PR_TRY(hh::getState(c, &s, e));
-  switch (knob) {
-  case PRLAB_KNOB_HOT_FLOATS:
-    if (value > hh::kMaxHot) return fail(e, PRLAB_ERR_ARG, "hot floats %d outside [0, %d]", value, hh::kMaxHot);
-    s->knobHot = value;
-    break;
-  case PRLAB_KNOB_HOT_THREADS:
-    if (value != 0 && value != 256 && value != 512 && value != 1024)
-      return fail(e, PRLAB_ERR_ARG, "hot-head threads %d: 0, 256, 512 or 1024", value);
-    s->knobThreads = value;
-    break;
-  case PRLAB_KNOB_HOT_OCCUPANCY:
-    if (value > 2) return fail(e, PRLAB_ERR_ARG, "hot-head occupancy %d outside [0, 2]", value);
-    s->knobOcc = value;
-    break;
-  case PRLAB_KNOB_HOT_BLOCKS_PER_SM: s->knobBlocksPerSM = value; break;
-  case PRLAB_KNOB_HOT_STREAM:
-    if (value > hh::kLoadModes) return fail(e, PRLAB_ERR_ARG, "hot-head load mode %d outside [0, %d]", value, hh::kLoadModes);
-    s->knobStream = value;
-    break;
-  case PRLAB_KNOB_HOT_UNROLL:
-    if (value != 0 && value != 2 && value != 4 && value != 8)
-      return fail(e, PRLAB_ERR_ARG, "hot-head loads per step %d: 0, 2, 4 or 8", value);
-    s->knobUnroll = value;
-    break;
-  case PRLAB_KNOB_HOT_TILE:
-    if (value != 0 && value != 1 && value != 8 && value != 16)
-      return fail(e, PRLAB_ERR_ARG, "hot-head tile %d: 0 (tuned), 1 (row loops), 8 or 16 edges per thread", value);
-    s->knobTile = value;
-    break;
-  case PRLAB_KNOB_HOT_GROUP:
-    if (value != 0 && (value % 32 != 0 || value > 1024))
-      return fail(e, PRLAB_ERR_ARG, "hot-head group %d: 0 or a multiple of 32 up to 1024", value);
-    s->knobGroup = value;
-    break;
-  default:
+  const KnobRule *rule = nullptr;
+  for (const KnobRule &r : kKnobRules)
+    if (r.knob == knob) rule = &r;
+  if (rule == nullptr)
     return fail(e, PRLAB_ERR_ARG, "knob %d is not a hot-head knob [%d, %d)", knob, PRLAB_KNOB_HOT_FIRST,
                 PRLAB_KNOB_HOT_END);
+  const bool listed = std::find(rule->values, rule->values + rule->nValues, value) != rule->values + rule->nValues;
+  const bool ok = rule->nValues > 0 ? listed
+                                          : value <= rule->max && (knob != PRLAB_KNOB_HOT_GROUP || value % 32 == 0);
+  if (!ok) {
+    char allowed[64] = "";
+    if (rule->nValues > 0)
+      for (int i = 0; i < rule->nValues; ++i)
+        std::snprintf(allowed + std::strlen(allowed), sizeof allowed - std::strlen(allowed), "%s%d",
+                      allowed[0] ? ", " : "", rule->values[i]);
+    else
+      std::snprintf(allowed, sizeof allowed, "[0, %d]", rule->max);
+    return fail(e, PRLAB_ERR_ARG, "hot-head %s %d: must be one of %s (0 automatic)", rule->what, value, allowed);
   }
+  rule->set(*s, value);
   cudaDeviceSynchronize();
   hh::freeBuffers(*s);
   return PRLAB_OK;
