@@ -49,7 +49,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			dsmConfig{"l2 pieces", 3, 3, 0}, dsmConfig{"rows", 4, 0, 0}, dsmConfig{"rows pieces", 4, 3, 0},
 			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
 			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
-			dsmConfig{"stores bank push onebar", 1, 5, 3})
+			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4})
 	}
 	for _, cf := range configs {
 		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
@@ -170,7 +170,7 @@ func dsmVariants() []dsmVariant {
 	}
 	for _, ex := range []namedValue{dsmExchanges[0], dsmExchanges[3]} {
 		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4]} {
-			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}} {
+			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4}} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s 1024 threads, %s", ex.name, ga.name, pa.name),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMPartials: pa.v}})
 			}
@@ -187,6 +187,12 @@ func dsmVariants() []dsmVariant {
 		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}, {"no iterations (launch, one-time load, write)", 16}} {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
+			if ab.v == 7 || ab.v == 15 { // the skeleton with the pushed partials (+ one-barrier sum), with the warp partials
+				for _, pa := range []namedValue{{"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4}} {
+					out = append(out, dsmVariant{fmt.Sprintf("%s staged, %s, ablation: %s", ex.name, pa.name, ab.name),
+						map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMPartials: pa.v, knobDSMAblate: ab.v}})
+				}
+			}
 			if ab.v <= 3 { // the piece sums are the gather, the rows adding them the row sums
 				for _, ga := range []namedValue{dsmGathers[2], dsmGathers[4]} {
 					out = append(out, dsmVariant{fmt.Sprintf("%s %s, ablation: %s", ex.name, ga.name, ab.name),
@@ -336,13 +342,13 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 }
 
 // The probe's variants name valid knob values (an exchange the tables know,
-// a gather in [0, 6], partials in [0, 3]) under distinct names, and each
+// a gather in [0, 6], partials in [0, 7]) under distinct names, and each
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range dsmVariants() {
 		ex, ga, pa := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 3 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 7 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

@@ -63,7 +63,7 @@ const (
 	knobDSMGather   = 28 // 0 auto (staged), 1 staged in shared memory, 2 row sums read the ghost vector directly, 3 pieces of 8, 4 of 4, 5 / 6 the same bank-ordered
 	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
-	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier
+	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block
 	knobDSMEnd      = 31
 )
 

@@ -46,8 +46,12 @@
 // block's lanes 0..C-1 store its dangling partial into every block's shared
 // memory before the barrier, so the read after it is local (the same values
 // in the same order: the same bits); bit 2 sums the block's dangling partial
-// with one block barrier instead of two. Fixed-order sums throughout: same
-// bits every run.
+// with one block barrier instead of two; bit 4 leaves out the block sum: lanes
+// 0..C-1 of every warp store the warp's partial into every block (C x 32
+// words per block and parity), and warp 0 sums them after the barrier (lane w
+// adds warp w's partials of blocks 0..C-1 in order, then the butterfly: other
+// bits than the block sums', the same in every block). Fixed-order sums
+// throughout: same bits every run.
 //
 // Bytes per iteration (the course's rule, as the fused iteration counts
 // them): rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n,
@@ -143,11 +147,11 @@ struct Inst {
 // The dynamic shared memory of one block, carved in this order (16-byte
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, total;
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
-                                       bool pieces, bool rowSends = false) {
+                                       bool pieces, bool rowSends = false, bool warpPartials = false) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -163,6 +167,7 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.prowS = o;   o += pieces ? align16(12 * static_cast<size_t>(rmax)) : 0;
   c.rspS = o;    o += rowSends ? align16(4 * (static_cast<size_t>(rmax) + 1)) : 0;
   c.rsdS = o;    o += rowSends ? align16(4 * static_cast<size_t>(smax)) : 0;
+  c.dW = o;      o += warpPartials ? 4 * 2 * kMaxC * 32 : 0; // [parity][sender block][warp]
   c.total = o;
   return c;
 }
@@ -254,7 +259,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool staged = a.direct == 0;
   const bool pieces = a.pieces != 0; // valS then holds the piece sums
   const bool push = (a.partials & 1) != 0, oneBarrier = (a.partials & 2) != 0;
-  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores);
+  const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
+  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -270,6 +276,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   int *prowS = reinterpret_cast<int *>(base + cv.prowS);
   int *rspS = reinterpret_cast<int *>(base + cv.rspS);
   unsigned *rsdS = reinterpret_cast<unsigned *>(base + cv.rsdS);
+  float *dW = reinterpret_cast<float *>(base + cv.dW);
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -396,8 +403,12 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
     // D_k (and the previous residual) from every block's partial, fixed order.
     float dRemote = 0.0f;
-    if (tid < 32 && lane < C) // pushed partials from iteration 1 on (no block may touch another before the first barrier)
+    if (warpPush && k > 0) { // lane w: warp w's partials of blocks 0..C-1 in order, then the butterfly (the same in every block)
+      if (tid < 32 && lane < warps)
+        for (int b = 0; b < C; ++b) dRemote += dW[(p * kMaxC + b) * 32 + lane];
+    } else if (tid < 32 && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
       dRemote = push && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
+    }
     if (kInstr) {
       if (tid < 32) {
         const float D = warpAllSum(dRemote);
@@ -519,9 +530,15 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         if (lane == 0) finish(i, s);
       }
     }
-    dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
-    if (tid == 0) dP[1 - p] = dg;
-    if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
+    if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
+      dg = warpAllSum(dg);
+      if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
+      if (kMode == kStores || kMode == kBulk) __syncthreads(); // publishes nxt[0, R) to the block for the sends
+    } else {
+      dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
+      if (tid == 0) dP[1 - p] = dg;
+      if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
+    }
     if (kInstr) {
       res = blockSum(res, fs);
       sum = blockSum(sum, ds);
@@ -989,7 +1006,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
     if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs,
                    xf, why))
       continue;
-    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores).total;
+    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
+                              (s.knobPartials & 4) != 0)
+                            .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
       why = "graph too large for one cluster: it needs " + std::to_string(smem) +
@@ -1176,7 +1195,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
       {PRLAB_KNOB_DSM_GATHER, 6, &DsmState::knobGather,
        "gather", "auto, staged, direct, pieces of 8, of 4, the same bank-ordered"},
-      {PRLAB_KNOB_DSM_PARTIALS, 3, &DsmState::knobPartials, "partials", "bits: pushed, one-barrier sum"},
+      {PRLAB_KNOB_DSM_PARTIALS, 7, &DsmState::knobPartials, "partials", "bits: pushed, one-barrier sum, warp partials"},
   };
   bool known = false;
   for (const Range &r : ranges)

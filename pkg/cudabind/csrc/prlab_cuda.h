@@ -360,7 +360,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       sends it causes; auto 0: rows + edges) */
 #define PRLAB_KNOB_DSM_PARTIALS 30 /* bits: 1 each block's dangling partial stored by lanes 0..C-1 into every
                                       block's shared memory before the barrier (local reads after it; auto 0:
-                                      read remotely after it), 2 the dangling block sum with one block barrier */
+                                      read remotely after it), 2 the dangling block sum with one block barrier,
+                                      4 no block sum: every warp's partial stored into every block */
 #define PRLAB_KNOB_DSM_END 31
 
 /* The layout of one uploaded graph. */
