@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "cluster_dsmem.cuh"
@@ -54,6 +55,79 @@ static int stageFamily(int s) {
 int checkDamping(float d, Err &e) {
   if (!(d > 0.0f && d < 1.0f))
     return fail(e, PRLAB_ERR_ARG, "damping factor %g out of range (0, 1)", static_cast<double>(d));
+  return PRLAB_OK;
+}
+
+int checkRunArgs(const Ctx &c, float d, int iterations, const float *ranks, const float *residuals,
+                 const double *sums, const int *done, const int *converged, Err &e) {
+  PR_TRY(checkDamping(d, e));
+  if (iterations < 1 || iterations > c.maxIter)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)",
+                iterations, c.maxIter);
+  if (!ranks || !residuals || !sums || !done || !converged)
+    return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  return PRLAB_OK;
+}
+
+int checkBenchArgs(float d, int iterations, int warmups, int runs, const float *runsMs, Err &e) {
+  PR_TRY(checkDamping(d, e));
+  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
+    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1",
+                iterations, warmups, runs);
+  return PRLAB_OK;
+}
+
+int residualBelow(const Ctx &c, int k, float tol, bool *below, Err &e) {
+  float r = 0.0f;
+  PR_CUDA(e, cudaMemcpy(&r, c.residHist + k - 1, 4, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(residual %d, 4 bytes, device to host)", k);
+  *below = r < tol;
+  return PRLAB_OK;
+}
+
+int copyRunOut(const Ctx &c, const float *x, int k, float *ranks, float *residuals, double *sums, Err &e) {
+  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
+  PR_CUDA(e, cudaMemcpy(ranks, x, 4 * N, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * N);
+  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(residuals, %zu bytes, device to host)", 4 * K);
+  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(sums, %zu bytes, device to host)", 8 * K);
+  return PRLAB_OK;
+}
+
+bool clusterSchedulable(const void *fn, const char *name, int C, int threads, size_t smem, std::string *why) {
+  cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (st == cudaSuccess && C > 8) st = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (st != cudaSuccess) {
+    *why = std::string("cudaFuncSetAttribute(") + name + "): " + cudaGetErrorString(st);
+    cudaGetLastError();
+    return false;
+  }
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t cfg = clusterConfig(C, threads, smem, attr);
+  int clusters = 0;
+  st = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
+  if (st != cudaSuccess || clusters < 1) {
+    *why = "a cluster of " + std::to_string(C) + " blocks of " + std::to_string(threads) + " threads with " +
+           std::to_string(smem) + " bytes of shared memory cannot be scheduled (" +
+           (st != cudaSuccess ? cudaGetErrorString(st) : "0 active clusters") + ")";
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+
+int deviceLimits(int device, int *sms, int *smemOptin, int *ccMajor, Err &e) {
+  if (sms)
+    PR_CUDA(e, cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device),
+            "cudaDeviceGetAttribute(multiProcessorCount)");
+  if (smemOptin)
+    PR_CUDA(e, cudaDeviceGetAttribute(smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
+  if (ccMajor)
+    PR_CUDA(e, cudaDeviceGetAttribute(ccMajor, cudaDevAttrComputeCapabilityMajor, device),
+            "cudaDeviceGetAttribute(computeCapabilityMajor)");
   return PRLAB_OK;
 }
 
@@ -131,11 +205,8 @@ static void destroy(Ctx *c) {
   hotheadStateFree(*c);
   dsmemStateFree(*c);
   libraryFree(*c);
-  void *bufs[] = {c->rowPtr,   c->colIdx,  c->invOut, c->dangling, c->xbuf[0],
-                  c->xbuf[1],  c->contrib, c->y,      c->gathered, c->diff,
-                  c->partials, c->scalars, c->residHist, c->sumHist};
-  for (void *p : bufs)
-    if (p) cudaFree(p);
+  freeDevice(c->rowPtr, c->colIdx, c->invOut, c->dangling, c->xbuf[0], c->xbuf[1], c->contrib, c->y,
+             c->gathered, c->diff, c->partials, c->scalars, c->residHist, c->sumHist);
   if (c->ev0) cudaEventDestroy(c->ev0);
   if (c->ev1) cudaEventDestroy(c->ev1);
   delete c;
@@ -233,12 +304,7 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
   if (dsmemImpl(impl)) return dsmemRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || iterations > c.maxIter)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)",
-                iterations, c.maxIter);
-  if (!ranks || !residuals || !sums || !done || !converged)
-    return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   PR_TRY(prepareDesign(c, *D, e));
   if (start != nullptr)
     PR_CUDA(e, cudaMemcpy(c.xbuf[0], start, 4 * static_cast<size_t>(c.n), cudaMemcpyHostToDevice),
@@ -257,24 +323,15 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
     PR_TRY(instrumentSum(c.xbuf[1 - in], c.n, c.sumHist + k, e));
     in = 1 - in;
     ++k;
-    if (tol > 0.0f) { // the host decides whether to stop: one 4-byte copy
-      float r = 0.0f;
-      PR_CUDA(e, cudaMemcpy(&r, c.residHist + k - 1, 4, cudaMemcpyDeviceToHost),
-              "cudaMemcpy(residual %d, 4 bytes, device to host)", k);
-      if (r < tol) {
-        *converged = 1;
-        break;
-      }
+    bool below = false; // the host decides whether to stop: one 4-byte copy
+    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
+    if (below) {
+      *converged = 1;
+      break;
     }
   }
   *done = k;
-  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
-  PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[in], 4 * N, cudaMemcpyDeviceToHost),
-          "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * N);
-  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost),
-          "cudaMemcpy(residuals, %zu bytes, device to host)", 4 * K);
-  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost),
-          "cudaMemcpy(sums, %zu bytes, device to host)", 8 * K);
+  PR_TRY(copyRunOut(c, c.xbuf[in], k, ranks, residuals, sums, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d iterations)", k);
   return PRLAB_OK;
 }
@@ -287,26 +344,23 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   if (dsmemImpl(impl)) return dsmemBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1",
-                iterations, warmups, runs);
+  PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   PR_TRY(prepareDesign(c, *D, e));
   int in = 0;
-  for (int r = 0; r < warmups + runs; ++r) {
-    PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e)); // outside the events
-    in = 0;
-    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
-    for (int k = 0; k < iterations; ++k) {
-      PR_TRY(iterate(c, *D, in, d, e));
-      in = 1 - in;
-    }
-    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
-    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
-    float ms = 0.0f;
-    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(run %d)", r);
-    if (r >= warmups) runsMs[r - warmups] = ms;
-  }
+  PR_TRY(timeRuns(
+      EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs,
+      [&]() {
+        in = 0;
+        return fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e); // outside the events
+      },
+      [&]() -> int {
+        for (int k = 0; k < iterations; ++k) {
+          PR_TRY(iterate(c, *D, in, d, e));
+          in = 1 - in;
+        }
+        return PRLAB_OK;
+      },
+      "benchmark", e));
   if (ranks)
     PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[in], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
             "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
@@ -333,16 +387,11 @@ static int timeStage(Ctx &c, int s, float d, int warmups, int repeats, float *me
   PR_TRY(prepareStage(c, s, e));
   PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
   PR_TRY(iterate(c, *designOf(PRLAB_IMPL_WARP_PER_ROW), 0, d, e));
-  std::vector<float> times;
-  for (int r = 0; r < warmups + repeats; ++r) {
-    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(stage %d start)", s);
-    PR_TRY(stage(c, s, 0, d, false, c.scalars + 1, e));
-    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stage %d stop)", s);
-    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stage %d)", s);
-    float ms = 0.0f;
-    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(stage %d)", s);
-    if (r >= warmups) times.push_back(ms);
-  }
+  std::vector<float> times(static_cast<size_t>(repeats));
+  char what[32];
+  snprintf(what, sizeof what, "stage %d", s);
+  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, repeats, times.data(),
+                  [&]() { return stage(c, s, 0, d, false, c.scalars + 1, e); }, what, e));
   *med = medianOf(times);
   return PRLAB_OK;
 }
@@ -355,26 +404,18 @@ static int timeCopy(Ctx &c, long long bytesMoved, int warmups, int repeats, floa
   void *src = nullptr, *dst = nullptr;
   int rc = devAlloc(&src, half, "d_copySrc", e);
   if (rc == PRLAB_OK) rc = devAlloc(&dst, half, "d_copyDst", e);
-  std::vector<float> times;
+  std::vector<float> times(static_cast<size_t>(repeats));
   if (rc == PRLAB_OK) {
     cudaError_t st = cudaMemset(src, 0x3f, half);
     if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemset(d_copySrc, %zu bytes)", half);
   }
-  for (int r = 0; rc == PRLAB_OK && r < warmups + repeats; ++r) {
-    cudaError_t st = cudaEventRecord(c.ev0);
-    if (st == cudaSuccess) st = cudaMemcpyAsync(dst, src, half, cudaMemcpyDeviceToDevice);
-    if (st == cudaSuccess) st = cudaEventRecord(c.ev1);
-    if (st == cudaSuccess) st = cudaEventSynchronize(c.ev1);
-    float ms = 0.0f;
-    if (st == cudaSuccess) st = cudaEventElapsedTime(&ms, c.ev0, c.ev1);
-    if (st != cudaSuccess) {
-      rc = cudaFail(e, st, "cudaMemcpyAsync(device to device, %zu bytes) timing", half);
-      break;
-    }
-    if (r >= warmups) times.push_back(ms);
-  }
-  if (src) cudaFree(src);
-  if (dst) cudaFree(dst);
+  if (rc == PRLAB_OK)
+    rc = timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, repeats, times.data(), [&]() -> int {
+      PR_CUDA(e, cudaMemcpyAsync(dst, src, half, cudaMemcpyDeviceToDevice),
+              "cudaMemcpyAsync(device to device, %zu bytes)", half);
+      return PRLAB_OK;
+    }, "copy", e);
+  freeDevice(src, dst);
   if (rc == PRLAB_OK) *med = medianOf(times);
   return rc;
 }
@@ -428,10 +469,7 @@ static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, co
     std::memcpy(&r, &host[kPartialsCapacity], 4);
     *value = r;
   }
-  if (da) cudaFree(da);
-  if (db) cudaFree(db);
-  if (dm) cudaFree(dm);
-  if (scratch) cudaFree(scratch);
+  freeDevice(da, db, dm, scratch);
   return rc;
 }
 
@@ -497,8 +535,7 @@ int prlab_graph_create(int device, int n, int nnz, const int *row_ptr, const int
                        const float *inv_out, const unsigned char *dangling, int max_iterations,
                        void **handle, char *msg, int msg_len) {
   return entry(msg, msg_len, [&](Err &e) -> int {
-    return prlab::create(device, n, nnz, row_ptr, col_idx, inv_out, dangling, max_iterations,
-                         handle, e);
+    return prlab::create(device, n, nnz, row_ptr, col_idx, inv_out, dangling, max_iterations, handle, e);
   });
 }
 
@@ -513,46 +550,38 @@ int prlab_graph_free(void *handle, char *msg, int msg_len) {
 int prlab_run(void *handle, int impl, float damping, int iterations, float tolerance, float *ranks,
               float *residuals, double *sums, int *iterations_done, int *converged, char *msg,
               int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::runFrom(*static_cast<Ctx *>(handle), impl, damping, iterations, tolerance,
+  return prlab::graphEntry(handle, msg, msg_len, [&](Ctx &c, Err &e) -> int {
+    return prlab::runFrom(c, impl, damping, iterations, tolerance,
                           nullptr, ranks, residuals, sums, iterations_done, converged, e);
   });
 }
 
 int prlab_benchmark(void *handle, int impl, float damping, int iterations, int warmups, int runs,
                     float *runs_ms, float *ranks, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::benchmark(*static_cast<Ctx *>(handle), impl, damping, iterations, warmups, runs,
-                            runs_ms, ranks, e);
+  return prlab::graphEntry(handle, msg, msg_len, [&](Ctx &c, Err &e) -> int {
+    return prlab::benchmark(c, impl, damping, iterations, warmups, runs, runs_ms, ranks, e);
   });
 }
 
 int prlab_time_stage(void *handle, int stage, float damping, int warmups, int repeats,
                      float *median_ms, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::timeStage(*static_cast<Ctx *>(handle), stage, damping, warmups, repeats,
-                            median_ms, e);
+  return prlab::graphEntry(handle, msg, msg_len, [&](Ctx &c, Err &e) -> int {
+    return prlab::timeStage(c, stage, damping, warmups, repeats, median_ms, e);
   });
 }
 
 int prlab_time_copy(void *handle, long long bytes_moved, int warmups, int repeats, float *median_ms,
                     char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::timeCopy(*static_cast<Ctx *>(handle), bytes_moved, warmups, repeats, median_ms,
-                           e);
+  return prlab::graphEntry(handle, msg, msg_len, [&](Ctx &c, Err &e) -> int {
+    return prlab::timeCopy(c, bytes_moved, warmups, repeats, median_ms, e);
   });
 }
 
 int prlab_check_reduction(void *handle, int kind, int which, int n, const float *a, const float *b,
                           const unsigned char *mask, int threads_per_block, double *value,
                           int *floats_written, int *grid_blocks, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    return prlab::checkReduction(*static_cast<Ctx *>(handle), kind, which, n, a, b, mask,
+  return prlab::graphEntry(handle, msg, msg_len, [&](Ctx &c, Err &e) -> int {
+    return prlab::checkReduction(c, kind, which, n, a, b, mask,
                                  threads_per_block, value, floats_written, grid_blocks, e);
   });
 }

@@ -650,56 +650,15 @@ struct DsmState {
 
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
-// One cluster of C blocks of `threads` with `smem` bytes of dynamic shared
-// memory, on the default stream (attr must outlive the launch).
-cudaLaunchConfig_t clusterConfig(int C, int threads, size_t smem, cudaLaunchAttribute *attr) {
-  cudaLaunchConfig_t cfg = {};
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(C);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.gridDim = dim3(static_cast<unsigned>(C));
-  cfg.blockDim = dim3(static_cast<unsigned>(threads));
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = 0;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  return cfg;
-}
-
 void freeBuffers(DsmState &s) {
-  void *bufs[] = {s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd};
-  for (void *p : bufs)
-    if (p) cudaFree(p);
-  s.col = s.gid = s.heavy = s.pairs = s.ctl = s.pnj = s.prow = s.rsp = nullptr;
-  s.rsd = nullptr;
-  s.sidx = nullptr;
-  s.desc = nullptr;
-  s.gx = nullptr;
+  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd);
   s.built = false;
   s.C = 0;
 }
 
-template <class T> int upload(T **dst, const std::vector<T> &src, const char *name, Err &e) {
-  PR_TRY(devAlloc(reinterpret_cast<void **>(dst), sizeof(T) * src.size(), name, e));
-  if (!src.empty())
-    PR_CUDA(e, cudaMemcpy(*dst, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
-            "cudaMemcpy(%s, %zu bytes, host to device)", name, sizeof(T) * src.size());
-  return PRLAB_OK;
-}
-
 int getState(Ctx &c, DsmState **out, Err &e) {
-  if (c.dsmem == nullptr) {
-    DsmState *s = new (std::nothrow) DsmState();
-    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the cluster-dsmem state failed");
-    c.dsmem = s;
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device),
-            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->ccMajor, cudaDevAttrComputeCapabilityMajor, c.device),
-            "cudaDeviceGetAttribute(computeCapabilityMajor)");
-  }
-  *out = stateOf(c);
-  return PRLAB_OK;
+  return stateIn(c.dsmem, out, "cluster-dsmem",
+                 [&](DsmState &s) { return deviceLimits(c.device, nullptr, &s.smemOptin, &s.ccMajor, e); }, e);
 }
 
 template <bool kInstr> const void *kernelFor(int mode) {
@@ -1016,30 +975,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
             std::to_string(limit) + ")";
       continue;
     }
-    bool ok = true;
-    for (const void *fn : {kernelFor<false>(mode), kernelFor<true>(mode)}) {
-      cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (st == cudaSuccess && C > 8) st = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      if (st != cudaSuccess) {
-        why = std::string("cudaFuncSetAttribute(dsmKernel): ") + cudaGetErrorString(st);
-        cudaGetLastError();
-        ok = false;
-        break;
-      }
-      cudaLaunchAttribute attr[1];
-      cudaLaunchConfig_t cfg = clusterConfig(C, threads, smem, attr);
-      int clusters = 0;
-      st = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
-      if (st != cudaSuccess || clusters < 1) {
-        why = "a cluster of " + std::to_string(C) + " blocks of " + std::to_string(threads) + " threads with " +
-              std::to_string(smem) + " bytes of shared memory cannot be scheduled (" +
-              (st != cudaSuccess ? cudaGetErrorString(st) : "0 active clusters") + ")";
-        cudaGetLastError();
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
+    if (!clusterSchedulable(kernelFor<false>(mode), "dsmKernel", C, threads, smem, &why) ||
+        !clusterSchedulable(kernelFor<true>(mode), "dsmKernel", C, threads, smem, &why))
+      continue;
     PR_TRY(upload(&s.col, cols, "d_dsmCols", e));
     PR_TRY(upload(&s.gid, gids, "d_dsmGhostIds", e));
     PR_TRY(upload(&s.heavy, heavy, "d_dsmHeavy", e));
@@ -1120,11 +1058,7 @@ bool dsmemKnob(int knob) { return knob >= PRLAB_KNOB_DSM_FIRST && knob < PRLAB_K
 int dsmemRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
              int *done, int *converged, Err &e) {
   if (!dsmemImpl(impl)) return fail(e, PRLAB_ERR_ARG, "design %d is not gpu-cluster-dsmem", impl);
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || iterations > c.maxIter)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
-                c.maxIter);
-  if (!ranks || !residuals || !sums || !done || !converged) return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   DsmState *sp = nullptr;
   PR_TRY(require(c, &sp, e));
   DsmState &s = *sp;
@@ -1143,34 +1077,19 @@ int dsmemRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks,
     return fail(e, PRLAB_ERR_INTERNAL, "gpu-cluster-dsmem reported %d iterations done (asked %d)", k, iterations);
   *done = k;
   *converged = h[kCtlConverged] != 0;
-  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
-  PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[0], 4 * N, cudaMemcpyDeviceToHost), "cudaMemcpy(ranks, %zu bytes, device to host)",
-          4 * N);
-  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(residuals, device to host)");
-  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(sums, device to host)");
-  return PRLAB_OK;
+  return copyRunOut(c, c.xbuf[0], k, ranks, residuals, sums, e);
 }
 
 int dsmemBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                    Err &e) {
   if (!dsmemImpl(impl)) return fail(e, PRLAB_ERR_ARG, "design %d is not gpu-cluster-dsmem", impl);
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
-                runs);
+  PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   DsmState *sp = nullptr;
   PR_TRY(require(c, &sp, e));
   DsmState &s = *sp;
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before timing)");
-  for (int r = 0; r < warmups + runs; ++r) {
-    PR_CUDA(e, cudaEventRecord(c.ev0, 0), "cudaEventRecord(start, run %d)", r);
-    PR_TRY(launch<false>(c, s, iterations, d, 0.0f, c.xbuf[0], e));
-    PR_CUDA(e, cudaEventRecord(c.ev1, 0), "cudaEventRecord(stop, run %d)", r);
-    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
-    float ms = 0.0f;
-    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(run %d)", r);
-    if (r >= warmups) runsMs[r - warmups] = ms;
-  }
+  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs,
+                  [&]() { return launch<false>(c, s, iterations, d, 0.0f, c.xbuf[0], e); }, "dsmKernel", e));
   if (ranks)
     PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[0], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
             "cudaMemcpy(ranks, device to host)");

@@ -14,6 +14,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "prlab_cuda.h"
@@ -122,6 +124,103 @@ struct Ctx {
 // valid pointer; the message names the buffer and size.
 int devAlloc(void **p, size_t bytes, const char *name, Err &e);
 
+// upload allocates *dst (devAlloc: max(bytes, 16)) for src.size() elements
+// of T and copies src into it; name is the buffer's name in messages.
+template <class T> int upload(T **dst, const std::vector<T> &src, const char *name, Err &e) {
+  PR_TRY(devAlloc(reinterpret_cast<void **>(dst), sizeof(T) * src.size(), name, e));
+  if (!src.empty())
+    PR_CUDA(e, cudaMemcpy(*dst, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
+            "cudaMemcpy(%s, %zu bytes, host to device)", name, sizeof(T) * src.size());
+  return PRLAB_OK;
+}
+
+// freeDevice frees each device buffer that is set (cudaFree) and sets its
+// pointer to nullptr, so that a freed state can be built again.
+template <class... T> void freeDevice(T *&...p) {
+  auto one = [](auto *&q) {
+    if (q) cudaFree(q);
+    q = nullptr;
+  };
+  (one(p), ...);
+}
+
+// stateIn hands out the state a family of designs keeps in slot (a void *
+// field of Ctx): on first use it creates a T (the message names `what`)
+// and runs init(T &) on it (a failure keeps the state; it is freed with the
+// context).
+template <class T, class Init> int stateIn(void *&slot, T **out, const char *what, Init init, Err &e) {
+  if (slot == nullptr) {
+    T *s = new (std::nothrow) T();
+    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the %s state failed", what);
+    slot = s;
+    PR_TRY(init(*s));
+  }
+  *out = static_cast<T *>(slot);
+  return PRLAB_OK;
+}
+
+// deviceLimits reads the device attributes the designs size their launches
+// by: the SM count, the opt-in shared memory per block (bytes) and the
+// compute capability's major number; a NULL output is not read.
+int deviceLimits(int device, int *sms, int *smemOptin, int *ccMajor, Err &e);
+
+// A start and a stop event and the stream they are recorded on.
+struct EventClock {
+  cudaEvent_t start, stop;
+  cudaStream_t stream;
+};
+
+// timeRuns is the CUDA-event timing loop of every timed row: warmups +
+// repeats runs, each before() (outside the events), then body() between the
+// start and the stop event; it waits for the stop event and writes run r's
+// milliseconds (cudaEventElapsedTime) to ms[r - warmups] for r >= warmups
+// (ms holds repeats floats). `what` names the timed work in messages.
+template <class Before, class Body>
+int timeRuns(const EventClock &t, int warmups, int repeats, float *ms, Before before, Body body, const char *what,
+             Err &e) {
+  for (int r = 0; r < warmups + repeats; ++r) {
+    PR_TRY(before());
+    PR_CUDA(e, cudaEventRecord(t.start, t.stream), "cudaEventRecord(%s start, run %d)", what, r);
+    PR_TRY(body());
+    PR_CUDA(e, cudaEventRecord(t.stop, t.stream), "cudaEventRecord(%s stop, run %d)", what, r);
+    PR_CUDA(e, cudaEventSynchronize(t.stop), "cudaEventSynchronize(%s, run %d)", what, r);
+    float v = 0.0f;
+    PR_CUDA(e, cudaEventElapsedTime(&v, t.start, t.stop), "cudaEventElapsedTime(%s, run %d)", what, r);
+    if (r >= warmups) ms[r - warmups] = v;
+  }
+  return PRLAB_OK;
+}
+template <class Body>
+int timeRuns(const EventClock &t, int warmups, int repeats, float *ms, Body body, const char *what, Err &e) {
+  return timeRuns(t, warmups, repeats, ms, [] { return PRLAB_OK; }, body, what, e);
+}
+
+// The launch configuration of one thread-block cluster of C blocks of
+// `threads` with `smem` bytes of dynamic shared memory on `stream` (a grid
+// of exactly one cluster; attr must outlive the launch).
+inline cudaLaunchConfig_t clusterConfig(int C, int threads, size_t smem, cudaLaunchAttribute *attr,
+                                        cudaStream_t stream = 0) {
+  cudaLaunchConfig_t cfg = {};
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(C);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = dim3(static_cast<unsigned>(C));
+  cfg.blockDim = dim3(static_cast<unsigned>(threads));
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cfg;
+}
+
+// clusterSchedulable gives kernel fn (named `name` in the reason) `smem`
+// bytes of dynamic shared memory, allows a non-portable cluster size when
+// C > 8, and asks the device whether one cluster of C blocks of `threads`
+// can be resident (cudaOccupancyMaxActiveClusters >= 1). False, with the
+// reason in *why and the CUDA error cleared, when it cannot.
+bool clusterSchedulable(const void *fn, const char *name, int C, int threads, size_t smem, std::string *why);
+
 // Number of blocks of `threads` covering `items` (at least 1).
 inline int blocksFor(long long items, int threads) {
   long long b = (items + threads - 1) / threads;
@@ -197,6 +296,21 @@ int checkDamping(float d, Err &e);
 // layout design accepts NULL only).
 int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *start, float *ranks,
             float *residuals, double *sums, int *done, int *converged, Err &e);
+// checkRunArgs is prlab_run's argument check: 0 < d < 1, 1 <= iterations
+// <= c.maxIter (max_iterations at upload), and no NULL output pointer.
+int checkRunArgs(const Ctx &c, float d, int iterations, const float *ranks, const float *residuals,
+                 const double *sums, const int *done, const int *converged, Err &e);
+// checkBenchArgs is prlab_benchmark's: 0 < d < 1, iterations >= 1,
+// warmups >= 0, runs >= 1 and runsMs set.
+int checkBenchArgs(float d, int iterations, int warmups, int runs, const float *runsMs, Err &e);
+// residualBelow reads the L1 residual of iteration k (c.residHist[k-1], one
+// 4-byte copy) and sets *below when it is under tol: the host's convergence
+// test of the designs that launch once per iteration.
+int residualBelow(const Ctx &c, int k, float tol, bool *below, Err &e);
+// copyRunOut copies a run of k iterations to the host: ranks[n] from the
+// device vector x, residuals[k] and sums[k] from c.residHist and c.sumHist
+// (4n + 4k + 8k bytes).
+int copyRunOut(const Ctx &c, const float *x, int k, float *ranks, float *residuals, double *sums, Err &e);
 // medianOf is the median of v (the mean of the two middle values for an
 // even count; 0 for none): every timed row reports it.
 float medianOf(std::vector<float> v);
@@ -213,6 +327,20 @@ template <class F> int entry(char *msg, int msg_len, F body) {
   } catch (...) {
     return fail(e, PRLAB_ERR_INTERNAL, "unexpected C++ exception");
   }
+}
+
+// entryOn is entry() for an entry point on a handle h: check(h, e) first
+// (a NULL or unusable handle fails there; it also makes h's device
+// current), then body(*static_cast<H *>(h), e).
+template <class H, class F> int entryOn(void *h, int (*check)(void *, Err &), char *msg, int msg_len, F body) {
+  return entry(msg, msg_len, [&](Err &e) -> int {
+    PR_TRY(check(h, e));
+    return body(*static_cast<H *>(h), e);
+  });
+}
+// graphEntry is entryOn for a graph handle (checkHandle, a Ctx).
+template <class F> int graphEntry(void *h, char *msg, int msg_len, F body) {
+  return entryOn<Ctx>(h, checkHandle, msg, msg_len, body);
 }
 
 } // namespace prlab

@@ -545,33 +545,17 @@ struct State {
 };
 
 void freeBuffers(State &s) {
-  void *bufs[] = {s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.tiles[0], s.tiles[1]};
-  for (void *p : bufs)
-    if (p) cudaFree(p);
-  for (int b = 0; b < 3; ++b) {
-    s.rows[b] = nullptr;
-    s.count[b] = 0;
-    s.nnzOf[b] = 0;
-  }
-  s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = nullptr;
-  s.tiles[0] = s.tiles[1] = nullptr;
+  freeDevice(s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.tiles[0],
+             s.tiles[1]);
+  for (int b = 0; b < 3; ++b) s.count[b] = s.nnzOf[b] = 0;
   s.nTiles[0] = s.nTiles[1] = 0;
   s.built = false;
   s.tuned[0] = s.tuned[1] = false;
 }
 
 int getState(Ctx &c, State **out, Err &e) {
-  if (c.hothead == nullptr) {
-    State *s = new (std::nothrow) State();
-    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the hot-head state failed");
-    c.hothead = s;
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, c.device),
-            "cudaDeviceGetAttribute(multiProcessorCount)");
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device),
-            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
-  }
-  *out = static_cast<State *>(c.hothead);
-  return PRLAB_OK;
+  return stateIn(c.hothead, out, "hot-head",
+                 [&](State &s) { return deviceLimits(c.device, &s.sms, &s.smemOptin, nullptr, e); }, e);
 }
 
 // A hot-head size the block can stage: at most kMaxHot, the opt-in shared
@@ -853,12 +837,9 @@ bool hotheadKnob(int knob) { return knob >= PRLAB_KNOB_HOT_FIRST && knob < PRLAB
 int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals,
                double *sums, int *done, int *converged, Err &e) {
   const bool packed = impl == PRLAB_IMPL_HOTHEAD_PACKED;
+  PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   hh::State *s = nullptr;
   PR_TRY(hh::prepare(c, impl, &s, d, e));
-  if (iterations < 1 || iterations > c.maxIter)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
-                c.maxIter);
-  if (!ranks || !residuals || !sums || !done || !converged) return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
   PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_residuals)");
   PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_sums)");
   PR_TRY(hh::launchPrologue(c, *s, e));
@@ -870,24 +851,15 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
     PR_TRY(stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[p], c.xbuf[1 - p], c.residHist + k, e));
     PR_TRY(instrumentSum(c.xbuf[1 - p], c.n, c.sumHist + k, e));
     ++k;
-    if (tol > 0.0f) {
-      float r = 0.0f;
-      PR_CUDA(e, cudaMemcpy(&r, c.residHist + k - 1, 4, cudaMemcpyDeviceToHost),
-              "cudaMemcpy(residual %d, 4 bytes, device to host)", k);
-      if (r < tol) {
-        *converged = 1;
-        break;
-      }
+    bool below = false;
+    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
+    if (below) {
+      *converged = 1;
+      break;
     }
   }
   *done = k;
-  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
-  PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[k & 1], 4 * N, cudaMemcpyDeviceToHost), "cudaMemcpy(ranks, %zu bytes, device to host)",
-          4 * N);
-  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost),
-          "cudaMemcpy(residuals, %zu bytes, device to host)", 4 * K);
-  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(sums, %zu bytes, device to host)",
-          8 * K);
+  PR_TRY(copyRunOut(c, c.xbuf[k & 1], k, ranks, residuals, sums, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d hot-head iterations)", k);
   return PRLAB_OK;
 }
@@ -895,21 +867,14 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
 int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                      Err &e) {
   const bool packed = impl == PRLAB_IMPL_HOTHEAD_PACKED;
+  PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   hh::State *s = nullptr;
   PR_TRY(hh::prepare(c, impl, &s, d, e));
-  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
-                runs);
-  for (int r = 0; r < warmups + runs; ++r) {
-    PR_CUDA(e, cudaEventRecord(c.ev0), "cudaEventRecord(start, run %d)", r);
+  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs, [&]() -> int {
     PR_TRY(hh::launchPrologue(c, *s, e));
     for (int k = 0; k < iterations; ++k) PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
-    PR_CUDA(e, cudaEventRecord(c.ev1), "cudaEventRecord(stop, run %d)", r);
-    PR_CUDA(e, cudaEventSynchronize(c.ev1), "cudaEventSynchronize(stop, run %d)", r);
-    float ms = 0.0f;
-    PR_CUDA(e, cudaEventElapsedTime(&ms, c.ev0, c.ev1), "cudaEventElapsedTime(run %d)", r);
-    if (r >= warmups) runsMs[r - warmups] = ms;
-  }
+    return PRLAB_OK;
+  }, "hot-head benchmark", e));
   if (ranks)
     PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
             "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));

@@ -877,24 +877,10 @@ void freeGraphs(LayoutState &s) {
 
 void freeLayout(LayoutState &s) {
   freeGraphs(s);
-  void *bufs[] = {s.bucketRows[0], s.bucketRows[1], s.bucketRows[2], s.tiles, s.heavyStart, s.heavy,
-                  s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.rPart[0], s.rPart[1],
-                  s.sPart[0], s.sPart[1], s.ctl, s.sink, s.packed, s.cHeavy};
-  for (void *p : bufs)
-    if (p) cudaFree(p);
-  for (int b = 0; b < 3; ++b) {
-    s.bucketRows[b] = nullptr;
-    s.bucketCount[b] = 0;
-    s.bucketNnz[b] = 0;
-    s.bucketMaxDeg[b] = 0;
-  }
-  s.tiles = nullptr;
-  s.heavyStart = s.heavy = nullptr;
-  s.contrib[0] = s.contrib[1] = s.dPart[0] = s.dPart[1] = s.rPart[0] = s.rPart[1] = nullptr;
-  s.sPart[0] = s.sPart[1] = nullptr;
-  s.ctl = s.sink = nullptr;
-  s.packed = nullptr;
-  s.cHeavy = nullptr;
+  freeDevice(s.bucketRows[0], s.bucketRows[1], s.bucketRows[2], s.tiles, s.heavyStart, s.heavy, s.contrib[0],
+             s.contrib[1], s.dPart[0], s.dPart[1], s.rPart[0], s.rPart[1], s.sPart[0], s.sPart[1], s.ctl, s.sink,
+             s.packed, s.cHeavy);
+  for (int b = 0; b < 3; ++b) s.bucketCount[b] = s.bucketNnz[b] = s.bucketMaxDeg[b] = 0;
   s.clusterBuilt = false;
   s.clusterSize = 0;
   s.clusterRep = 0;
@@ -921,14 +907,6 @@ int nextPow2(long long v) {
 
 int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-template <class T> int upload(T **dst, const std::vector<T> &src, const char *name, Err &e) {
-  PR_TRY(devAlloc(reinterpret_cast<void **>(dst), sizeof(T) * src.size(), name, e));
-  if (!src.empty())
-    PR_CUDA(e, cudaMemcpy(*dst, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
-            "cudaMemcpy(%s, %zu bytes, host to device)", name, sizeof(T) * src.size());
-  return PRLAB_OK;
-}
-
 int occupancy(int *blocks, const void *fn, int threads, size_t smem, const char *what, Err &e) {
   PR_CUDA(e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, fn, threads, smem),
           "cudaOccupancyMaxActiveBlocksPerMultiprocessor(%s, %d threads, %zu bytes)", what, threads,
@@ -939,22 +917,12 @@ int occupancy(int *blocks, const void *fn, int threads, size_t smem, const char 
 LayoutState *stateOf(Ctx &c) { return static_cast<LayoutState *>(c.layout); }
 
 int getState(Ctx &c, LayoutState **out, Err &e) {
-  if (c.layout == nullptr) {
-    LayoutState *s = new (std::nothrow) LayoutState();
-    if (s == nullptr) return fail(e, PRLAB_ERR_INTERNAL, "host allocation of the layout state failed");
-    c.layout = s;
-    PR_CUDA(e, cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    PR_CUDA(e, cudaEventCreate(&s->ev0), "cudaEventCreate");
-    PR_CUDA(e, cudaEventCreate(&s->ev1), "cudaEventCreate");
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, c.device),
-            "cudaDeviceGetAttribute(multiProcessorCount)");
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c.device),
-            "cudaDeviceGetAttribute(maxSharedMemoryPerBlockOptin)");
-    PR_CUDA(e, cudaDeviceGetAttribute(&s->ccMajor, cudaDevAttrComputeCapabilityMajor, c.device),
-            "cudaDeviceGetAttribute(computeCapabilityMajor)");
-  }
-  *out = stateOf(c);
-  return PRLAB_OK;
+  return stateIn(c.layout, out, "layout", [&](LayoutState &s) -> int {
+    PR_CUDA(e, cudaStreamCreateWithFlags(&s.st, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    PR_CUDA(e, cudaEventCreate(&s.ev0), "cudaEventCreate");
+    PR_CUDA(e, cudaEventCreate(&s.ev1), "cudaEventCreate");
+    return deviceLimits(c.device, &s.sms, &s.smemOptin, &s.ccMajor, e);
+  }, e);
 }
 
 // Buckets, tiles, grids and vectors (outside any timed region).
@@ -1160,39 +1128,9 @@ int buildCluster(Ctx &c, LayoutState &s, Err &e) {
                              : reinterpret_cast<const void *>(clusterKernel<false, false>),
                          rep ? reinterpret_cast<const void *>(clusterKernel<true, true>)
                              : reinterpret_cast<const void *>(clusterKernel<true, false>)};
-    bool ok = true;
-    for (const void *fn : fns) {
-      cudaError_t st = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      if (st == cudaSuccess && C > 8) st = cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      if (st != cudaSuccess) {
-        why = std::string("cudaFuncSetAttribute(clusterKernel): ") + cudaGetErrorString(st);
-        cudaGetLastError();
-        ok = false;
-        break;
-      }
-      cudaLaunchConfig_t cfg = {};
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = C;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(C);
-      cfg.blockDim = dim3(kClusterThreads);
-      cfg.dynamicSmemBytes = smem;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      int clusters = 0;
-      st = cudaOccupancyMaxActiveClusters(&clusters, fn, &cfg);
-      if (st != cudaSuccess || clusters < 1) {
-        why = "a cluster of " + std::to_string(C) + " blocks of " + std::to_string(kClusterThreads) +
-              " threads with " + std::to_string(smem) + " bytes of shared memory cannot be scheduled (" +
-              (st != cudaSuccess ? cudaGetErrorString(st) : "0 active clusters") + ")";
-        cudaGetLastError();
-        ok = false;
-        break;
-      }
-    }
-    if (!ok) continue;
+    if (!clusterSchedulable(fns[0], "clusterKernel", C, kClusterThreads, smem, &why) ||
+        !clusterSchedulable(fns[1], "clusterKernel", C, kClusterThreads, smem, &why))
+      continue;
     if (!rep) { // packed columns (needs colIdx on the host once)
       const int nnz = c.nnz;
       std::vector<int> col(static_cast<size_t>(nnz));
@@ -1333,18 +1271,8 @@ int launchCluster(const Ctx &c, const LayoutState &s, int iters, float d, float 
   PR_CUDA(e, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(s.clusterSmem)),
           "cudaFuncSetAttribute(clusterKernel, %zu bytes of dynamic shared memory)", s.clusterSmem);
-  cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = s.clusterSize;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.gridDim = dim3(s.clusterSize);
-  cfg.blockDim = dim3(kClusterThreads);
-  cfg.dynamicSmemBytes = s.clusterSmem;
-  cfg.stream = s.st;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
+  cudaLaunchConfig_t cfg = clusterConfig(s.clusterSize, kClusterThreads, s.clusterSmem, attr, s.st);
   PR_CUDA(e, cudaLaunchKernelEx(&cfg, kernel, s.cargs, coef(c, d), iters, xOut, inst(c, s, tol)),
           "cudaLaunchKernelEx(clusterKernel, cluster of %d blocks of %d, %zu bytes)", s.clusterSize,
           kClusterThreads, s.clusterSmem);
@@ -1468,19 +1396,11 @@ int runGraph(Ctx &c, LayoutState &s, int iters, float d, float tol, Err &e) {
   return PRLAB_OK;
 }
 
+// timeRuns on the layout stream and events, into times[repeats].
 template <class F> int timeEvents(LayoutState &s, int warmups, int repeats, std::vector<float> &times, F body,
                                   const char *what, Err &e) {
-  times.clear();
-  for (int r = 0; r < warmups + repeats; ++r) {
-    PR_CUDA(e, cudaEventRecord(s.ev0, s.st), "cudaEventRecord(%s start)", what);
-    PR_TRY(body());
-    PR_CUDA(e, cudaEventRecord(s.ev1, s.st), "cudaEventRecord(%s stop)", what);
-    PR_CUDA(e, cudaEventSynchronize(s.ev1), "cudaEventSynchronize(%s)", what);
-    float ms = 0.0f;
-    PR_CUDA(e, cudaEventElapsedTime(&ms, s.ev0, s.ev1), "cudaEventElapsedTime(%s)", what);
-    if (r >= warmups) times.push_back(ms);
-  }
-  return PRLAB_OK;
+  times.assign(static_cast<size_t>(repeats), 0.0f);
+  return timeRuns(EventClock{s.ev0, s.ev1, s.st}, warmups, repeats, times.data(), body, what, e);
 }
 
 int checkRange(int impl, Err &e) {
@@ -1565,17 +1485,8 @@ int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int rep
       PR_CUDA(e, cudaFuncSetAttribute(clusterSyncKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
               "cudaFuncSetAttribute(clusterSyncKernel, non-portable cluster size)");
     auto launch = [&](int syncs) -> int {
-      cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = C;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.gridDim = dim3(C);
-      cfg.blockDim = dim3(kClusterThreads);
-      cfg.stream = s.st;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
+      cudaLaunchConfig_t cfg = clusterConfig(C, kClusterThreads, 0, attr, s.st);
       PR_CUDA(e, cudaLaunchKernelEx(&cfg, clusterSyncKernel, syncs, s.sink),
               "cudaLaunchKernelEx(clusterSyncKernel, cluster of %d, %d syncs)", C, syncs);
       return PRLAB_OK;
@@ -1600,12 +1511,7 @@ bool layoutStageInRange(int stage) { return stage >= PRLAB_STAGE_LAYOUT_FIRST &&
 int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks, float *residuals, double *sums,
                 int *done, int *converged, Err &e) {
   PR_TRY(checkRange(impl, e));
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || iterations > c.maxIter)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d out of range [1, %d] (max_iterations at upload)", iterations,
-                 c.maxIter);
-  if (!ranks || !residuals || !sums || !done || !converged)
-    return fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
+  PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
   LayoutState &s = *sp;
@@ -1657,11 +1563,7 @@ int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks
                  iterations);
   *done = k;
   *converged = h[kCtlConverged] != 0;
-  const float *xFinal = impl == PRLAB_IMPL_CLUSTER ? xOut : c.xbuf[k & 1];
-  const size_t N = static_cast<size_t>(c.n), K = static_cast<size_t>(k);
-  PR_CUDA(e, cudaMemcpy(ranks, xFinal, 4 * N, cudaMemcpyDeviceToHost), "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * N);
-  PR_CUDA(e, cudaMemcpy(residuals, c.residHist, 4 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(residuals, device to host)");
-  PR_CUDA(e, cudaMemcpy(sums, c.sumHist, 8 * K, cudaMemcpyDeviceToHost), "cudaMemcpy(sums, device to host)");
+  PR_TRY(copyRunOut(c, impl == PRLAB_IMPL_CLUSTER ? xOut : c.xbuf[k & 1], k, ranks, residuals, sums, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d iterations)", k);
   return PRLAB_OK;
 }
@@ -1669,18 +1571,14 @@ int layoutRun(Ctx &c, int impl, float d, int iterations, float tol, float *ranks
 int layoutBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
                       Err &e) {
   PR_TRY(checkRange(impl, e));
-  PR_TRY(checkDamping(d, e));
-  if (iterations < 1 || warmups < 0 || runs < 1 || !runsMs)
-    return fail(e, PRLAB_ERR_ARG, "iterations %d, warmups %d, runs %d: need >= 1, >= 0, >= 1", iterations, warmups,
-                 runs);
+  PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   LayoutState *sp = nullptr;
   PR_TRY(setup(c, &sp, e));
   LayoutState &s = *sp;
   if (impl == PRLAB_IMPL_CLUSTER) PR_TRY(requireCluster(c, s, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before timing)");
-  std::vector<float> t;
-  PR_TRY(timeEvents(s, warmups, runs, t, [&]() { return timedWork(c, s, impl, iterations, d, e); }, "benchmark", e));
-  for (int r = 0; r < runs; ++r) runsMs[r] = t[static_cast<size_t>(r)];
+  PR_TRY(timeRuns(EventClock{s.ev0, s.ev1, s.st}, warmups, runs, runsMs,
+                  [&]() { return timedWork(c, s, impl, iterations, d, e); }, "benchmark", e));
   if (ranks)
     PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
             "cudaMemcpy(ranks, device to host)");
@@ -1741,9 +1639,7 @@ namespace {
 // A layout entry point: the shared entry() (message, exceptions), the graph
 // handle and its device (checkHandle), then this file's state of the graph.
 template <class F> int fentry(void *handle, char *msg, int msg_len, F body) {
-  return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
-    PR_TRY(prlab::checkHandle(handle, e));
-    prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
+  return prlab::graphEntry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::Err &e) -> int {
     prlab::LayoutState *s = nullptr;
     PR_TRY(prlab::getState(c, &s, e));
     return body(c, *s, e);

@@ -307,10 +307,8 @@ void freeResident(Resident *r) {
     char msg[8];
     prlab_graph_free(r->c, msg, sizeof msg);
   }
-  void *bufs[] = {r->rowPtrAlt, r->colIdxAlt, r->outDeg, r->delCnt, r->insCnt, r->lens, r->mark,
-                  r->edges,     r->keys,      r->sorted, r->eff,    r->flags,  r->cnt,  r->temp};
-  for (void *p : bufs)
-    if (p) cudaFree(p);
+  freeDevice(r->rowPtrAlt, r->colIdxAlt, r->outDeg, r->delCnt, r->insCnt, r->lens, r->mark, r->edges, r->keys,
+             r->sorted, r->eff, r->flags, r->cnt, r->temp);
   if (r->ev0) cudaEventDestroy(r->ev0);
   if (r->ev1) cudaEventDestroy(r->ev1);
   for (cudaEvent_t ev : r->phase)
@@ -652,12 +650,10 @@ int apply(Resident &r, int newNodes, const int *ins, int nIns, const int *del, i
 
 int runSession(Resident &r, float d, int iterations, float tol, const float *start, float *ranks, float *residuals,
                double *sums, int *done, int *converged, float *runMs, Err &e) {
-  PR_CUDA(e, cudaEventRecord(r.ev0), "cudaEventRecord(run start)");
-  PR_TRY(runFrom(*r.c, r.impl, d, iterations, tol, start, ranks, residuals, sums, done, converged, e));
-  PR_CUDA(e, cudaEventRecord(r.ev1), "cudaEventRecord(run stop)");
-  PR_CUDA(e, cudaEventSynchronize(r.ev1), "cudaEventSynchronize(run stop)");
   float ms = 0.0f;
-  PR_CUDA(e, cudaEventElapsedTime(&ms, r.ev0, r.ev1), "cudaEventElapsedTime(run)");
+  PR_TRY(timeRuns(EventClock{r.ev0, r.ev1, 0}, 0, 1, &ms, [&]() {
+    return runFrom(*r.c, r.impl, d, iterations, tol, start, ranks, residuals, sums, done, converged, e);
+  }, "session run", e));
   if (runMs) *runMs = ms;
   return PRLAB_OK;
 }
@@ -694,28 +690,24 @@ int prlab_session_open(int device, int impl, int n, int nnz, const int *row_ptr,
 
 int prlab_session_apply(void *session, int new_nodes, const int *ins, int n_ins, const int *del, int n_del,
                         prlab_batch_stats *stats, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkSession(session, e));
-    return prlab::apply(*static_cast<Resident *>(session), new_nodes, ins, n_ins, del, n_del, stats, e);
+  return prlab::entryOn<Resident>(session, prlab::checkSession, msg, msg_len, [&](Resident &r, Err &e) -> int {
+    return prlab::apply(r, new_nodes, ins, n_ins, del, n_del, stats, e);
   });
 }
 
 int prlab_session_run(void *session, float damping, int iterations, float tolerance, const float *start,
                       float *ranks, float *residuals, double *sums, int *iterations_done, int *converged,
                       float *run_ms, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkSession(session, e));
-    return prlab::runSession(*static_cast<Resident *>(session), damping, iterations, tolerance, start, ranks,
+  return prlab::entryOn<Resident>(session, prlab::checkSession, msg, msg_len, [&](Resident &r, Err &e) -> int {
+    return prlab::runSession(r, damping, iterations, tolerance, start, ranks,
                              residuals, sums, iterations_done, converged, run_ms, e);
   });
 }
 
 int prlab_session_graph(void *session, int *n, int *nnz, int *row_ptr, int *col_idx, int *out_degree,
                         unsigned char *dangling, float *inv_out, char *msg, int msg_len) {
-  return entry(msg, msg_len, [&](Err &e) -> int {
-    PR_TRY(prlab::checkSession(session, e));
-    return prlab::download(*static_cast<Resident *>(session), n, nnz, row_ptr, col_idx, out_degree, dangling,
-                           inv_out, e);
+  return prlab::entryOn<Resident>(session, prlab::checkSession, msg, msg_len, [&](Resident &r, Err &e) -> int {
+    return prlab::download(r, n, nnz, row_ptr, col_idx, out_degree, dangling, inv_out, e);
   });
 }
 
