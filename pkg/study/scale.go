@@ -72,7 +72,7 @@ type ScaleConfig struct {
 	Files []GraphFile
 	// Rates override the planner's prior rates per implementation name (tests).
 	Rates    map[string]ScaleRates
-	PlanOnly bool // return after planning: the study holds the plan and no rows
+	PlanOnly bool // read every file of Files (a bad one is an error), plan, and return: the study holds the plan and no rows
 	// Replay, when set, reruns that study's protocol instead of planning
 	// one (prlab verify): only its graphs, each validated against the same
 	// reference, every row on the rung it was timed on (iterations,
@@ -215,6 +215,22 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	}
 	workers := runtime.GOMAXPROCS(0) // generation and the build
 	t1 := ResolveWorkers(cfg.Workers)
+	if cfg.PlanOnly {
+		// The plan reads every --graph file as the run would: a bad file is
+		// the run's error (file:line) now, not after the generated graphs,
+		// and the plan's n and nnz for it are the file's own.
+		cfg.Files = slices.Clone(cfg.Files)
+		for i := range cfg.Files {
+			f := &cfg.Files[i]
+			opt := f.Load
+			opt.Workers = workers
+			g, _, err := pagerank.LoadGraphContext(ctx, f.Path, f.Name, opt)
+			if err != nil {
+				return nil, fmt.Errorf("build %s: %w", f.Name, err)
+			}
+			f.N, f.NNZ = g.N, g.NNZ
+		}
+	}
 	r := &scaleRunner{cfg: cfg, ctx: ctx, start: cfg.Now(), entries: entries, avail: map[string]string{},
 		plan: &planner{cfg: &cfg, workers: t1, buildWorkers: workers, rates: map[string]ScaleRates{}}, cpuCopy: map[bool]pagerank.Stage{}}
 	var files []string // the --graph files' checksums, so that verify and compare check them by content

@@ -115,6 +115,10 @@ type GraphFile struct {
 	Path string
 	Name string               // the graph's name in the study (unique)
 	Load pagerank.LoadOptions // format, undirected, columns
+	// N and NNZ are the file's graph once read (a plan-only study reads
+	// every file first); 0 until then, when the plan estimates them from
+	// the file's size.
+	N, NNZ int
 }
 
 // plannedRow is one implementation on one graph.
@@ -378,6 +382,10 @@ func graphsFor(cfg *ScaleConfig, entries []Entry) []*plannedGraph {
 	for i := range cfg.Files {
 		f := &cfg.Files[i]
 		nnz := 1 << 20 // until read: from the file size, about 12 bytes per edge line (4x that compressed)
+		if f.NNZ > 0 {
+			gs = append(gs, &plannedGraph{Family: report.FamilyFile, Scale: bits.Len(uint(f.N - 1)), N: f.N, NNZ: f.NNZ, File: f})
+			continue
+		}
 		if st, err := os.Stat(f.Path); err == nil {
 			per := int64(12)
 			if strings.HasSuffix(f.Path, ".gz") {

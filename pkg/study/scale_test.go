@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/pagerank"
 	"github.com/prlab/prlab/pkg/reference"
 	"github.com/prlab/prlab/pkg/report"
@@ -467,5 +468,31 @@ func TestScaleFixedRung(t *testing.T) {
 	}
 	if cpu < 3 {
 		t.Errorf("%d CPU rows, want t0 and both T1 precisions", cpu)
+	}
+}
+
+// A plan-only study reads every --graph file as the run would: a bad file is
+// the run's error, naming file:line, before any plan is printed; a good one
+// is planned with its own n and nnz, not estimates from its size.
+func TestScalePlanReadsGraphFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := fixture.WriteFile(t, dir, "good.el", "0 1\n1 2\n2 0\n2 1\n")
+	bad := fixture.WriteFile(t, dir, "bad.el", "0 1\n1 2\nx y z\n")
+	plan := func(path, name string) (*report.ScaleStudy, string, error) {
+		cfg, progress := smallScale(t)
+		cfg.MinScale, cfg.MaxScale, cfg.Grid, cfg.PlanOnly = 8, 8, false, true
+		cfg.Files = []GraphFile{{Path: path, Name: name, Load: pagerank.LoadOptions{Format: pagerank.FormatEL}}}
+		s, err := RunScale(context.Background(), cfg)
+		return s, progress.String(), err
+	}
+	if _, progress, err := plan(bad, "bad"); err == nil || !strings.Contains(err.Error(), "build bad: "+bad+":3: ") || strings.Contains(progress, "plan:") {
+		t.Errorf("bad file: err %v; progress:\n%s", err, progress)
+	}
+	s, _, err := plan(good, "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(s.Plan, "\n"); !strings.Contains(p, "file good  n=3         nnz~4 ") {
+		t.Errorf("plan does not give the file's own n=3, nnz=4:\n%s", p)
 	}
 }
