@@ -258,6 +258,10 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 	for _, e := range tiers {
 		r.avail[e.Impl.Name()] = Availability(e, cfg.GPU)
 	}
+	if names := gpuSkippedNames(tiers, r.avail, r.out.GPUSkipped); r.out.GPUSkipped != "" && len(names) > 0 {
+		// One line for the GPU tiers skipped on every batch; their rows are not printed one by one.
+		r.progress("GPU tiers skipped on every batch (%s): %s", strings.Join(names, ", "), r.out.GPUSkipped)
+	}
 	checkpoint := func() {
 		if cfg.Checkpoint != nil {
 			r.finish(false)
@@ -481,6 +485,9 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 			m.warm[e.Impl.Name()] = warm
 		}
 		r.out.Rows = append(r.out.Rows, row)
+		if skippedForGPU(row.Status, row.Reason, r.out.GPUSkipped) {
+			continue // said once, before the first batch
+		}
 		dev := ""
 		if d := row.DeviceMs; d != nil {
 			dev = fmt.Sprintf(" [by events: update %.2f, warm %.2f, cold %.2f ms]", float64(d.UpdateMs), float64(d.WarmMs), float64(d.ColdMs))

@@ -309,3 +309,41 @@ func TestIncrementalFindingsCountSkippedApart(t *testing.T) {
 		}
 	}
 }
+
+// renamedResident is residentFake under another name (a second tier).
+type renamedResident struct {
+	residentFake
+	name string
+}
+
+func (r renamedResident) Name() string { return r.name }
+
+// Without a GPU, the GPU tiers' skip is one progress line naming them and
+// the reason; their rows are kept in the study but not printed per batch.
+func TestIncrementalGPUSkipIsOneLine(t *testing.T) {
+	opens := 0
+	gpuTier := renamedResident{residentFake{reference.Multicore(pagerank.Float64, 1), &opens, false}, "gpu-fake-resident"}
+	var progress bytes.Buffer
+	s, err := RunIncremental(context.Background(), IncrementalConfig{RMAT: []int{8}, Fractions: []float64{0.01, 0.1},
+		Kinds: []string{pagerank.BatchInsert}, Runs: 1, Warmups: -1, GPU: fakeGPU{why: "no CUDA on this machine"}, Progress: &progress,
+		Entries: []Entry{{reference.Oracle(), report.KindCPU}, {reference.Multicore(pagerank.Float32, 1), report.KindCPU}, {gpuTier, report.KindGPU}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := progress.String()
+	if want := "GPU tiers skipped on every batch (gpu-fake-resident): no CUDA on this machine\n"; strings.Count(out, want) != 1 || strings.Count(out, "no CUDA on this machine") != 1 {
+		t.Errorf("want the skip said once, as %q; progress:\n%s", want, out)
+	}
+	if strings.Count(out, "gpu-fake-resident") != 1 || strings.Count(out, "  t1-multicore-f32 ") != 2 {
+		t.Errorf("want no per-batch line for the GPU tier and one per batch for the CPU tier; progress:\n%s", out)
+	}
+	skipped := 0
+	for _, r := range s.Rows {
+		if r.Implementation == "gpu-fake-resident" && r.Status == report.StatusSkipped && r.Reason == "no CUDA on this machine" {
+			skipped++
+		}
+	}
+	if skipped != 2 || opens != 0 {
+		t.Errorf("%d skipped GPU rows in the study (want 2, one per batch), %d sessions opened (want 0)", skipped, opens)
+	}
+}
