@@ -127,6 +127,9 @@ type ScaleGraph struct {
 // iteration; NsPerEdge = MsPerIter * 1e6 / NNZ; FloorBytes the byte floor of
 // one iteration at this row's precision; FloorMs = FloorBytes / (CopyGBps *
 // 1e6); FloorFraction = FloorMs / MsPerIter (1 = at the floor);
+// CodeFloorBytes, CodeFloorMs and CodeFloorFraction the same for the second,
+// compressed-stream floor (the 16-bit column code's 2 bytes per edge in
+// place of colIdx's 4; 0 bytes in reports from before it was computed);
 // SpeedupVsCPU = the fastest multi-core CPU row's MsPerIter on this graph /
 // this row's (GPU rows; > 1 means the GPU wins).
 type ScaleRow struct {
@@ -154,6 +157,9 @@ type ScaleRow struct {
 	CopyGBps          F      `json:"copy_gbps" csv:"copy_gbps"`
 	FloorMs           F      `json:"floor_ms" csv:"floor_ms"`
 	FloorFraction     F      `json:"floor_fraction" csv:"floor_fraction"`
+	CodeFloorBytes    int64  `json:"code_floor_bytes" csv:"code_floor_bytes"`
+	CodeFloorMs       F      `json:"code_floor_ms" csv:"code_floor_ms"`
+	CodeFloorFraction F      `json:"code_floor_fraction" csv:"code_floor_fraction"`
 	SpeedupVsCPU      F      `json:"speedup_vs_cpu" csv:"speedup_vs_cpu"`
 }
 
@@ -273,7 +279,7 @@ func (s *ScaleStudy) Validate() error {
 		if err := r.Identity.check(p, r.Status); err != nil {
 			return err
 		}
-		if r.N < 0 || r.NNZ < 0 || r.FloorBytes < 0 || r.BytesPerIteration < 0 {
+		if r.N < 0 || r.NNZ < 0 || r.FloorBytes < 0 || r.CodeFloorBytes < 0 || r.BytesPerIteration < 0 {
 			return fmt.Errorf("%s: n, nnz and byte counts must be >= 0", p)
 		}
 		for j, ms := range r.Timing.RunsMs {

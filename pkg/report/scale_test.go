@@ -104,3 +104,42 @@ func TestScaleReadersReject(t *testing.T) {
 		t.Errorf("bad header: %v", err)
 	}
 }
+
+// The compressed-stream floor: the rows table shows its fraction (— for a
+// report from before it was computed) and the findings say which floor the
+// fastest GPU row beats.
+func TestScaleCodeFloor(t *testing.T) {
+	s := scaleFixture()
+	table := ScaleRowsTable(s)
+	if !strings.Contains(table, ">code-floor fraction</th>") {
+		t.Errorf("no code-floor column: %s", table)
+	}
+	if f := strings.Join(ScaleFindings(s), "\n"); strings.Contains(f, "compressed-stream floor") {
+		t.Errorf("findings name a code floor the report has none of: %s", f)
+	}
+	for i := range s.Rows { // 0.06 ms on rmat17: byte floor 0.02 ms, code floor 0.012 ms
+		r := &s.Rows[i]
+		if !r.MsPerIter.Valid() {
+			continue
+		}
+		r.FloorMs, r.CodeFloorBytes, r.CodeFloorMs = 0.02, 600, 0.012
+		r.FloorFraction, r.CodeFloorFraction = r.FloorMs/r.MsPerIter, r.CodeFloorMs/r.MsPerIter
+	}
+	// Every timed row's — becomes its fraction (5 of 6: the skipped row has no time).
+	after := ScaleRowsTable(s)
+	if d := strings.Count(table, ">—</td>") - strings.Count(after, ">—</td>"); d != 5 || !strings.Contains(after, ">0.200</td>") {
+		t.Errorf("%d cells got a code-floor fraction, want 5 (rmat17's gpu-x 0.012/0.06 = 0.200): %s", d, after)
+	}
+	want := "0.333 of the byte floor (byte floor = the 1,000 bytes one iteration must move / the measured copy rate, 100 GB/s = 0.02 ms; 1 = at the floor) and 0.200 of the compressed-stream floor (600 bytes: the 16-bit column code's 2 bytes per edge in place of 4, 0.012 ms); it beats neither floor"
+	if f := ScaleFindings(s)[0]; !strings.Contains(f, want) {
+		t.Errorf("finding %q\nwant it to contain %q", f, want)
+	}
+	for _, c := range []struct {
+		floor, code F
+		want        string
+	}{{1.5, 0.9, "it beats the byte floor, not the compressed-stream floor"}, {2, 1.2, "it beats both floors"}, {0.3, 0.2, "it beats neither floor"}} {
+		if got := beaten(ScaleRow{FloorFraction: c.floor, CodeFloorFraction: c.code}); got != c.want {
+			t.Errorf("fractions %v, %v: %q, want %q", c.floor, c.code, got, c.want)
+		}
+	}
+}

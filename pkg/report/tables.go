@@ -439,23 +439,28 @@ func ScaleBandwidthTable(s *ScaleStudy) string {
 }
 
 // ScaleRowsTable is the scale study's rows: every implementation on every
-// graph, with its status, time and GTEPS per iteration, the fraction of the
-// byte floor and the speed-up over the fastest multi-core CPU row. The table
+// graph, with its status, time and GTEPS per iteration, the fractions of the
+// byte floor and of the compressed-stream (code) floor and the speed-up
+// over the fastest multi-core CPU row. The table
 // is long (implementations × graphs), so it is folded in a <details> element.
 func ScaleRowsTable(s *ScaleStudy) string {
 	t := &Table{
 		Caption: "Scale study rows (" + s.Name + ")",
-		Header:  []string{"graph", "nnz", "implementation", "status", "it × runs", "ms / iteration", "GTEPS", "ns / edge", "floor fraction", "× multi-core CPU", "why"},
-		Align:   []string{"l", "r", "l", "l", "r", "r", "r", "r", "r", "r", "l"},
+		Header:  []string{"graph", "nnz", "implementation", "status", "it × runs", "ms / iteration", "GTEPS", "ns / edge", "floor fraction", "code-floor fraction", "× multi-core CPU", "why"},
+		Align:   []string{"l", "r", "l", "l", "r", "r", "r", "r", "r", "r", "r", "l"},
 	}
 	for _, r := range s.Rows {
 		runs := "—"
 		if r.Timing.Iterations > 0 {
 			runs = fmt.Sprintf("%d × %d", r.Timing.Iterations, len(r.Timing.RunsMs))
 		}
+		codeFloor := "—" // a report from before the code floor was computed
+		if r.CodeFloorBytes > 0 {
+			codeFloor = fnum("%.3f", float64(r.CodeFloorFraction))
+		}
 		t.Add(statusClass(r.Status), r.Graph, fmt.Sprint(r.NNZ), r.Implementation, r.Status, runs, fnum("%.4f", float64(r.MsPerIter)),
 			fnum("%.3f", float64(r.GTEPS)), fnum("%.3f", float64(r.NsPerEdge)), fnum("%.3f", float64(r.FloorFraction)),
-			fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(scaleReason(r), 140))
+			codeFloor, fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(scaleReason(r), 140))
 	}
 	t.Note = spearmanNote
 	return fmt.Sprintf(`<details><summary style="font:13px sans-serif;cursor:pointer">All %d rows of %s (click to open)</summary>%s</details>`,

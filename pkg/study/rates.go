@@ -13,7 +13,8 @@ import (
 //	GB/s   = bytes / (ms · 1e6)             effective bandwidth, decimal GB per second
 //	x DRAM = GB/s / GB/s of the DRAM copy row  the copy row of kind pagerank.StageCopyDRAM
 //	                                           (128 MiB device to device) measured in the same process
-//	GTEPS, ns per edge, byte floor and fraction of it (fillRates, the scale rows)
+//	GTEPS, ns per edge, the byte floor and the compressed-stream floor and the
+//	fractions of them (fillRates, the scale rows)
 //
 // The bytes are those the implementation counts from its kernels' loads and
 // stores (pkg/cudabind ByteFormula), so a scattered gather's 32-byte sectors
@@ -53,7 +54,8 @@ func SetRates(rows []pagerank.Stage, dramGBps float64) {
 }
 
 // fillRates sets the derived numbers of a timed row: GTEPS, ns per edge,
-// the byte floor and the fraction of it reached.
+// the byte floor and the compressed-stream floor and the fractions of them
+// reached (a fraction above 1 beats that floor).
 func fillRates(row *report.ScaleRow, ms float64, copyRow *pagerank.Stage) {
 	if !(ms > 0) {
 		return
@@ -62,10 +64,13 @@ func fillRates(row *report.ScaleRow, ms float64, copyRow *pagerank.Stage) {
 	row.GTEPS = report.F(report.GTEPS(row.NNZ, ms))
 	row.NsPerEdge = report.F(ms * 1e6 / float64(max(row.NNZ, 1)))
 	row.FloorBytes = FloorBytes(row.N, row.NNZ, row.Precision)
+	row.CodeFloorBytes = CodeFloorBytes(row.N, row.NNZ, row.Precision)
 	if copyRow != nil && copyRow.GBps > 0 {
 		row.CopyRow, row.CopyGBps = copyRow.Name, report.F(copyRow.GBps)
 		row.FloorMs = report.F(FloorMs(row.FloorBytes, copyRow.GBps))
 		row.FloorFraction = report.F(float64(row.FloorMs) / ms)
+		row.CodeFloorMs = report.F(FloorMs(row.CodeFloorBytes, copyRow.GBps))
+		row.CodeFloorFraction = report.F(float64(row.CodeFloorMs) / ms)
 	}
 }
 
@@ -87,6 +92,19 @@ func FloorBytes(n, nnz int, prec pagerank.Precision) int64 {
 		w = 8
 	}
 	return 4*int64(n+1) + 4*int64(nnz) + 3*w*int64(n)
+}
+
+// CodeFloorBytes is the second floor, the compressed stream's: FloorBytes
+// with the column indices read as the 16-bit column code of
+// gpu-hothead-packed (pkg/cudabind EncodeColumns: the gap to the previous
+// column of the row) at 2 bytes per edge instead of 4:
+//
+//	4(n+1) + 2nnz + 3wn
+//
+// The code's escapes (4 bytes per gap >= 65535) and their per-row offsets
+// are not counted, so it is a lower bound of any design that reads the code.
+func CodeFloorBytes(n, nnz int, prec pagerank.Precision) int64 {
+	return FloorBytes(n, nnz, prec) - 2*int64(nnz)
 }
 
 // FloorMs is the time in ms to move bytes at gbps GB/s (1e9 bytes/s): bytes / (gbps * 1e6).

@@ -70,6 +70,15 @@ func TestFloorGTEPSArithmetic(t *testing.T) {
 		!near(float64(row.FloorMs), 0.00080004) || !near(float64(row.FloorFraction), 0.00080004/0.5) || row.CopyRow != "copy" {
 		t.Errorf("derived numbers %+v", row)
 	}
+	// The compressed stream's floor: colIdx's 4 bytes per edge become the
+	// code's 2, 80004 - 2*16000 = 48004 bytes = 0.00048004 ms at 100 GB/s.
+	if row.CodeFloorBytes != 48004 || !near(float64(row.CodeFloorMs), 0.00048004) || !near(float64(row.CodeFloorFraction), 0.00048004/0.5) {
+		t.Errorf("code floor %d bytes, %v ms, fraction %v", row.CodeFloorBytes, row.CodeFloorMs, row.CodeFloorFraction)
+	}
+	// R-MAT 2^24 after dedup in float32 (n 16,777,216, nnz 263,431,158): 1.32 GB and 0.80 GB.
+	if got := CodeFloorBytes(1<<24, 263431158, pagerank.Float32); got != 4*(1<<24+1)+2*263431158+12*(1<<24) || FloorBytes(1<<24, 263431158, pagerank.Float32)-got != 2*263431158 {
+		t.Errorf("R-MAT 2^24 code floor %d", got)
+	}
 }
 
 func TestMemcpyBandwidthRow(t *testing.T) {
