@@ -1,8 +1,8 @@
 // block_reduce.cuh — the fixed-order warp and block sums shared by the
 // one-launch kernels (layout.cu) and gpu-cluster-dsmem (cluster_dsmem.cu):
 // a butterfly over the warp's 32 lanes, then the warps' sums in lane order,
-// so every call on the same values gives the same bits; and the residual
-// test of the one-cluster kernels.
+// so every call on the same values gives the same bits; the batched gather
+// of a block; and the residual test of the one-cluster kernels.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -33,6 +33,36 @@ template <class T> __device__ T blockSum(T v, T *scratch) {
   }
   __syncthreads();
   return r;
+}
+
+// The batched gather of a block: for its threads' strided share of edges
+// e in [0, edges), kBatch values load(e) in flight per thread (all loads of
+// a batch issued before the first is used; 0 past edges), each batch handed
+// to use(v, base) with v[u] the value of edge base + u * blockDim.x.
+template <int kBatch, class LoadF, class UseF>
+__device__ __forceinline__ void batchedLoads(int edges, LoadF load, UseF use) {
+  const int bd = blockDim.x;
+  for (int base = threadIdx.x; base < edges; base += kBatch * bd) {
+    float v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * bd;
+      v[u] = e < edges ? load(e) : 0.0f;
+    }
+    use(v, base);
+  }
+}
+
+// vals[e] = load(e) for e in [0, edges), kBatch loads in flight per thread.
+template <int kBatch, class LoadF> __device__ __forceinline__ void gatherBatched(float *vals, int edges, LoadF load) {
+  const int bd = blockDim.x;
+  batchedLoads<kBatch>(edges, load, [&](const float *v, int base) {
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int e = base + u * bd;
+      if (e < edges) vals[e] = v[u];
+    }
+  });
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

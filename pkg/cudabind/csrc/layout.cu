@@ -283,38 +283,19 @@ template <bool kCoherent> __device__ __forceinline__ float loadContrib(const flo
 }
 template <bool kCoherent, class ColF>
 __device__ __forceinline__ void stageGather(float *vals, int edges, const float *cin, ColF col) {
-  const int tid = threadIdx.x, bd = blockDim.x;
-  for (int base = tid; base < edges; base += kBatch * bd) {
-    float v[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int e = base + u * bd;
-      v[u] = e < edges ? loadContrib<kCoherent>(cin + col(e)) : 0.0f;
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int e = base + u * bd;
-      if (e < edges) vals[e] = v[u];
-    }
-  }
+  dev::gatherBatched<kBatch>(vals, edges, [&](int e) { return loadContrib<kCoherent>(cin + col(e)); });
 }
 
 // Sum of cin[col(e)] over the thread's strided share of [0, edges), kBatch
 // loads in flight (block-per-row tiles).
 template <bool kCoherent, class ColF>
 __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF col) {
-  const int tid = threadIdx.x, bd = blockDim.x;
   float s = 0.0f;
-  for (int base = tid; base < edges; base += kBatch * bd) {
-    float v[kBatch];
+  dev::batchedLoads<kBatch>(edges, [&](int e) { return loadContrib<kCoherent>(cin + col(e)); },
+                            [&](const float *v, int) {
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int e = base + u * bd;
-      v[u] = e < edges ? loadContrib<kCoherent>(cin + col(e)) : 0.0f;
-    }
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) s += v[u];
-  }
+                              for (int u = 0; u < kBatch; ++u) s += v[u];
+                            });
   return s;
 }
 
@@ -708,26 +689,11 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       if (sh.stop) break;
     }
     const float *cur = vecS + po; // replicated: the current copy of the whole vector
-    for (int base = tid; base < edges; base += kBatch * bd) { // kBatch shared-memory loads in flight
-      float v[kBatch];
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int e = base + u * bd;
-        if (kRep) {
-          v[u] = e < edges ? cur[colIdxS[e]] : 0.0f;
-        } else if (e < edges) {
-          const unsigned pk = colS[e];
-          v[u] = remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
-        } else {
-          v[u] = 0.0f;
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int e = base + u * bd;
-        if (e < edges) valS[e] = v[u];
-      }
-    }
+    dev::gatherBatched<kBatch>(valS, edges, [&](int e) { // kBatch shared-memory loads in flight
+      if (kRep) return cur[colIdxS[e]];
+      const unsigned pk = colS[e];
+      return remote[pk >> kOwnerShift][po + static_cast<int>(pk & kLocalMask)];
+    });
     if (!kInstr && tid < 32) {
       const float D = warpAllSum(dRemote);
       if (lane == 0) sh.D = D;
