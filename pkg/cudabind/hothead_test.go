@@ -58,6 +58,7 @@ var hotHeadConfigs = []hotHeadConfig{
 	{"none-512x2-na-t16", 1, 512, 2, 0, 0, 2, 0, 16},
 	{"none-512x2-na-t8", 1, 512, 2, 0, 0, 2, 0, 8},
 	{"none-256x2-na-t16", 1, 256, 2, 0, 0, 2, 0, 16},
+	{"none-256x2-na-t8", 1, 256, 2, 0, 0, 2, 0, 8},
 	// Other shapes (correctness; measured in the first probe).
 	{"24k-x2-g256-na", 24576, 1024, 2, 0, 256, 2, 2, 1},
 	{"24k-512x2-na", 24576, 512, 2, 0, 0, 2, 2, 1},
