@@ -270,6 +270,11 @@ func TestGPUHotHeadSweep(t *testing.T) {
 			one(mustDesign(t, name), "")
 		}
 		only := strings.Split(os.Getenv("PRLAB_HOTHEAD_CONFIGS"), ",")
+		for _, name := range only {
+			if name != "" && !slices.ContainsFunc(hotHeadConfigs, func(c hotHeadConfig) bool { return c.name == name }) {
+				t.Fatalf("PRLAB_HOTHEAD_CONFIGS: %q is not a setting of hotHeadConfigs", name)
+			}
+		}
 		for _, im := range ownRelabelledDesigns() {
 			for _, c := range hotHeadConfigs {
 				if only[0] != "" && !slices.Contains(only, c.name) {
