@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/report"
 )
 
@@ -69,7 +68,7 @@ func treeHashes(t *testing.T, dir string) map[string]string {
 			return nil
 		}
 		b, err := os.ReadFile(p)
-		m[p] = fmt.Sprintf("%x", sha256.Sum256(b))
+		m[p] = fixture.SHA256(b)
 		return err
 	})
 	if err != nil {
@@ -105,7 +104,7 @@ func TestReportGraphEveryFormat(t *testing.T) {
 		if g.Format != wantFormat || g.Name != "cites" && g.Name != "acl" {
 			t.Errorf("%s: format %q name %q", name, g.Format, g.Name)
 		}
-		sum := fmt.Sprintf("%x", sha256.Sum256([]byte(userGraphs[name])))
+		sum := fixture.SHA256([]byte(userGraphs[name]))
 		if len(run.Env.Datasets) == 0 || run.Env.Datasets[0].SHA256 != sum || run.Env.Datasets[0].Format != wantFormat ||
 			run.Env.Datasets[0].Bytes != int64(len(userGraphs[name])) {
 			t.Errorf("%s: environment datasets %+v", name, run.Env.Datasets)

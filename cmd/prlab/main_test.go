@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -39,39 +37,21 @@ func TestReportNeverRepairsData(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(data, "acl.txt"), []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := hashFolder(t, data)
+	before := treeHashes(t, data)
 	out := filepath.Join(t.TempDir(), "r")
 	_, _, err := runCLI(t, "report", "--data", data, "--out", out, "--cases", "tiny,real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5")
-	want := []string{filepath.Join(data, "acl.txt"), fmt.Sprintf("%x", sha256.Sum256([]byte(edited))), fmt.Sprintf("%x", sha256.Sum256([]byte(testEdges)))}
+	want := []string{filepath.Join(data, "acl.txt"), fixture.SHA256([]byte(edited)), fixture.SHA256([]byte(testEdges))}
 	for _, w := range want {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v does not name %q", err, w)
 		}
 	}
-	if after := hashFolder(t, data); !maps.Equal(before, after) {
+	if after := treeHashes(t, data); !maps.Equal(before, after) {
 		t.Errorf("the data folder changed: %v -> %v", before, after)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("--out was created for a failed run: %v", err)
 	}
-}
-
-// hashFolder maps every file name in dir to the SHA-256 of its bytes.
-func hashFolder(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]string{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m[e.Name()] = fmt.Sprintf("%x", sha256.Sum256(b))
-	}
-	return m
 }
 
 // A run of synthetic cases only reads no graph file: a --data folder that

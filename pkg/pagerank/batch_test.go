@@ -3,12 +3,9 @@ package pagerank
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -239,22 +236,7 @@ func TestRandomBatch(t *testing.T) {
 func aanByYear(t *testing.T, dir string) (nodes, edges map[int]int, minYear, maxYear int) {
 	t.Helper()
 	year := map[string]int{}
-	gunzip := func(name string) []byte {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(z)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	gunzip := func(name string) []byte { return fixture.ReadGzip(t, filepath.Join(dir, name)) }
 	sc := bufio.NewScanner(bytes.NewReader(gunzip("papers.tsv.gz")))
 	sc.Scan() // header
 	for sc.Scan() {
