@@ -53,6 +53,19 @@ const (
 	GoalHostCores  = 16 // logical cores of the H200 host the goals are stated for
 )
 
+// The moonshot goals (GPU time per iteration on R-MAT 2^20, 2^22, 2^24 on
+// the H200): the limit in ms and the CuPy cuSPARSE loop's time it was set
+// from (measured on the H200 2026-12-01; 0.33x, 0.45x and 1/2.25 of it).
+var moonshotGoals = []struct {
+	Scale       int
+	Limit, CuPy float64
+	Rule        string
+}{
+	{20, 0.099, 0.300, "0.33x"},
+	{22, 0.340, 0.755, "0.45x"},
+	{24, 1.2, 2.704, "1/2.25 of"},
+}
+
 // ScaleConfig is one scale study. Zero fields take the defaults above.
 type ScaleConfig struct {
 	Name               string

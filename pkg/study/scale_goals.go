@@ -51,7 +51,7 @@ func (r *scaleRunner) goals() []report.Goal {
 	return ScaleGoals(r.out)
 }
 
-// ScaleGoals computes issue 5's goals from a scale study: the best GPU
+// ScaleGoals computes the study's goals from a scale study: the best GPU
 // time per iteration on R-MAT 2^24 (goal 1.9 ms on the H200), its speed-up
 // over the fastest Go multi-core CPU row on the same graph and host (goal
 // 60x), and the fastest Go multi-core CPU row's ns per edge per iteration
@@ -60,7 +60,9 @@ func (r *scaleRunner) goals() []report.Goal {
 // is "met" or "not met" only when measured at scale 24 on the goal's
 // hardware (an H200; for the CPU goal, its host: an H200 present or 16
 // logical cores); otherwise "not measured", with the number (at the largest
-// scale run) in Measured.
+// scale run) in Measured. Then the same-file GAP goal when the study has a
+// CPU baseline, and the moonshot goals (moonshotGoalRows) of the R-MAT
+// scales 20, 22 and 24 it planned.
 func ScaleGoals(s *report.ScaleStudy) []report.Goal {
 	host := fmt.Sprintf("%d-core host (%s)", s.Env.CPUCores, s.Env.CPUModel)
 	gpuName := "no GPU"
@@ -136,6 +138,46 @@ func ScaleGoals(s *report.ScaleStudy) []report.Goal {
 	out = append(out, g3)
 	if s.CPUBaseline != nil {
 		out = append(out, sameFileGAPGoal(s.CPUBaseline))
+	}
+	return append(out, moonshotGoalRows(s, gpuName, onH200)...)
+}
+
+// moonshotGoalRows grades the best GPU time per iteration on each R-MAT
+// graph of a moonshot scale (moonshotGoals) the study planned: met or not
+// met when that graph ran on an H200, else not measured (with the number
+// when a GPU row passed there). No row for a scale the study did not plan.
+func moonshotGoalRows(s *report.ScaleStudy, gpuName string, onH200 bool) []report.Goal {
+	var out []report.Goal
+	for _, m := range moonshotGoals {
+		var graph *report.ScaleGraph
+		for i := range s.Graphs {
+			if g := &s.Graphs[i]; g.Family == report.FamilyRMAT && g.Scale == m.Scale {
+				graph = g
+			}
+		}
+		if graph == nil {
+			continue
+		}
+		g := report.Goal{Name: fmt.Sprintf("GPU moonshot time per iteration, RMAT 2^%d", m.Scale),
+			Target: fmt.Sprintf("<= %.3g ms per iteration on the H200 (%s the CuPy cuSPARSE loop's %.4g ms measured there)", m.Limit, m.Rule, m.CuPy),
+			Value:  report.NaN, Limit: report.F(m.Limit), Status: report.GoalNotMeasured, Measured: "—"}
+		b := bestRow(s.Rows, graph.Name, isGPU)
+		switch {
+		case graph.Skipped != "":
+			g.Note = "graph skipped: " + graph.Skipped
+		case b == nil:
+			g.Note = whyNoGPU(s)
+		default:
+			g.Value = b.MsPerIter
+			g.Measured = fmt.Sprintf("%s: %.3g ms per iteration (%.2fx the CuPy loop's time) on %s", b.Implementation, float64(b.MsPerIter),
+				float64(b.MsPerIter)/m.CuPy, gpuName)
+			if onH200 {
+				g.Status = verdict(float64(b.MsPerIter) <= m.Limit)
+			} else {
+				g.Note = "measured on " + gpuName + "; the goal is stated for the H200"
+			}
+		}
+		out = append(out, g)
 	}
 	return out
 }

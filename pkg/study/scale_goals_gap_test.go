@@ -39,3 +39,22 @@ func TestSameFileGAPGoal(t *testing.T) {
 		t.Errorf("%d goals with a CPU baseline, want 4", n)
 	}
 }
+
+// A moonshot scale the study planned gets a goal row even when its graph was
+// skipped or no GPU row passed there (not measured, with the reason); a
+// scale it did not plan gets none.
+func TestMoonshotGoalRows(t *testing.T) {
+	s := &report.ScaleStudy{GPU: &report.GPUContext{Name: "NVIDIA H200"}, GPUSkipped: "no CUDA library",
+		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 20, Name: "rmat20", Skipped: "time budget"},
+			{Family: report.FamilyRMAT, Scale: 22, Name: "rmat22"}, {Family: report.FamilyGrid, Scale: 24, Name: "grid4096"}}}
+	g := moonshotGoalRows(s, "NVIDIA H200", true)
+	if len(g) != 2 || g[0].Name != "GPU moonshot time per iteration, RMAT 2^20" || g[0].Note != "graph skipped: time budget" ||
+		g[1].Note != "GPU rows skipped: no CUDA library" || float64(g[1].Limit) != 0.34 {
+		t.Fatalf("moonshot rows %+v", g)
+	}
+	for _, x := range g {
+		if x.Status != report.GoalNotMeasured || x.Value.Valid() {
+			t.Errorf("%s: %s, value %v (nothing measured)", x.Name, x.Status, x.Value)
+		}
+	}
+}

@@ -414,6 +414,16 @@ func TestScaleGoalsGraded(t *testing.T) {
 	if g[2].Status != report.GoalNotComparable || math.Abs(float64(g[2].Value)-170.9e6/nnz) > 1e-12 || math.Abs(float64(g[2].Limit)-0.5875) > 1e-12 {
 		t.Errorf("goal 3: %+v", g[2])
 	}
+	// The moonshot goal of 2^24 (the only moonshot scale planned): 1.836 > 1.2 ms.
+	if len(g) != 4 || g[3].Name != "GPU moonshot time per iteration, RMAT 2^24" || g[3].Status != report.GoalNotMet || float64(g[3].Value) != 1.836 ||
+		float64(g[3].Limit) != 1.2 || !strings.Contains(g[3].Measured, "gpu-b: 1.84 ms per iteration (0.68x the CuPy loop's time)") {
+		t.Errorf("moonshot goals: %+v", g[3:])
+	}
+	s.Rows[4].MsPerIter = 1.15
+	if g := ScaleGoals(s); g[3].Status != report.GoalMet {
+		t.Errorf("1.15 ms at 2^24: %+v", g[3])
+	}
+	s.Rows[4].MsPerIter = 1.836
 	s.Env.CPUCores, s.GPU = 2, &report.GPUContext{Name: "Tesla T4"}
 	for i, g := range ScaleGoals(s) {
 		if g.Status != report.GoalNotMeasured || !g.Value.Valid() {
