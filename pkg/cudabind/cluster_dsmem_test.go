@@ -49,7 +49,8 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			dsmConfig{"l2 pieces", 3, 3, 0}, dsmConfig{"rows", 4, 0, 0}, dsmConfig{"rows pieces", 4, 3, 0},
 			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
 			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
-			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4})
+			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4},
+			dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
 	}
 	for _, cf := range configs {
 		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
@@ -151,9 +152,10 @@ type namedValue struct {
 var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}}
 
 // dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
-// <= 8 / 4 edges, the same with each piece's columns bank-ordered.
+// <= 8 / 4 edges, the same with each piece's columns bank-ordered, and the
+// bank-ordered pieces of 8 with each row of one piece finished by its thread.
 var dsmGathers = []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4},
-	{"pieces bank-ordered", 5}, {"pieces of 4 bank-ordered", 6}}
+	{"pieces bank-ordered", 5}, {"pieces of 4 bank-ordered", 6}, {"pieces bank-ordered fused", 7}}
 
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
@@ -169,7 +171,7 @@ func dsmVariants() []dsmVariant {
 		}
 	}
 	for _, ex := range []namedValue{dsmExchanges[0], dsmExchanges[3]} {
-		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4]} {
+		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4], dsmGathers[6]} {
 			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4}} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s 1024 threads, %s", ex.name, ga.name, pa.name),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMPartials: pa.v}})
@@ -342,7 +344,7 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 }
 
 // The probe's variants name valid knob values (an exchange the tables know,
-// a gather in [0, 6], partials in [0, 7]) under distinct names, and each
+// a gather in [0, 7], partials in [0, 7]) under distinct names, and each
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}

@@ -37,7 +37,9 @@
 // testdata/cluster_dsmem_layout_check.cu, not yet timed on the H200), or
 // pieces bank-ordered (5, 6: each piece's columns in the order that puts a
 // warp's lanes on distinct shared-memory banks at each step where the pieces
-// allow it, bankOrderPieces; the same pieces, another summation order).
+// allow it, bankOrderPieces; the same pieces, another summation order), or
+// those of 8 fused (7: the thread of a row's only piece finishes the row at
+// once, every warp having summed D itself; the row phase adds the rest).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -126,6 +128,13 @@ struct Args {
   int pieces;
   const int *pnj;  // [C][kPiece] pieces longer than j, per block
   const int *prow; // [n][3] per row: first full piece, full pieces, the partial piece (-1: none)
+  // Fused (gather knob 7): the thread of a row's only piece finishes the row
+  // (every warp sums D itself first); the row phase adds only the other
+  // light rows (0 or >= 2 pieces). Block q's piece t: row psr[rowPtr[rb[q]]
+  // + t] or -1; its other light rows mrow[rb[q] .. rb[q] + mc[q]).
+  int fused, pmax, mmax;
+  const int *psr, *mrow;
+  int mc[kMaxC];
   // Per-row sends (exchange 4): block q's row i goes to rsd[rdb[q] + rsp[rb[q] + q + i] ..
   // rsp[rb[q] + q + i + 1]) as (receiver << 24 | ghost position), stored at its combine.
   const int *rsp;
@@ -147,11 +156,12 @@ struct Inst {
 // The dynamic shared memory of one block, carved in this order (16-byte
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, total;
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
-                                       bool pieces, bool rowSends = false, bool warpPartials = false) {
+                                       bool pieces, bool rowSends = false, bool warpPartials = false, int pmax = 0,
+                                       int mmax = 0) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -168,6 +178,8 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.rspS = o;    o += rowSends ? align16(4 * (static_cast<size_t>(rmax) + 1)) : 0;
   c.rsdS = o;    o += rowSends ? align16(4 * static_cast<size_t>(smax)) : 0;
   c.dW = o;      o += warpPartials ? 4 * 2 * kMaxC * 32 : 0; // [parity][sender block][warp]
+  c.psrS = o;    o += align16(4 * static_cast<size_t>(pmax)); // fused pieces: the row of a row's only piece, else -1
+  c.mrowS = o;   o += align16(4 * static_cast<size_t>(mmax)); // fused pieces: the light rows of 0 or >= 2 pieces
   c.total = o;
   return c;
 }
@@ -260,7 +272,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool pieces = a.pieces != 0; // valS then holds the piece sums
   const bool push = (a.partials & 1) != 0, oneBarrier = (a.partials & 2) != 0;
   const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
-  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush);
+  const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
+  const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
+  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
+                         fused ? a.pmax : 0, fused ? a.mmax : 0);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -277,6 +292,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   int *rspS = reinterpret_cast<int *>(base + cv.rspS);
   unsigned *rsdS = reinterpret_cast<unsigned *>(base + cv.rsdS);
   float *dW = reinterpret_cast<float *>(base + cv.dW);
+  int *psrS = reinterpret_cast<int *>(base + cv.psrS);
+  int *mrowS = reinterpret_cast<int *>(base + cv.mrowS);
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -367,6 +384,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     batched<4, int>(3 * R, [&](int j) { return __ldg(a.prow + 3 * r0 + j); }, [&](int j, int v) { prowS[j] = v; });
     if (tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
   }
+  const int M = fused ? a.mc[rank] : 0; // fused: the rows the row phase still adds
+  if (fused) {
+    batched<4, int>(__ldg(a.pnj + kPiece * rank), [&](int t) { return __ldg(a.psr + e0 + t); }, [&](int t, int v) { psrS[t] = v; });
+    batched<4, int>(M, [&](int j) { return __ldg(a.mrow + r0 + j); }, [&](int j, int v) { mrowS[j] = v; });
+  }
   dang = blockSum(dang, fs);
   if (tid == 0) {
     dP[0] = dang;
@@ -403,12 +425,14 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
     // D_k (and the previous residual) from every block's partial, fixed order.
     float dRemote = 0.0f;
+    const bool myWarp = tid < 32 || everyWarp; // the warps that sum D themselves
     if (warpPush && k > 0) { // lane w: warp w's partials of blocks 0..C-1 in order, then the butterfly (the same in every block)
-      if (tid < 32 && lane < warps)
+      if (myWarp && lane < warps)
         for (int b = 0; b < C; ++b) dRemote += dW[(p * kMaxC + b) * 32 + lane];
-    } else if (tid < 32 && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
+    } else if (myWarp && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
       dRemote = push && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
     }
+    float D = 0.0f; // known before the row sums; in fused mode, without kInstr, every warp sums its own copy now
     if (kInstr) {
       if (tid < 32) {
         const float D = warpAllSum(dRemote);
@@ -423,47 +447,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       }
       __syncthreads();
       if (shStop) break;
+      D = shD;
+    } else if (everyWarp) {
+      D = warpAllSum(dRemote);
     }
-    if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
-      const int np = pnjS[0];
-      for (int t = tid; t < np; t += bd) {
-        float v[kPiece];
-        int slot = t;
-#pragma unroll
-        for (int j = 0; j < kPiece; ++j) {
-          v[j] = t < pnjS[j] ? cur[colS[slot]] : 0.0f;
-          slot += pnjS[j];
-        }
-        float sum = 0.0f;
-#pragma unroll
-        for (int j = 0; j < kPiece; ++j) sum += v[j];
-        valS[t] = sum;
-      }
-    } else if (staged && (a.ablate & kNoGather) == 0) {
-      for (int b = tid; b < E; b += kBatch * bd) { // kBatch shared-memory loads in flight
-        float v[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const int e = b + u * bd;
-          v[u] = e < E ? cur[colS[e]] : 0.0f;
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const int e = b + u * bd;
-          if (e < E) valS[e] = v[u];
-        }
-      }
-    }
-    if (!kInstr && tid < 32) {
-      const float D = warpAllSum(dRemote);
-      if (lane == 0) shD = D;
-    }
-    __syncthreads();
-#if PRLAB_CLUSTER_BULK
-    if (kMode == kBulk && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
-      mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
-#endif
-    const float D = shD;
     float dg = 0.0f, res = 0.0f;
     double sum = 0.0;
     float *gOut = a.gx + static_cast<size_t>(1 - p) * a.n + r0;
@@ -489,22 +476,68 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       if (iv == 0.0f) dg += xn;
     };
+    if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
+      const int np = pnjS[0];
+      for (int t = tid; t < np; t += bd) {
+        float v[kPiece];
+        int slot = t;
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) {
+          v[j] = t < pnjS[j] ? cur[colS[slot]] : 0.0f;
+          slot += pnjS[j];
+        }
+        float ps = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) ps += v[j];
+        valS[t] = ps;
+        if (fused) { // the only piece of its row: the row's sum, finished here
+          const int i = psrS[t];
+          if (i >= 0) finish(i, ps);
+        }
+      }
+    } else if (staged && (a.ablate & kNoGather) == 0) {
+      for (int b = tid; b < E; b += kBatch * bd) { // kBatch shared-memory loads in flight
+        float v[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = b + u * bd;
+          v[u] = e < E ? cur[colS[e]] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+          const int e = b + u * bd;
+          if (e < E) valS[e] = v[u];
+        }
+      }
+    }
+    if (!kInstr && !everyWarp && tid < 32) {
+      const float d0 = warpAllSum(dRemote);
+      if (lane == 0) shD = d0;
+    }
+    __syncthreads();
+#if PRLAB_CLUSTER_BULK
+    if (kMode == kBulk && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+      mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
+#endif
+    if (!kInstr && !everyWarp) D = shD;
     if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
-      for (int i = tid; i < R; i += bd) {
+      const int nr = fused ? M : R; // fused: only the rows not finished by their one piece
+      for (int j = tid; j < nr; j += bd) {
+        const int i = fused ? mrowS[j] : j;
         const int f = prowS[3 * i], nf = prowS[3 * i + 1], x = prowS[3 * i + 2];
         if (nf > kPieceWarp) continue;
-        float sum = 0.0f;
-        for (int q = 0; q < nf; ++q) sum += valS[f + q];
-        if (x >= 0) sum += valS[x];
-        finish(i, sum);
+        float rs = 0.0f;
+        for (int q = 0; q < nf; ++q) rs += valS[f + q];
+        if (x >= 0) rs += valS[x];
+        finish(i, rs);
       }
       for (int h = warp; h < H; h += warps) {
         const int i = heavyS[h];
         const int f = prowS[3 * i], nf = prowS[3 * i + 1], x = prowS[3 * i + 2];
-        float sum = 0.0f;
-        for (int q = lane; q < nf; q += 32) sum += valS[f + q];
-        sum = warpAllSum(sum);
-        if (lane == 0) finish(i, x >= 0 ? sum + valS[x] : sum);
+        float hs = 0.0f;
+        for (int q = lane; q < nf; q += 32) hs += valS[f + q];
+        hs = warpAllSum(hs);
+        if (lane == 0) finish(i, x >= 0 ? hs + valS[x] : hs);
       }
     } else if ((a.ablate & kNoRows) == 0) {
       for (int i = tid; i < R; i += bd) {
@@ -641,7 +674,7 @@ struct DsmState {
   std::string why;
   Args args{};
   int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr,
-      *rsp = nullptr;
+      *rsp = nullptr, *psr = nullptr, *mrow = nullptr;
   unsigned *rsd = nullptr;
   unsigned short *sidx = nullptr;
   unsigned *desc = nullptr;
@@ -651,7 +684,7 @@ struct DsmState {
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
 void freeBuffers(DsmState &s) {
-  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd);
+  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd, s.psr, s.mrow);
   s.built = false;
   s.C = 0;
 }
@@ -716,7 +749,8 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
 // the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
                int plen, bool bankOrder, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
-               std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &rsp, std::vector<unsigned> &rsd,
+               std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &psr, std::vector<int> &mrow,
+               std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
   a = Args{};
@@ -764,6 +798,9 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   pnj.assign(static_cast<size_t>(kPiece * kMaxC), 0);
   prow.assign(pieces ? 3 * static_cast<size_t>(n) : 1, 0);
   for (size_t r = 0; pieces && r < static_cast<size_t>(n); ++r) prow[3 * r + 2] = -1;
+  psr.assign(pieces ? std::max<size_t>(col.size(), 1) : 1, -1);
+  mrow.assign(pieces ? std::max(n, 1) : 1, 0);
+  int pmax = 0, mmax = 0;
   cols.assign(col.size(), 0);
   gids.clear();
   heavy.clear();
@@ -841,6 +878,19 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       for (size_t j = 0; j < jcol.size(); ++j) cols[static_cast<size_t>(rp[r0]) + j] = jcol[j];
       for (int i = 0; i < R; ++i)
         if (prow[3 * static_cast<size_t>(r0 + i) + 1] > kPieceWarp) heavy.push_back(i);
+      // fused row sums: the row of each row's only piece; the other light rows in a list
+      int m = 0;
+      for (int i = 0; i < R; ++i) {
+        const int *pr = &prow[3 * static_cast<size_t>(r0 + i)];
+        if (pr[1] > kPieceWarp) continue;
+        if (pr[1] + (pr[2] >= 0) == 1)
+          psr[static_cast<size_t>(rp[r0]) + static_cast<size_t>(pr[1] == 1 ? pr[0] : pr[2])] = i;
+        else
+          mrow[static_cast<size_t>(r0 + m++)] = i;
+      }
+      a.mc[q] = m;
+      pmax = std::max(pmax, nj[0]);
+      mmax = std::max(mmax, m);
     } else {
       for (int i = 0; i < R; ++i)
         if (rp[r0 + i + 1] - rp[r0 + i] > kLight) heavy.push_back(i);
@@ -902,6 +952,8 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   a.rmax = (rmax + 3) & ~3;
   a.emax = (emax + 3) & ~3;
   a.hmax = (hmax + 3) & ~3;
+  a.pmax = (pmax + 3) & ~3;
+  a.mmax = (mmax + 3) & ~3;
   a.smax = (smax + 3) & ~3;
   if (rmax > 65535 || a.gmax >= (1 << 22)) {
     why = "graph too large for one cluster: a block's rows exceed the 16-bit send indices";
@@ -948,8 +1000,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3, bankOrder = s.knobGather >= 5;
-  const int plen = pieces ? (s.knobGather % 2 == 1 ? kPiece : 4) : 0; // 3, 5: pieces of 8; 4, 6: of 4
+  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3, bankOrder = s.knobGather >= 5,
+             fused = s.knobGather == 7;
+  const int plen = pieces ? (s.knobGather % 2 == 1 ? kPiece : 4) : 0; // 3, 5, 7: pieces of 8; 4, 6: of 4
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -960,13 +1013,14 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned short> sidx;
     std::vector<unsigned> desc;
     long long xf = 0;
-    std::vector<int> pnj, prow, rsp;
+    std::vector<int> pnj, prow, rsp, psr, mrow;
     std::vector<unsigned> rsd;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs,
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, a, cols, gids, heavy, pnj, prow, psr, mrow, rsp,
+                   rsd, sidx, desc, pairs,
                    xf, why))
       continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
-                              (s.knobPartials & 4) != 0)
+                              (s.knobPartials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0)
                             .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -988,6 +1042,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&s.prow, prow, "d_dsmRowPieces", e));
     PR_TRY(upload(&s.rsp, rsp, "d_dsmRowSendPtr", e));
     PR_TRY(upload(&s.rsd, rsd, "d_dsmRowSends", e));
+    PR_TRY(upload(&s.psr, psr, "d_dsmPieceRow", e));
+    PR_TRY(upload(&s.mrow, mrow, "d_dsmAddedRows", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
@@ -1007,6 +1063,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.prow = s.prow;
     a.rsp = s.rsp;
     a.rsd = s.rsd;
+    a.fused = fused ? 1 : 0;
+    a.psr = s.psr;
+    a.mrow = s.mrow;
     s.args = a;
     s.C = C;
     s.threads = threads;
@@ -1102,9 +1161,10 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
   DsmState &s = *sp;
   if (value < 0) return fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
   // the knobs with a range [0, max]: knob, max, field, name, what the values mean
+  using Field = int DsmState::*;
   struct Range {
     int knob, max;
-    int DsmState::*field;
+    Field field;
     const char *name, *values;
   };
   static const Range ranges[] = {
@@ -1112,8 +1172,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
       {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
-      {PRLAB_KNOB_DSM_GATHER, 6, &DsmState::knobGather,
-       "gather", "auto, staged, direct, pieces of 8, of 4, the same bank-ordered"},
+      {PRLAB_KNOB_DSM_GATHER, 7, &DsmState::knobGather, "gather",
+       "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused"},
       {PRLAB_KNOB_DSM_PARTIALS, 7, &DsmState::knobPartials, "partials", "bits: pushed, one-barrier sum, warp partials"},
   };
   bool known = false;

@@ -40,17 +40,17 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int mode : {0, 8, 4, 8 + 32, 4 + 32}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered
+      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered; + 64: fused
         const int plen = mode & 15, pieces = plen > 0;
-        const bool bankOrder = mode >= 32;
+        const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0;
         Args a;
-        std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp;
+        std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow;
         std::vector<unsigned> rsd;
         std::vector<unsigned short> sidx;
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, a, cols, gids, heavy, pnj, prow, rsp, rsd, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, a, cols, gids, heavy, pnj, prow, psr, mrow, rsp, rsd, sidx, desc, pairs, xf, why)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
             int g = gids[a.gb[q] + j];
             if (g >= 0 && ghost[q][j] != val(g)) { if (errs++ < 5) printf("  ghost q%d j%d gid %d holds %g\n", q, j, g, ghost[q][j]); }
           }
-        long long wfSum = 0, wfMax = 0, wfIdealMax = 0, localEdges = 0, rowWfMax = 0; // shared-memory wavefronts of the gather's loads of cur (all blocks, slowest block)
+        long long wfSum = 0, wfMax = 0, wfIdealMax = 0, localEdges = 0, rowWfMax = 0, fusedRows = 0; // shared-memory wavefronts of the gather's loads of cur (all blocks, slowest block)
         for (int q = 0; q < C; ++q) {
           int r0 = a.rb[q], R = a.rb[q + 1] - r0, e0 = rp[r0], E = rp[r0 + R] - e0;
           long long wf = 0, ideal = 0;
@@ -127,8 +127,9 @@ int main(int argc, char **argv) {
             long long rw = 0;
             for (int i0 = 0; i0 < R; i0 += 32) {
               std::vector<std::vector<int>> lanes;
-              for (int i = i0; i < std::min(R, i0 + 32); ++i) {
+              for (int l = i0; l < std::min(fused ? a.mc[q] : R, i0 + 32); ++l) { // fused: the added rows only, in list order
                 std::vector<int> ad;
+                const int i = fused ? mrow[r0 + l] : l;
                 if (!pieces) {
                   int d = rp[r0 + i + 1] - rp[r0 + i];
                   if (d <= kLight)
@@ -178,7 +179,32 @@ int main(int argc, char **argv) {
             for (int i = 0; i < R; ++i) {
               int f0 = prow[3 * (r0 + i)], nf = prow[3 * (r0 + i) + 1], x = prow[3 * (r0 + i) + 2];
               float s = 0; for (int k = 0; k < nf; ++k) s += part[f0 + k]; if (x >= 0) s += part[x];
-              rowsum[i] = s;
+              rowsum[i] = fused ? -1e30f : s;
+            }
+            if (fused) { // each row finished once: by its only piece (psr), in the added rows (mrow), or as a heavy row
+              std::vector<int> done(R, 0);
+              for (int t = 0; t < np; ++t) {
+                int i = psr[e0 + t];
+                if (i >= 0) { done[i]++; rowsum[i] = part[t]; }
+              }
+              for (int j = 0; j < a.mc[q]; ++j) {
+                int i = mrow[r0 + j];
+                int f0 = prow[3 * (r0 + i)], nf = prow[3 * (r0 + i) + 1], x = prow[3 * (r0 + i) + 2];
+                float s = 0; for (int k = 0; k < nf; ++k) s += part[f0 + k]; if (x >= 0) s += part[x];
+                rowsum[i] = s;
+                done[i]++;
+              }
+              for (int h = a.hb[q]; h < a.hb[q + 1]; ++h) {
+                int i = heavy[h];
+                int f0 = prow[3 * (r0 + i)], nf = prow[3 * (r0 + i) + 1], x = prow[3 * (r0 + i) + 2];
+                float s = 0; for (int k = 0; k < nf; ++k) s += part[f0 + k]; if (x >= 0) s += part[x];
+                rowsum[i] = s;
+                done[i]++;
+              }
+              for (int i = 0; i < R; ++i)
+                if (done[i] != 1) { if (errs++ < 5) printf("  q%d row %d finished %d times\n", q, i, done[i]); }
+              if (a.mc[q] > a.mmax || np > a.pmax) { errs++; printf("  q%d: %d added rows (max %d), %d pieces (max %d)\n", q, a.mc[q], a.mmax, np, a.pmax); }
+              fusedRows += R - a.mc[q] - (a.hb[q + 1] - a.hb[q]);
             }
             // heavy list = rows with nf > kPieceWarp
             int hc = 0; for (int i = 0; i < R; ++i) hc += prow[3 * (r0 + i) + 1] > kPieceWarp;
@@ -193,8 +219,10 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        printf("%-28s C=%2d pieces of %d%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, max rel err %.2e, %d errors\n",
-               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, maxerr, errs);
+        printf("%-28s C=%2d pieces of %d%s%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
+               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+               carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0).total,
+               maxerr, errs);
         bad += errs;
       }
   }
