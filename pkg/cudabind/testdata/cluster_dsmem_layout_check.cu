@@ -14,6 +14,14 @@ int fail(Err &e, int code, const char *fmt, ...) { (void)e; (void)fmt; return co
 int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) { (void)e; (void)st; (void)fmt; return 2; }
 int devAlloc(void **p, size_t bytes, const char *name, Err &e) { (void)p; (void)bytes; (void)name; (void)e; return 0; }
 int checkDamping(float d, Err &e) { (void)d; (void)e; return 0; }
+// the shared host helpers (common.cuh) the host code links against; never called here
+int deviceLimits(int, int *, int *, int *, Err &) { return 0; }
+bool clusterSchedulable(const void *, const char *, int, int, size_t, std::string *) { return false; }
+int checkRunArgs(const Ctx &, float, int, const float *, const float *, const double *, const int *, const int *, Err &) {
+  return 0;
+}
+int checkBenchArgs(float, int, int, int, const float *, Err &) { return 0; }
+int copyRunOut(const Ctx &, const float *, int, float *, float *, double *, Err &) { return 0; }
 }
 using namespace prlab;
 // Shared-memory wavefronts of one warp's load of the 4-byte words c (one per
