@@ -10,14 +10,21 @@
 namespace prlab {
 namespace dev {
 
-__device__ __forceinline__ float warpAllSum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+// The warp's sum by a five-step shuffle tree (offsets 16, 8, 4, 2, 1):
+// kAll, a butterfly (__shfl_xor_sync), leaves it in every lane; else
+// (__shfl_down_sync) it is valid in lane 0 only.
+template <bool kAll, class T> __device__ __forceinline__ T warpTreeSum(T v) {
+  for (int o = 16; o > 0; o >>= 1) {
+    if constexpr (kAll) {
+      v += __shfl_xor_sync(0xffffffffu, v, o);
+    } else {
+      v += __shfl_down_sync(0xffffffffu, v, o);
+    }
+  }
   return v;
 }
-__device__ __forceinline__ double warpAllSum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
+// The butterfly: the same bits in every lane.
+template <class T> __device__ __forceinline__ T warpAllSum(T v) { return warpTreeSum<true>(v); }
 
 // Block sum (blockDim.x a multiple of 32); the result is valid in warp 0.
 // scratch holds 32 values; the trailing barrier lets the caller reuse it.

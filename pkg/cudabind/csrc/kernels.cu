@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "block_reduce.cuh"
 #include "common.cuh"
 
 namespace prlab {
@@ -66,15 +67,8 @@ int devAlloc(void **p, size_t bytes, const char *name, Err &e) {
 
 // ---------------------------------------------------------------- device helpers
 
-__device__ __forceinline__ float warpSum(float v) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-  return v;
-}
-
-__device__ __forceinline__ double warpSumD(double v) {
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
-  return v;
-}
+// The warp's sum in lane 0 (shuffle down; block_reduce.cuh).
+template <class T> __device__ __forceinline__ T warpSum(T v) { return dev::warpTreeSum<false>(v); }
 
 // Block sum by warp shuffles: each warp reduces in registers, lane 0 of each
 // warp stores one float to shared memory, warp 0 reduces those. The result is
@@ -232,12 +226,12 @@ __global__ void sumF64Kernel(const float *__restrict__ x, long long n, double *o
        i += stride)
     v += static_cast<double>(x[i]);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = warpSumD(v);
+  v = warpSum(v);
   if (lane == 0) warpSums[warp] = v;
   __syncthreads();
   if (warp == 0) {
     v = lane < warps ? warpSums[lane] : 0.0;
-    v = warpSumD(v);
+    v = warpSum(v);
     if (lane == 0) atomicAdd(out, v);
   }
 }

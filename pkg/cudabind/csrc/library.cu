@@ -198,37 +198,31 @@ int cusparseSpmv(Ctx &c, int in, Err &e) {
   return PRLAB_OK;
 }
 
-void libraryFree(Ctx &c) {
+// Drops what is built on the graph's arrays: cuSPARSE's matrix and vector
+// descriptors and CUB's temporary storage.
+static void dropGraphState(Ctx &c) {
   if (c.spY) cusparseDestroyDnVec(c.spY);
   for (int i = 0; i < 2; ++i)
     if (c.spX[i]) cusparseDestroyDnVec(c.spX[i]);
   if (c.spA) cusparseDestroySpMat(c.spA);
-  if (c.sp) cusparseDestroy(c.sp);
-  if (c.spBuf) cudaFree(c.spBuf);
-  if (c.pVals) cudaFree(c.pVals);
-  if (c.cubTemp) cudaFree(c.cubTemp);
   c.spY = nullptr;
   c.spX[0] = c.spX[1] = nullptr;
   c.spA = nullptr;
-  c.sp = nullptr;
-  c.spBuf = c.cubTemp = nullptr;
-  c.pVals = nullptr;
+  freeDevice(c.cubTemp);
+  c.cubTempBytes = 0;
   c.spReady = c.cubReady = false;
+}
+
+void libraryFree(Ctx &c) {
+  dropGraphState(c);
+  if (c.sp) cusparseDestroy(c.sp);
+  c.sp = nullptr;
+  freeDevice(c.spBuf, c.pVals);
 }
 
 int libraryGraphChanged(Ctx &c, Err &e) {
   (void)e;
-  if (c.spY) cusparseDestroyDnVec(c.spY);
-  for (int i = 0; i < 2; ++i)
-    if (c.spX[i]) cusparseDestroyDnVec(c.spX[i]);
-  if (c.spA) cusparseDestroySpMat(c.spA);
-  if (c.cubTemp) cudaFree(c.cubTemp);
-  c.spY = nullptr;
-  c.spX[0] = c.spX[1] = nullptr;
-  c.spA = nullptr;
-  c.cubTemp = nullptr;
-  c.cubTempBytes = 0;
-  c.spReady = c.cubReady = false; // pVals and the SpMV buffer are reused while they fit
+  dropGraphState(c); // pVals and the SpMV buffer are reused while they fit
   return PRLAB_OK;
 }
 
