@@ -53,6 +53,12 @@ static_assert(kWarpMax == PRLAB_HOT_SEGMENT, "a warp row of the packed code is o
 // iterations is kept; every size gives the same bits).
 constexpr int kTuneHot[] = {0, 12288, 24576};
 constexpr int kMaxHot = 56 * 1024; // 224 KiB: the most one block may stage (227 KiB opt-in limit)
+// The settings the knobs PRLAB_KNOB_HOT_TILE and PRLAB_KNOB_HOT_THREADS
+// stand for at 0: the tile setting (0 tuned among the row loops and both
+// tile sizes, 1 the row loops, 8 or 16 the two-phase gather) and the
+// threads per block.
+constexpr int kDefaultTile = 0;
+constexpr int kDefaultThreads = 1024;
 
 struct Args {
   const int *rowPtr, *colIdx;
@@ -558,6 +564,8 @@ int getState(Ctx &c, State **out, Err &e) {
                  [&](State &s) { return deviceLimits(c.device, &s.sms, &s.smemOptin, nullptr, e); }, e);
 }
 
+int tileSetting(const State &s) { return s.knobTile ? s.knobTile : kDefaultTile; }
+
 // A hot-head size the block can stage: at most kMaxHot, the opt-in shared
 // memory less 1 KiB, and n; a multiple of 4 (16-byte staging loads).
 int clampHot(const State &s, int hot, int n) {
@@ -624,7 +632,8 @@ int build(Ctx &c, State &s, Err &e) {
               "cudaMemcpy(d_hotRows, %zu bytes, host to device)", 4 * rowsOf[b].size());
   }
 
-  const int threads = s.knobThreads ? s.knobThreads : 1024, occ = s.knobOcc ? s.knobOcc : 2;
+  const int threads = s.knobThreads ? s.knobThreads : kDefaultThreads, occ = s.knobOcc ? s.knobOcc : 2;
+  const int tile = tileSetting(s);
   s.shape = nullptr;
   for (const Shape &sh : kShapes)
     if (sh.threads == threads && sh.occ == occ) s.shape = &sh;
@@ -639,8 +648,8 @@ int build(Ctx &c, State &s, Err &e) {
   // buffers (with the knob's head when both knobs are set; else the tuning
   // tries the tiles with the heads that fit beside them).
   const size_t headBytes = 4 * static_cast<size_t>(s.hotMax);
-  const size_t tileMax = s.knobTile == 1 ? 0 : tileBytes(threads, s.knobTile ? s.knobTile : kTileK[1]);
-  const size_t smem = s.smemMax = s.knobTile >= 8 && s.knobHot ? headBytes + tileMax : std::max(headBytes, tileMax);
+  const size_t tileMax = tile == 1 ? 0 : tileBytes(threads, tile ? tile : kTileK[1]);
+  const size_t smem = s.smemMax = tile >= 8 && s.knobHot ? headBytes + tileMax : std::max(headBytes, tileMax);
   int perSM = 1 << 30;
   std::vector<const void *> fns(s.shape->iter[0], s.shape->iter[0] + kVariants);
   fns.insert(fns.end(), s.shape->iter[1], s.shape->iter[1] + kVariants);
@@ -653,9 +662,9 @@ int build(Ctx &c, State &s, Err &e) {
             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
     perSM = std::min(perSM, k);
   }
-  if (s.knobTile != 1)
+  if (tile != 1)
     for (int t = 0; t < 2; ++t) {
-      if (s.knobTile != 0 && s.knobTile != kTileK[t]) continue;
+      if (tile != 0 && tile != kTileK[t]) continue;
       const std::vector<int2> tl = tileList(rp, threads, kTileK[t]);
       s.nTiles[t] = static_cast<int>(tl.size());
       PR_TRY(devAlloc(reinterpret_cast<void **>(&s.tiles[t]), 8 * tl.size(), "d_hotTiles", e));
@@ -748,7 +757,7 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
       const int v = clampHot(s, h, c.n);
       if (std::find(hots.begin(), hots.end(), v) == hots.end()) hots.push_back(v);
     }
-  const bool rowLoops = packed || s.knobTile <= 1;
+  const bool rowLoops = packed || tileSetting(s) <= 1;
   for (int u = 0; u < 3 && rowLoops; ++u) {
     if (packed && u > 0) continue; // the packed rows have one loop shape
     if (!packed && s.knobUnroll != 0 && (2 << u) != s.knobUnroll) continue;
