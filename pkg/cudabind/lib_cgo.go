@@ -258,16 +258,10 @@ func (l *library) graphCreate(dev int, g *pagerank.Graph, maxIter int) (unsafe.P
 	for i, v := range g.InvOutDegree {
 		inv[i] = float32(v)
 	}
-	var colIdx *C.int
-	if g.NNZ > 0 {
-		colIdx = (*C.int)(unsafe.Pointer(&g.InColIdx[0]))
-	}
 	var msg [msgLen]C.char
 	var h unsafe.Pointer
-	rc := C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ),
-		(*C.int)(unsafe.Pointer(&g.InRowPtr[0])), colIdx,
-		(*C.float)(unsafe.Pointer(&inv[0])), (*C.uchar)(unsafe.Pointer(&g.Dangling[0])),
-		C.int(maxIter), &h, &msg[0], msgLen)
+	rc := C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
+		floatPtr(inv), cPtr[C.uchar](g.Dangling), C.int(maxIter), &h, &msg[0], msgLen)
 	if err := status("prlab_graph_create", rc, &msg); err != nil {
 		return nil, err
 	}
@@ -280,19 +274,16 @@ func (l *library) graphFree(h unsafe.Pointer) error {
 }
 
 func (l *library) runImpl(h unsafe.Pointer, impl int, d float32, iters int, tol float32, n int) (runOut, error) {
-	out := runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
+	out := newRunOut(n, iters)
 	var msg [msgLen]C.char
 	var done, conv C.int
-	rc := C.pr_run(l.run, h, C.int(impl), C.float(d), C.int(iters), C.float(tol),
-		(*C.float)(unsafe.Pointer(&out.ranks[0])), (*C.float)(unsafe.Pointer(&out.residuals[0])),
-		(*C.double)(unsafe.Pointer(&out.sums[0])), &done, &conv, &msg[0], msgLen)
+	ranks, res, sums := out.outPtrs()
+	rc := C.pr_run(l.run, h, C.int(impl), C.float(d), C.int(iters), C.float(tol), ranks, res, sums, &done, &conv,
+		&msg[0], msgLen)
 	if err := status("prlab_run", rc, &msg); err != nil {
 		return runOut{}, err
 	}
-	out.done = int(done)
-	out.converged = conv != 0
-	out.residuals = out.residuals[:out.done]
-	out.sums = out.sums[:out.done]
+	out.finish(done, conv)
 	return out, nil
 }
 
@@ -300,8 +291,8 @@ func (l *library) benchmark(h unsafe.Pointer, impl int, d float32, iters, warmup
 	ms := make([]float32, runs)
 	ranks := make([]float32, n)
 	var msg [msgLen]C.char
-	rc := C.pr_bench(l.bench, h, C.int(impl), C.float(d), C.int(iters), C.int(warmups), C.int(runs),
-		(*C.float)(unsafe.Pointer(&ms[0])), (*C.float)(unsafe.Pointer(&ranks[0])), &msg[0], msgLen)
+	rc := C.pr_bench(l.bench, h, C.int(impl), C.float(d), C.int(iters), C.int(warmups), C.int(runs), floatPtr(ms),
+		floatPtr(ranks), &msg[0], msgLen)
 	if err := status("prlab_benchmark", rc, &msg); err != nil {
 		return nil, nil, err
 	}
@@ -328,15 +319,7 @@ func (l *library) checkReduction(h unsafe.Pointer, kind, which int, a, b []float
 	var msg [msgLen]C.char
 	var v C.double
 	var w, gr C.int
-	var pb *C.float
-	var pm *C.uchar
-	if len(b) > 0 {
-		pb = (*C.float)(unsafe.Pointer(&b[0]))
-	}
-	if len(mask) > 0 {
-		pm = (*C.uchar)(unsafe.Pointer(&mask[0]))
-	}
-	rc := C.pr_check(l.chk, h, C.int(kind), C.int(which), C.int(len(a)), (*C.float)(unsafe.Pointer(&a[0])), pb, pm,
+	rc := C.pr_check(l.chk, h, C.int(kind), C.int(which), C.int(len(a)), floatPtr(a), floatPtr(b), cPtr[C.uchar](mask),
 		C.int(threads), &v, &w, &gr, &msg[0], msgLen)
 	if err := status("prlab_check_reduction", rc, &msg); err != nil {
 		return 0, 0, 0, err
@@ -390,14 +373,14 @@ func (l *library) hotHeadCodes(h unsafe.Pointer, c ColumnCode) error {
 	}
 	var msg [msgLen]C.char
 	var none [1]int32 // a valid pointer for an empty array
-	codes, exc := (*C.ushort)(unsafe.Pointer(&none[0])), (*C.int)(unsafe.Pointer(&none[0]))
-	if len(c.Codes) > 0 {
-		codes = (*C.ushort)(unsafe.Pointer(&c.Codes[0]))
+	codes, exc := cPtr[C.ushort](c.Codes), intPtr(c.Exc)
+	if codes == nil {
+		codes = cPtr[C.ushort](none[:])
 	}
-	if len(c.Exc) > 0 {
-		exc = (*C.int)(unsafe.Pointer(&c.Exc[0]))
+	if exc == nil {
+		exc = intPtr(none[:])
 	}
-	rc := C.pr_codes(l.codes, h, codes, (*C.int)(unsafe.Pointer(&c.ExcPtr[0])), exc, C.int(len(c.Exc)), &msg[0], msgLen)
+	rc := C.pr_codes(l.codes, h, codes, intPtr(c.ExcPtr), exc, C.int(len(c.Exc)), &msg[0], msgLen)
 	return status("prlab_hothead_codes", rc, &msg)
 }
 
@@ -470,12 +453,35 @@ func (l *library) hasSessions() error {
 	return nil
 }
 
-// intPtr is &v[0] as a C int pointer (nil for an empty slice).
-func intPtr(v []int32) *C.int {
+// cPtr is &v[0] as a pointer to the C element type E of the same size
+// (nil for an empty slice): the library reads or writes v in place.
+func cPtr[E, T any](v []T) *E {
 	if len(v) == 0 {
 		return nil
 	}
-	return (*C.int)(unsafe.Pointer(&v[0]))
+	return (*E)(unsafe.Pointer(&v[0]))
+}
+
+func intPtr(v []int32) *C.int       { return cPtr[C.int](v) }
+func floatPtr(v []float32) *C.float { return cPtr[C.float](v) }
+
+// newRunOut holds the outputs of a run of at most iters iterations on n nodes.
+func newRunOut(n, iters int) runOut {
+	return runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
+}
+
+// outPtrs are its ranks, residuals and sums for the C call.
+func (o *runOut) outPtrs() (*C.float, *C.float, *C.double) {
+	return floatPtr(o.ranks), floatPtr(o.residuals), cPtr[C.double](o.sums)
+}
+
+// finish records how many iterations ran and whether they converged, and
+// cuts the histories to them.
+func (o *runOut) finish(done, converged C.int) {
+	o.done = int(done)
+	o.converged = converged != 0
+	o.residuals = o.residuals[:o.done]
+	o.sums = o.sums[:o.done]
 }
 
 // sessionOpen is prlab_session_open on g's in-edge CSR and outDeg [n].
@@ -498,12 +504,7 @@ var _ [8]struct{} = [unsafe.Sizeof(pagerank.Edge{})]struct{}{}
 
 // edgePtr is &es[0] as (src, dst) int pairs (pagerank.Edge is two int32s,
 // no padding), nil for an empty slice: the library reads the batch in place.
-func edgePtr(es []pagerank.Edge) *C.int {
-	if len(es) == 0 {
-		return nil
-	}
-	return (*C.int)(unsafe.Pointer(&es[0]))
-}
+func edgePtr(es []pagerank.Edge) *C.int { return cPtr[C.int](es) }
 
 // sessionApply is prlab_session_apply of one batch.
 func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagerank.Edge) (deviceStats, error) {
@@ -526,24 +527,17 @@ func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagera
 
 // sessionRun is prlab_session_run from start [n] (nil: 1/n).
 func (l *library) sessionRun(h unsafe.Pointer, d float32, iters int, tol float32, start []float32, n int) (runOut, float64, error) {
-	out := runOut{ranks: make([]float32, n), residuals: make([]float32, iters), sums: make([]float64, iters)}
+	out := newRunOut(n, iters)
 	var msg [msgLen]C.char
 	var done, conv C.int
 	var ms C.float
-	var ps *C.float
-	if start != nil {
-		ps = (*C.float)(unsafe.Pointer(&start[0]))
-	}
-	rc := C.pr_srun(l.sRun, h, C.float(d), C.int(iters), C.float(tol), ps,
-		(*C.float)(unsafe.Pointer(&out.ranks[0])), (*C.float)(unsafe.Pointer(&out.residuals[0])),
-		(*C.double)(unsafe.Pointer(&out.sums[0])), &done, &conv, &ms, &msg[0], msgLen)
+	ranks, res, sums := out.outPtrs()
+	rc := C.pr_srun(l.sRun, h, C.float(d), C.int(iters), C.float(tol), floatPtr(start), ranks, res, sums, &done, &conv,
+		&ms, &msg[0], msgLen)
 	if err := status("prlab_session_run", rc, &msg); err != nil {
 		return runOut{}, 0, err
 	}
-	out.done = int(done)
-	out.converged = conv != 0
-	out.residuals = out.residuals[:out.done]
-	out.sums = out.sums[:out.done]
+	out.finish(done, conv)
 	return out, float64(ms), nil
 }
 
@@ -556,9 +550,8 @@ func (l *library) sessionGraph(h unsafe.Pointer) (*residentGraph, error) {
 	}
 	g := &residentGraph{RowPtr: make([]int32, int(n)+1), ColIdx: make([]int32, int(nnz)), OutDegree: make([]int32, int(n)),
 		Dangling: make([]uint8, int(n)), InvOut: make([]float32, int(n))}
-	var dm *C.uchar = (*C.uchar)(unsafe.Pointer(&g.Dangling[0]))
-	rc := C.pr_sgraph(l.sGraph, h, &n, &nnz, intPtr(g.RowPtr), intPtr(g.ColIdx), intPtr(g.OutDegree), dm,
-		(*C.float)(unsafe.Pointer(&g.InvOut[0])), &msg[0], msgLen)
+	rc := C.pr_sgraph(l.sGraph, h, &n, &nnz, intPtr(g.RowPtr), intPtr(g.ColIdx), intPtr(g.OutDegree),
+		cPtr[C.uchar](g.Dangling), floatPtr(g.InvOut), &msg[0], msgLen)
 	if err := status("prlab_session_graph", rc, &msg); err != nil {
 		return nil, err
 	}
