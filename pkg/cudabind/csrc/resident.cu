@@ -149,26 +149,39 @@ __device__ __forceinline__ bool inOldRow(const int *rowPtr, const int *colIdx, i
   return j < hi && colIdx[j] == s;
 }
 
-// Deletions, sorted: flag the first copy of each key present in the old CSR.
-__global__ void classifyDeletesKernel(const Key *dk, int m, Key sentinel, int shift, const int *rowPtr,
-                                      const int *colIdx, int nOld, unsigned char *flag, int *delCnt, int *cnt) {
+// The skeleton of both classifications of a sorted batch keys[m]: thread i
+// decodes its key (dst v, src s; the sentinel is a dropped entry) and
+// effective(k, v, s, repeat) decides it (repeat: keys[i-1] == k) and records
+// an effective entry; flag[i] = 1 for an effective entry, and the block
+// counts the other real entries into *otherSlot, the effective ones into
+// *effSlot.
+template <class Effective>
+__device__ __forceinline__ void classifyBatch(const Key *keys, int m, Key sentinel, int shift, unsigned char *flag,
+                                              int *otherSlot, int *effSlot, Effective effective) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int eff = 0, absent = 0;
+  int eff = 0, other = 0;
   if (i < m) {
-    const Key k = dk[i];
+    const Key k = keys[i];
     if (k < sentinel) {
       const int v = static_cast<int>(k >> shift), s = static_cast<int>(k & ((1ull << shift) - 1));
-      if ((i > 0 && dk[i - 1] == k) || !inOldRow(rowPtr, colIdx, nOld, v, s)) {
-        absent = 1;
-      } else {
-        eff = 1;
-        atomicAdd(&delCnt[v], 1);
-      }
+      eff = effective(k, v, s, i > 0 && keys[i - 1] == k) ? 1 : 0;
+      other = 1 - eff;
     }
     flag[i] = static_cast<unsigned char>(eff);
   }
-  countBlock(absent, &cnt[kAbsentDeletes]);
-  countBlock(eff, &cnt[kDeleted]);
+  countBlock(other, otherSlot);
+  countBlock(eff, effSlot);
+}
+
+// Deletions, sorted: flag the first copy of each key present in the old CSR.
+__global__ void classifyDeletesKernel(const Key *dk, int m, Key sentinel, int shift, const int *rowPtr,
+                                      const int *colIdx, int nOld, unsigned char *flag, int *delCnt, int *cnt) {
+  classifyBatch(dk, m, sentinel, shift, flag, &cnt[kAbsentDeletes], &cnt[kDeleted],
+                [&](Key, int v, int s, bool repeat) {
+                  if (repeat || !inOldRow(rowPtr, colIdx, nOld, v, s)) return false;
+                  atomicAdd(&delCnt[v], 1);
+                  return true;
+                });
 }
 
 // Insertions, sorted: an insertion is effective unless repeated or present
@@ -176,29 +189,16 @@ __global__ void classifyDeletesKernel(const Key *dk, int m, Key sentinel, int sh
 __global__ void classifyInsertsKernel(const Key *ik, int m, const Key *dk, int md, Key sentinel, int shift,
                                       const int *rowPtr, const int *colIdx, int nOld, unsigned char *flag,
                                       int *insCnt, int *cnt) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int eff = 0, dup = 0;
-  if (i < m) {
-    const Key k = ik[i];
-    if (k < sentinel) {
-      const int v = static_cast<int>(k >> shift), s = static_cast<int>(k & ((1ull << shift) - 1));
-      bool present = false;
-      if (!(i > 0 && ik[i - 1] == k)) {
-        if (inOldRow(rowPtr, colIdx, nOld, v, s)) {
-          const long long j = lowerBoundKey(dk, 0, md, k);
-          present = !(j < md && dk[j] == k); // deleted first, then re-inserted: effective
-        }
-        if (!present) {
-          eff = 1;
-          atomicAdd(&insCnt[v], 1);
-        }
-      }
-      dup = eff ? 0 : 1;
-    }
-    flag[i] = static_cast<unsigned char>(eff);
-  }
-  countBlock(dup, &cnt[kDuplicateInserts]);
-  countBlock(eff, &cnt[kInserted]);
+  classifyBatch(ik, m, sentinel, shift, flag, &cnt[kDuplicateInserts], &cnt[kInserted],
+                [&](Key k, int v, int s, bool repeat) {
+                  if (repeat) return false;
+                  if (inOldRow(rowPtr, colIdx, nOld, v, s)) {
+                    const long long j = lowerBoundKey(dk, 0, md, k);
+                    if (!(j < md && dk[j] == k)) return false; // present (deleted first, then re-inserted: effective)
+                  }
+                  atomicAdd(&insCnt[v], 1);
+                  return true;
+                });
 }
 
 // lens[v] = the new length of in-row v; lens[nNew] = 0 (the scan's total).
