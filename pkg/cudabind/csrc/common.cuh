@@ -1,6 +1,9 @@
 // common.cuh — shared by the translation units of libprlab_cuda.so: the
-// per-graph context, error reporting, launch constants, and the host-side
-// stage functions each .cu file provides to the others.
+// per-graph context, error reporting, launch constants, the host-side
+// stage functions each .cu file provides to the others, and the host steps
+// every family of designs takes (upload, the family's state, the CUDA-event
+// timing loop, argument checks, copying a run out, one-cluster launches,
+// entry points on a handle), written once here.
 //
 // Error convention: every function that can fail returns an int status
 // (PRLAB_OK or a PRLAB_ERR_* code) and writes a message naming the failing
