@@ -335,42 +335,10 @@ func (r *runner) gpuContext(g *pagerank.Graph) {
 	fmt.Fprintf(r.cfg.Progress, "GPU: %s (compute capability %s)\n", ctx.Name, ctx.ComputeCapability)
 }
 
-// gpuSkippedLine is the one progress line for every GPU row skipped for the
-// same reason, e.g. "14 GPU designs skipped: the CUDA library is not built —
-// run `make cuda-lib` on a CUDA host (…)": the per-row lines leave them out.
-func gpuSkippedLine(entries []Entry, avail map[string]string, why string) string {
-	switch n := len(gpuSkippedNames(entries, avail, why)); n {
-	case 0:
-		return "GPU designs skipped: " + why
-	case 1:
-		return "1 GPU design skipped: " + why
-	default:
-		return fmt.Sprintf("%d GPU designs skipped: %s", n, why)
-	}
-}
-
-// gpuSkippedNames lists, in order, the GPU entries that cannot run here for
-// the study-wide reason why (avail holds each entry's Availability).
-func gpuSkippedNames(entries []Entry, avail map[string]string, why string) []string {
-	var names []string
-	for _, e := range entries {
-		if e.Kind == report.KindGPU && avail[e.Impl.Name()] == why {
-			names = append(names, e.Impl.Name())
-		}
-	}
-	return names
-}
-
 // gpuSkipped reports whether a row was skipped for the run-wide GPU reason
 // (counted once in gpuSkippedLine, not printed per row).
 func (r *runner) gpuSkipped(status, reason string) bool {
 	return skippedForGPU(status, reason, r.out.GPUSkipped)
-}
-
-// skippedForGPU reports whether a row of status and reason was skipped for
-// a study's run-wide GPU reason gpuWhy ("" when the GPU is available).
-func skippedForGPU(status, reason, gpuWhy string) bool {
-	return status == report.StatusSkipped && gpuWhy != "" && reason == gpuWhy
 }
 
 // safeCall runs f, turning a panic into an error.
