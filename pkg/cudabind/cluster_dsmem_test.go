@@ -43,14 +43,14 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	configs := []dsmConfig{{"stores", 1, 0, 0}, {"bulk", 2, 0, 0}, {"l2", 3, 0, 0}}
+	configs := []dsmConfig{{"stores", 1, 0, 0}, {"bulk", 2, 0, 0}, {"l2", 3, 0, 0}, {"stores staged twobar", 1, 1, 8}}
 	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the variants that are not the default (yet)
 		configs = append(configs, dsmConfig{"stores pieces", 1, 3, 0}, dsmConfig{"bulk pieces", 2, 3, 0},
 			dsmConfig{"l2 pieces", 3, 3, 0}, dsmConfig{"rows", 4, 0, 0}, dsmConfig{"rows pieces", 4, 3, 0},
 			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
 			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
 			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4},
-			dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
+			dsmConfig{"stores lean", 1, 0, 18}, dsmConfig{"stores staged lean", 1, 1, 18}, dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
 	}
 	for _, cf := range configs {
 		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
@@ -159,6 +159,7 @@ var dsmGathers = []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pie
 
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
+	out = append(out, dsmVariant{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}})
 	for _, ex := range dsmExchanges {
 		for _, ga := range dsmGathers {
 			for _, th := range []int{1024, 512} {
@@ -172,7 +173,8 @@ func dsmVariants() []dsmVariant {
 	}
 	for _, ex := range []namedValue{dsmExchanges[0], dsmExchanges[3]} {
 		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4], dsmGathers[6]} {
-			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4}} {
+			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4},
+				{"two-barrier block sum (the first default)", 8}, {"warp 0 reduces only", 18}, {"warp 0 reduces only, two-barrier sum", 24}} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s 1024 threads, %s", ex.name, ga.name, pa.name),
 					map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMPartials: pa.v}})
 			}
@@ -344,13 +346,13 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 }
 
 // The probe's variants name valid knob values (an exchange the tables know,
-// a gather in [0, 7], partials in [0, 7]) under distinct names, and each
+// a gather in [0, 7], partials in [0, 31]) under distinct names, and each
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range dsmVariants() {
 		ex, ga, pa := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 7 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

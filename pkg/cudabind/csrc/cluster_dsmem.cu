@@ -27,17 +27,18 @@
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
-// Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (default: the gathered
-// values of all edges into shared memory, kBatch loads in flight per
-// thread, then thread per row up to in-degree 32 and warp per row above),
-// direct (row sums read the ghost vector), or pieces (each row cut into
-// pieces of <= 8 edges, one thread per piece with coalesced jagged-diagonal
-// column loads, then each row adds its pieces in order: short serial chains
-// instead of up to 32 dependent adds per light row; checked on the CPU by
-// testdata/cluster_dsmem_layout_check.cu, not yet timed on the H200), or
-// pieces bank-ordered (5, 6: each piece's columns in the order that puts a
-// warp's lanes on distinct shared-memory banks at each step where the pieces
-// allow it, bankOrderPieces; the same pieces, another summation order), or
+// Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (1: the gathered values of
+// all edges into shared memory, kBatch loads in flight per thread, then
+// thread per row up to in-degree 32 and warp per row above), direct (2: row
+// sums read the ghost vector), or pieces (3, 4: each row cut into pieces of
+// <= 8 / 4 edges, one thread per piece with coalesced jagged-diagonal column
+// loads, then each row adds its pieces in order: short serial chains instead
+// of up to 32 dependent adds per light row; checked on the CPU by
+// testdata/cluster_dsmem_layout_check.cu), or pieces bank-ordered (5, 6:
+// each piece's columns in the order that puts a warp's lanes on distinct
+// shared-memory banks at each step where the pieces allow it,
+// bankOrderPieces; the same pieces, another summation order; 5 is the
+// default, the fastest on the H200 probe of 2026-12-02, NOTES.md), or
 // those of 8 fused (7: the thread of a row's only piece finishes the row at
 // once, every warp having summed D itself; the row phase adds the rest).
 // Dangling mass and residual: each block's partial in its own shared memory
@@ -52,7 +53,10 @@
 // 0..C-1 of every warp store the warp's partial into every block (C x 32
 // words per block and parity), and warp 0 sums them after the barrier (lane w
 // adds warp w's partials of blocks 0..C-1 in order, then the butterfly: other
-// bits than the block sums', the same in every block). Fixed-order sums
+// bits than the block sums', the same in every block); bit 16: warp 0 does
+// only the reductions (D after the barrier, the dangling sum after the row
+// sums) while warps 1.. do the gather and the sends; bit 8 only marks a value
+// as explicit (auto, 0, is bit 2: the one-barrier sum). Fixed-order sums
 // throughout: same bits every run.
 //
 // Bytes per iteration (the course's rule, as the fused iteration counts
@@ -271,6 +275,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool staged = a.direct == 0;
   const bool pieces = a.pieces != 0; // valS then holds the piece sums
   const bool push = (a.partials & 1) != 0, oneBarrier = (a.partials & 2) != 0;
+  // bit 16: warp 0 only reduces (D, the dangling sum); the gather and the sends run on warps 1.. (wt, wn)
+  const bool lean = (a.partials & 16) != 0 && bd > 32;
+  const int wt = lean ? tid - 32 : tid, wn = lean ? bd - 32 : bd;
   const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
   const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
@@ -478,7 +485,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     };
     if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
       const int np = pnjS[0];
-      for (int t = tid; t < np; t += bd) {
+      for (int t = wt; t >= 0 && t < np; t += wn) {
         float v[kPiece];
         int slot = t;
 #pragma unroll
@@ -496,22 +503,27 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       }
     } else if (staged && (a.ablate & kNoGather) == 0) {
-      for (int b = tid; b < E; b += kBatch * bd) { // kBatch shared-memory loads in flight
+      for (int b = wt; b >= 0 && b < E; b += kBatch * wn) { // kBatch shared-memory loads in flight
         float v[kBatch];
 #pragma unroll
         for (int u = 0; u < kBatch; ++u) {
-          const int e = b + u * bd;
+          const int e = b + u * wn;
           v[u] = e < E ? cur[colS[e]] : 0.0f;
         }
 #pragma unroll
         for (int u = 0; u < kBatch; ++u) {
-          const int e = b + u * bd;
+          const int e = b + u * wn;
           if (e < E) valS[e] = v[u];
         }
       }
     }
     if (!kInstr && !everyWarp && tid < 32) {
-      const float d0 = warpAllSum(dRemote);
+      // lean (C <= 16): lanes >= 16 hold 0, so the xor-16 step adds 0 to lanes < 16: skipped, the same bits in lane 0
+      float d0 = dRemote;
+      if (lean && C <= 16 && !(warpPush && k > 0))
+        for (int o = 8; o > 0; o >>= 1) d0 += __shfl_xor_sync(0xffffffffu, d0, o);
+      else
+        d0 = warpAllSum(d0);
       if (lane == 0) shD = d0;
     }
     __syncthreads();
@@ -584,7 +596,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (kMode == kStores) {
         const int ofs4 = ((1 - p) * a.gmax) >> 2;
         const ushort4 *ix4 = reinterpret_cast<const ushort4 *>(sidxS);
-        for (int g = tid; g < (S >> 2); g += bd) {
+        for (int g = wt; g >= 0 && g < (S >> 2); g += wn) {
           const unsigned dsc = descS[g];
           const ushort4 ix = ix4[g];
           const float4 v = make_float4(nxt[ix.x], nxt[ix.y], nxt[ix.z], nxt[ix.w]);
@@ -1000,9 +1012,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  const bool staged = s.knobGather != 2, pieces = s.knobGather >= 3, bankOrder = s.knobGather >= 5,
-             fused = s.knobGather == 7;
-  const int plen = pieces ? (s.knobGather % 2 == 1 ? kPiece : 4) : 0; // 3, 5, 7: pieces of 8; 4, 6: of 4
+  // automatic: the fastest correct setting of the H200 probe of 2026-12-02 (NOTES.md): the bank-ordered
+  // pieces of 8 and the one-barrier dangling sum (stores exchange)
+  const int gather = s.knobGather == 0 ? 5 : s.knobGather, partials = s.knobPartials == 0 ? 2 : s.knobPartials;
+  const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7;
+  const int plen = pieces ? (gather % 2 == 1 ? kPiece : 4) : 0; // 3, 5, 7: pieces of 8; 4, 6: of 4
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -1020,7 +1034,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
                    xf, why))
       continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
-                              (s.knobPartials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0)
+                              (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0)
                             .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -1056,7 +1070,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.pairs = s.pairs;
     a.gx = s.gx;
     a.ablate = s.knobAblate;
-    a.partials = s.knobPartials;
+    a.partials = partials;
     a.direct = staged ? 0 : 1;
     a.pieces = pieces ? 1 : 0;
     a.pnj = s.pnj;
@@ -1174,7 +1188,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
       {PRLAB_KNOB_DSM_GATHER, 7, &DsmState::knobGather, "gather",
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused"},
-      {PRLAB_KNOB_DSM_PARTIALS, 7, &DsmState::knobPartials, "partials", "bits: pushed, one-barrier sum, warp partials"},
+      {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
+       "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
   };
   bool known = false;
   for (const Range &r : ranges)
