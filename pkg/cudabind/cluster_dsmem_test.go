@@ -50,7 +50,8 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
 			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
 			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4},
-			dsmConfig{"stores lean", 1, 0, 18}, dsmConfig{"stores staged lean", 1, 1, 18}, dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
+			dsmConfig{"stores lean", 1, 0, 18}, dsmConfig{"stores packed", 1, 8, 0}, dsmConfig{"stores packed twobar", 1, 8, 8},
+			dsmConfig{"stores packed lean", 1, 8, 18}, dsmConfig{"rows packed", 4, 8, 0}, dsmConfig{"stores staged lean", 1, 1, 18}, dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
 	}
 	for _, cf := range configs {
 		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
@@ -153,9 +154,11 @@ var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 
 
 // dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
 // <= 8 / 4 edges, the same with each piece's columns bank-ordered, and the
-// bank-ordered pieces of 8 with each row of one piece finished by its thread.
+// bank-ordered pieces of 8 with each row of one piece finished by its thread,
+// and the rows packed into warps (a row's pieces on adjacent lanes, summed by
+// shuffles).
 var dsmGathers = []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pieces of 4", 4},
-	{"pieces bank-ordered", 5}, {"pieces of 4 bank-ordered", 6}, {"pieces bank-ordered fused", 7}}
+	{"pieces bank-ordered", 5}, {"pieces of 4 bank-ordered", 6}, {"pieces bank-ordered fused", 7}, {"rows packed into warps", 8}}
 
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
@@ -172,7 +175,7 @@ func dsmVariants() []dsmVariant {
 		}
 	}
 	for _, ex := range []namedValue{dsmExchanges[0], dsmExchanges[3]} {
-		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4], dsmGathers[6]} {
+		for _, ga := range []namedValue{dsmGathers[0], dsmGathers[2], dsmGathers[4], dsmGathers[6], dsmGathers[7]} {
 			for _, pa := range []namedValue{{"partials pushed", 1}, {"one-barrier dangling sum", 2}, {"partials pushed + one-barrier sum", 3}, {"warp partials pushed", 4},
 				{"two-barrier block sum (the first default)", 8}, {"warp 0 reduces only", 18}, {"warp 0 reduces only, two-barrier sum", 24}} {
 				out = append(out, dsmVariant{fmt.Sprintf("%s %s 1024 threads, %s", ex.name, ga.name, pa.name),
@@ -198,7 +201,7 @@ func dsmVariants() []dsmVariant {
 				}
 			}
 			if ab.v <= 3 { // the piece sums are the gather, the rows adding them the row sums
-				for _, ga := range []namedValue{dsmGathers[2], dsmGathers[4]} {
+				for _, ga := range []namedValue{dsmGathers[2], dsmGathers[4], dsmGathers[7]} {
 					out = append(out, dsmVariant{fmt.Sprintf("%s %s, ablation: %s", ex.name, ga.name, ab.name),
 						map[int]int{knobDSMExchange: ex.v, knobDSMGather: ga.v, knobDSMAblate: ab.v}})
 				}
@@ -346,7 +349,7 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 }
 
 // The probe's variants name valid knob values (an exchange the tables know,
-// a gather in [0, 7], partials in [0, 31]) under distinct names, and each
+// a gather in [0, 8], partials in [0, 31]) under distinct names, and each
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}

@@ -40,7 +40,10 @@
 // bankOrderPieces; the same pieces, another summation order; 5 is the
 // default, the fastest on the H200 probe of 2026-12-02, NOTES.md), or
 // those of 8 fused (7: the thread of a row's only piece finishes the row at
-// once, every warp having summed D itself; the row phase adds the rest).
+// once, every warp having summed D itself; the row phase adds the rest), or
+// rows packed into warps (8, packRows: a row's pieces of 8 on adjacent lanes
+// of one warp, summed by a segmented shuffle, the row's first lane storing
+// the row sum; then thread per row combines: no row-add pass).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -139,6 +142,11 @@ struct Args {
   int fused, pmax, mmax;
   const int *psr, *mrow;
   int mc[kMaxC];
+  // Rows packed into warps (gather knob 8, packRows): block q's columns
+  // pcol[pcb[q] .. pcb[q + 1]), lane words lanes[lb[q] ..), warp words winfo[wb[q] ..).
+  int packed, lmax, wmax;
+  const int *pcol, *lanes, *winfo;
+  int pcb[kMaxC + 1], lb[kMaxC + 1], wb[kMaxC + 1];
   // Per-row sends (exchange 4): block q's row i goes to rsd[rdb[q] + rsp[rb[q] + q + i] ..
   // rsp[rb[q] + q + i + 1]) as (receiver << 24 | ghost position), stored at its combine.
   const int *rsp;
@@ -160,12 +168,13 @@ struct Inst {
 // The dynamic shared memory of one block, carved in this order (16-byte
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, total;
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, laneS, winfoS,
+      total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
                                        bool pieces, bool rowSends = false, bool warpPartials = false, int pmax = 0,
-                                       int mmax = 0) {
+                                       int mmax = 0, int lmax = 0, int wmax = 0) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -184,6 +193,8 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.dW = o;      o += warpPartials ? 4 * 2 * kMaxC * 32 : 0; // [parity][sender block][warp]
   c.psrS = o;    o += align16(4 * static_cast<size_t>(pmax)); // fused pieces: the row of a row's only piece, else -1
   c.mrowS = o;   o += align16(4 * static_cast<size_t>(mmax)); // fused pieces: the light rows of 0 or >= 2 pieces
+  c.laneS = o;   o += align16(4 * static_cast<size_t>(lmax)); // packed rows: one word per lane
+  c.winfoS = o;  o += align16(4 * static_cast<size_t>(wmax)); // packed rows: one word per warp
   c.total = o;
   return c;
 }
@@ -281,8 +292,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
   const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
+  const bool packed = pieces && a.packed != 0; // rows packed into warps: segmented shuffle sums, valS = row sums
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
-                         fused ? a.pmax : 0, fused ? a.mmax : 0);
+                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -301,6 +313,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   float *dW = reinterpret_cast<float *>(base + cv.dW);
   int *psrS = reinterpret_cast<int *>(base + cv.psrS);
   int *mrowS = reinterpret_cast<int *>(base + cv.mrowS);
+  unsigned *laneS = reinterpret_cast<unsigned *>(base + cv.laneS);
+  int *winfoS = reinterpret_cast<int *>(base + cv.winfoS);
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -373,10 +387,18 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
   }
   if (tid == 0) rpS[R] = E;
-  batched<kBatch, int>(E, [&](int e) { return __ldg(a.col + e0 + e); }, [&](int e, int v) {
+  const int PE = packed ? a.pcb[rank + 1] - a.pcb[rank] : E; // the columns this block keeps
+  const int *colSrc = packed ? a.pcol + a.pcb[rank] : a.col + e0;
+  batched<kBatch, int>(PE, [&](int e) { return __ldg(colSrc + e); }, [&](int e, int v) {
     colS[e] = v;
     if (staged) valS[e] = 0.0f;
   });
+  const int W = packed ? a.wb[rank + 1] - a.wb[rank] : 0;
+  if (packed) {
+    batched<4, unsigned>(32 * W, [&](int l) { return static_cast<unsigned>(__ldg(a.lanes + a.lb[rank] + l)); },
+                         [&](int l, unsigned v) { laneS[l] = v; });
+    batched<4, int>(W, [&](int w) { return __ldg(a.winfo + a.wb[rank] + w); }, [&](int w, int v) { winfoS[w] = v; });
+  }
   batched<4, int>(H, [&](int h) { return __ldg(a.heavy + a.hb[rank] + h); }, [&](int h, int v) { heavyS[h] = v; });
   batched<kBatch, unsigned short>(S, [&](int j) { return __ldg(a.sidx + a.sb[rank] + j); },
                                   [&](int j, unsigned short v) { sidxS[j] = v; });
@@ -483,7 +505,31 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       if (iv == 0.0f) dg += xn;
     };
-    if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
+    if (packed && (a.ablate & kNoGather) == 0) { // each warp: its lanes' pieces, then each row's lanes summed by shuffles
+      for (int w = warp; w < W; w += warps) {
+        const int wi = winfoS[w], wbase = wi >> 8, depth = (wi >> 4) & 15, steps = wi & 15;
+        const unsigned li = laneS[32 * w + lane];
+        const int len = static_cast<int>((li >> 1) & 15u), segEnd = static_cast<int>((li >> 8) & 63u);
+        float v[kPiece];
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) v[j] = j < depth && j < len ? cur[colS[wbase + 32 * j + lane]] : 0.0f;
+        float rs = 0.0f;
+#pragma unroll
+        for (int j = 0; j < kPiece; ++j) rs += v[j];
+        for (int st = 0, o = 1; st < steps; ++st, o <<= 1) { // segmented: lane l adds lane l + o of its row
+          const float t = __shfl_down_sync(0xffffffffu, rs, o);
+          if (lane + o < segEnd) rs += t;
+        }
+        if (li & 1u) valS[li >> 16] = rs;
+      }
+      for (int h = warp; h < H; h += warps) { // heavy rows: a warp over the row's columns
+        const int i = heavyS[h], b = prowS[3 * i], d = prowS[3 * i + 1];
+        float hs = 0.0f;
+        for (int j = lane; j < d; j += 32) hs += cur[colS[b + j]];
+        hs = warpAllSum(hs);
+        if (lane == 0) valS[i] = hs;
+      }
+    } else if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
       const int np = pnjS[0];
       for (int t = wt; t >= 0 && t < np; t += wn) {
         float v[kPiece];
@@ -532,7 +578,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp) D = shD;
-    if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
+    if (packed && (a.ablate & kNoRows) == 0) { // the row sums are in valS
+      for (int i = tid; i < R; i += bd) finish(i, valS[i]);
+    } else if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
       const int nr = fused ? M : R; // fused: only the rows not finished by their one piece
       for (int j = tid; j < nr; j += bd) {
         const int i = fused ? mrowS[j] : j;
@@ -686,7 +734,7 @@ struct DsmState {
   std::string why;
   Args args{};
   int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr,
-      *rsp = nullptr, *psr = nullptr, *mrow = nullptr;
+      *rsp = nullptr, *psr = nullptr, *mrow = nullptr, *pcol = nullptr, *lanes = nullptr, *winfo = nullptr;
   unsigned *rsd = nullptr;
   unsigned short *sidx = nullptr;
   unsigned *desc = nullptr;
@@ -696,7 +744,8 @@ struct DsmState {
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
 void freeBuffers(DsmState &s) {
-  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd, s.psr, s.mrow);
+  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd, s.psr, s.mrow, s.pcol, s.lanes,
+             s.winfo);
   s.built = false;
   s.C = 0;
 }
@@ -726,19 +775,18 @@ template <bool kInstr> const void *kernelFor(int mode) {
 // block's columns in jagged-diagonal order (slot j of piece t at nj[0] + ..
 // + nj[j-1] + t); nj[j] = pieces longer than j. The pieces, their rows and
 // the row -> pieces lists are unchanged.
-void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
-  const int np = nj[0];
-  std::vector<int> start(static_cast<size_t>(plen) + 1, 0);
-  for (int j = 0; j < plen; ++j) start[static_cast<size_t>(j) + 1] = start[static_cast<size_t>(j)] + nj[j];
+template <class Len, class Slot> void bankOrderLanes(std::vector<int> &jc, int lanes, int steps, Len len, Slot slot) {
   std::vector<int> words[32];
-  for (int w0 = 0; w0 < np; w0 += 32) {
-    const int w1 = std::min(np, w0 + 32);
-    for (int j = 0; j < plen && w0 < nj[j]; ++j) {
+  for (int w0 = 0; w0 < lanes; w0 += 32) {
+    const int w1 = std::min(lanes, w0 + 32);
+    for (int j = 0; j < steps; ++j) {
       for (auto &l : words) l.clear();
-      for (int t = w0; t < std::min(w1, nj[j]); ++t) {
+      for (int t = w0; t < w1; ++t) {
+        const int lt = len(t);
+        if (j >= lt) continue;
         int best = j, bestCost = 1 << 30;
-        for (int k = j; k < plen && t < nj[k]; ++k) {
-          const int c = jc[static_cast<size_t>(start[static_cast<size_t>(k)] + t)];
+        for (int k = j; k < lt; ++k) {
+          const int c = jc[static_cast<size_t>(slot(k, t))];
           const auto &l = words[c & 31];
           const int cost = std::find(l.begin(), l.end(), c) != l.end() ? 0 : static_cast<int>(l.size());
           if (cost < bestCost) {
@@ -746,13 +794,108 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
             best = k;
           }
         }
-        std::swap(jc[static_cast<size_t>(start[static_cast<size_t>(j)] + t)], jc[static_cast<size_t>(start[static_cast<size_t>(best)] + t)]);
-        const int c = jc[static_cast<size_t>(start[static_cast<size_t>(j)] + t)];
+        std::swap(jc[static_cast<size_t>(slot(j, t))], jc[static_cast<size_t>(slot(best, t))]);
+        const int c = jc[static_cast<size_t>(slot(j, t))];
         auto &l = words[c & 31];
         if (std::find(l.begin(), l.end(), c) == l.end()) l.push_back(c);
       }
     }
   }
+}
+void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
+  std::vector<int> start(static_cast<size_t>(plen) + 1, 0);
+  for (int j = 0; j < plen; ++j) start[static_cast<size_t>(j) + 1] = start[static_cast<size_t>(j)] + nj[j];
+  bankOrderLanes(
+      jc, nj[0], plen,
+      [&](int t) {
+        int l = 0;
+        while (l < plen && t < nj[l]) ++l;
+        return l;
+      },
+      [&](int j, int t) { return start[static_cast<size_t>(j)] + t; });
+}
+
+// Rows packed into warps (gather knob 8), block q: its light rows (at most
+// 32 pieces of kPiece edges; in-degree 0 is one empty piece) sorted by
+// (pieces, in-degree) and packed in that order, a row's pieces on adjacent
+// lanes of one warp (a row that does not fit the warp's free lanes starts
+// the next warp). Warp w's slot (j, lane) is pcol[base_w + 32 j + lane],
+// j < depth_w (its longest piece). Per lane: row << 16 | segment end lane
+// << 8 | piece length << 1 | first lane of its row; per warp: base_w << 8 |
+// depth_w << 4 | shuffle steps (ceil log2 of its most pieces per row).
+// Heavy rows' columns follow in row order (prow[3 i] their start, prow[3 i
+// + 1] the in-degree). Columns bank-ordered per lane as bankOrderPieces.
+void packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, int R, std::vector<int> &pcol,
+              std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &heavy, std::vector<int> &prow) {
+  std::vector<int> order;
+  for (int i = 0; i < R; ++i)
+    if ((rp[r0 + i + 1] - rp[r0 + i] + kPiece - 1) / kPiece <= kPieceWarp) order.push_back(i);
+  auto npc = [&](int i) { return std::max(1, (rp[r0 + i + 1] - rp[r0 + i] + kPiece - 1) / kPiece); };
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    const int mx = npc(x), my = npc(y);
+    return mx != my ? mx < my : rp[r0 + x + 1] - rp[r0 + x] < rp[r0 + y + 1] - rp[r0 + y];
+  });
+  const size_t l0 = lanes.size(), c0 = pcol.size();
+  std::vector<int> laneRow, laneStart, laneLen, laneHead, laneEnd; // per lane of this block
+  for (int i : order) {
+    const int m = npc(i), used = static_cast<int>(laneRow.size()) % 32;
+    if (used + m > 32)
+      for (int u = used; u < 32; ++u) {
+        laneRow.push_back(0), laneStart.push_back(0), laneLen.push_back(0), laneHead.push_back(0);
+        laneEnd.push_back(u + 1);
+      }
+    const int h = static_cast<int>(laneRow.size()) % 32, b = rp[r0 + i], d = rp[r0 + i + 1] - b;
+    for (int k = 0; k < m; ++k) {
+      laneRow.push_back(i), laneStart.push_back(b + kPiece * k);
+      laneLen.push_back(std::max(0, std::min(kPiece, d - kPiece * k)));
+      laneHead.push_back(k == 0), laneEnd.push_back(h + m);
+    }
+  }
+  while (laneRow.size() % 32) {
+    laneEnd.push_back(static_cast<int>(laneRow.size()) % 32 + 1);
+    laneRow.push_back(0), laneStart.push_back(0), laneLen.push_back(0), laneHead.push_back(0);
+  }
+  const int nl = static_cast<int>(laneRow.size());
+  std::vector<int> base(static_cast<size_t>(nl / 32)), depth(static_cast<size_t>(nl / 32));
+  int off = 0;
+  for (int w = 0; w < nl / 32; ++w) {
+    int dm = 0, mm = 1;
+    for (int l = 32 * w; l < 32 * w + 32; ++l) {
+      dm = std::max(dm, laneLen[static_cast<size_t>(l)]);
+      mm = std::max(mm, laneEnd[static_cast<size_t>(l)] - (l - 32 * w));
+    }
+    int steps = 0;
+    while ((1 << steps) < mm) ++steps;
+    base[static_cast<size_t>(w)] = off;
+    depth[static_cast<size_t>(w)] = dm;
+    winfo.push_back(off << 8 | dm << 4 | steps);
+    off += 32 * dm;
+  }
+  pcol.resize(c0 + static_cast<size_t>(off), 0);
+  for (int l = 0; l < nl; ++l) {
+    const int w = l / 32;
+    for (int j = 0; j < laneLen[static_cast<size_t>(l)]; ++j)
+      pcol[c0 + static_cast<size_t>(base[static_cast<size_t>(w)] + 32 * j + l % 32)] =
+          cols[static_cast<size_t>(laneStart[static_cast<size_t>(l)] + j)];
+    lanes.push_back(static_cast<int>(static_cast<unsigned>(laneRow[static_cast<size_t>(l)]) << 16 |
+                                     static_cast<unsigned>(laneEnd[static_cast<size_t>(l)]) << 8 |
+                                     static_cast<unsigned>(laneLen[static_cast<size_t>(l)]) << 1 |
+                                     static_cast<unsigned>(laneHead[static_cast<size_t>(l)])));
+  }
+  std::vector<int> jc(pcol.begin() + static_cast<long>(c0), pcol.end());
+  bankOrderLanes(
+      jc, nl, kPiece, [&](int t) { return laneLen[static_cast<size_t>(t)]; },
+      [&](int j, int t) { return base[static_cast<size_t>(t / 32)] + 32 * j + t % 32; });
+  std::copy(jc.begin(), jc.end(), pcol.begin() + static_cast<long>(c0));
+  for (int i = 0; i < R; ++i) { // heavy rows: their columns after the packed warps
+    const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
+    if ((d + kPiece - 1) / kPiece <= kPieceWarp) continue;
+    heavy.push_back(i);
+    prow[3 * static_cast<size_t>(r0 + i)] = static_cast<int>(pcol.size() - c0);
+    prow[3 * static_cast<size_t>(r0 + i) + 1] = d;
+    for (int e = b; e < b + d; ++e) pcol.push_back(cols[static_cast<size_t>(e)]);
+  }
+  (void)l0;
 }
 
 // The layout of one cluster of C blocks (see the file comment; balance is
@@ -760,9 +903,9 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
 // columns in bankOrderPieces order); false with why set when it cannot hold
 // the graph.
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
-               int plen, bool bankOrder, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
+               int plen, bool bankOrder, bool packed, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
                std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &psr, std::vector<int> &mrow,
-               std::vector<int> &rsp, std::vector<unsigned> &rsd,
+               std::vector<int> &pcol, std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why) {
   a = Args{};
@@ -812,7 +955,10 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   for (size_t r = 0; pieces && r < static_cast<size_t>(n); ++r) prow[3 * r + 2] = -1;
   psr.assign(pieces ? std::max<size_t>(col.size(), 1) : 1, -1);
   mrow.assign(pieces ? std::max(n, 1) : 1, 0);
-  int pmax = 0, mmax = 0;
+  int pmax = 0, mmax = 0, lmax = 0, wmax = 0;
+  pcol.clear();
+  lanes.clear();
+  winfo.clear();
   cols.assign(col.size(), 0);
   gids.clear();
   heavy.clear();
@@ -857,7 +1003,15 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       const int u = col[static_cast<size_t>(e)];
       cols[static_cast<size_t>(e)] = owner[static_cast<size_t>(u)] == q ? u - r0 : pos[static_cast<size_t>(u)];
     }
-    if (pieces) { // pieces of <= plen edges, sorted by length (then row), columns in jagged-diagonal order
+    a.pcb[q] = static_cast<int>(pcol.size());
+    a.lb[q] = static_cast<int>(lanes.size());
+    a.wb[q] = static_cast<int>(winfo.size());
+    if (pieces && packed) { // rows packed into warps (packRows)
+      packRows(rp, cols, r0, R, pcol, lanes, winfo, heavy, prow);
+      emax = std::max({emax, static_cast<int>(pcol.size()) - a.pcb[q], R});
+      lmax = std::max(lmax, static_cast<int>(lanes.size()) - a.lb[q]);
+      wmax = std::max(wmax, static_cast<int>(winfo.size()) - a.wb[q]);
+    } else if (pieces) { // pieces of <= plen edges, sorted by length (then row), columns in jagged-diagonal order
       struct Piece {
         int len, row, start;
       };
@@ -915,7 +1069,13 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   for (int q = C; q <= kMaxC; ++q) {
     a.gb[q] = static_cast<int>(gids.size());
     a.hb[q] = static_cast<int>(heavy.size());
+    a.pcb[q] = static_cast<int>(pcol.size());
+    a.lb[q] = static_cast<int>(lanes.size());
+    a.wb[q] = static_cast<int>(winfo.size());
   }
+  if (pcol.empty()) pcol.push_back(0);
+  if (lanes.empty()) lanes.push_back(0);
+  if (winfo.empty()) winfo.push_back(0);
   // Send lists: sender s, receivers q ascending, each segment in q's ghost order.
   sidx.clear();
   desc.clear();
@@ -966,6 +1126,8 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   a.hmax = (hmax + 3) & ~3;
   a.pmax = (pmax + 3) & ~3;
   a.mmax = (mmax + 3) & ~3;
+  a.lmax = (lmax + 3) & ~3;
+  a.wmax = (wmax + 3) & ~3;
   a.smax = (smax + 3) & ~3;
   if (rmax > 65535 || a.gmax >= (1 << 22)) {
     why = "graph too large for one cluster: a block's rows exceed the 16-bit send indices";
@@ -1015,8 +1177,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // automatic: the fastest correct setting of the H200 probe of 2026-12-02 (NOTES.md): the bank-ordered
   // pieces of 8 and the one-barrier dangling sum (stores exchange)
   const int gather = s.knobGather == 0 ? 5 : s.knobGather, partials = s.knobPartials == 0 ? 2 : s.knobPartials;
-  const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7;
-  const int plen = pieces ? (gather % 2 == 1 ? kPiece : 4) : 0; // 3, 5, 7: pieces of 8; 4, 6: of 4
+  const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7,
+             packed = gather == 8;
+  const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -1027,14 +1190,16 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned short> sidx;
     std::vector<unsigned> desc;
     long long xf = 0;
-    std::vector<int> pnj, prow, rsp, psr, mrow;
+    std::vector<int> pnj, prow, rsp, psr, mrow, pcol, lanes, winfo;
     std::vector<unsigned> rsd;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, a, cols, gids, heavy, pnj, prow, psr, mrow, rsp,
+    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr,
+                   mrow, pcol, lanes, winfo, rsp,
                    rsd, sidx, desc, pairs,
                    xf, why))
       continue;
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
-                              (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0)
+                              (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0,
+                              packed ? a.wmax : 0)
                             .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -1058,6 +1223,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&s.rsd, rsd, "d_dsmRowSends", e));
     PR_TRY(upload(&s.psr, psr, "d_dsmPieceRow", e));
     PR_TRY(upload(&s.mrow, mrow, "d_dsmAddedRows", e));
+    PR_TRY(upload(&s.pcol, pcol, "d_dsmPackedCols", e));
+    PR_TRY(upload(&s.lanes, lanes, "d_dsmPackedLanes", e));
+    PR_TRY(upload(&s.winfo, winfo, "d_dsmPackedWarps", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
@@ -1080,6 +1248,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.fused = fused ? 1 : 0;
     a.psr = s.psr;
     a.mrow = s.mrow;
+    a.packed = packed ? 1 : 0;
+    a.pcol = s.pcol;
+    a.lanes = s.lanes;
+    a.winfo = s.winfo;
     s.args = a;
     s.C = C;
     s.threads = threads;
@@ -1186,8 +1358,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
       {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
-      {PRLAB_KNOB_DSM_GATHER, 7, &DsmState::knobGather, "gather",
-       "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused"},
+      {PRLAB_KNOB_DSM_GATHER, 8, &DsmState::knobGather, "gather",
+       "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
   };

@@ -356,7 +356,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       summed by one thread each (jagged-diagonal columns), then rows add them;
                                       4 the same with pieces of <= 4 edges; 5, 6: 3, 4 with each piece's
                                       columns ordered so a warp's lanes read distinct banks per step; 7: 5 with
-                                      each row of one piece finished by that piece's thread */
+                                      each row of one piece finished by that piece's thread; 8: rows packed into
+                                      warps, a row's pieces of 8 on adjacent lanes summed by shuffles */
 #define PRLAB_KNOB_DSM_BALANCE 29  /* rows split by 1 + in-degree + this x min(out-degree, C - 1) per row (the
                                       sends it causes; auto 0: rows + edges) */
 #define PRLAB_KNOB_DSM_PARTIALS 30 /* bits: 1 each block's dangling partial stored by lanes 0..C-1 into every

@@ -48,17 +48,18 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered; + 64: fused
+      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered;
+                                                                            // + 64: fused; + 128: rows packed into warps
         const int plen = mode & 15, pieces = plen > 0;
-        const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0;
+        const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0;
         Args a;
-        std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow;
+        std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow, pcol, lanes, winfo;
         std::vector<unsigned> rsd;
         std::vector<unsigned short> sidx;
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, a, cols, gids, heavy, pnj, prow, psr, mrow, rsp, rsd, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -114,7 +115,20 @@ int main(int argc, char **argv) {
           int r0 = a.rb[q], R = a.rb[q + 1] - r0, e0 = rp[r0], E = rp[r0 + R] - e0;
           long long wf = 0, ideal = 0;
           for (int e = 0; e < E; ++e) localEdges += cols[e0 + e] < R; // the column is one of q's own rows
-          if (!pieces) {
+          if (packed) {
+            for (int w = a.wb[q]; w < a.wb[q + 1]; ++w) {
+              const int wi = winfo[w], wbase = wi >> 8, depth = (wi >> 4) & 15;
+              for (int j = 0; j < depth; ++j) {
+                std::vector<int> c;
+                for (int l = 0; l < 32; ++l) {
+                  unsigned li = (unsigned)lanes[a.lb[q] + 32 * (w - a.wb[q]) + l];
+                  if ((int)((li >> 1) & 15u) > j) c.push_back(pcol[a.pcb[q] + wbase + 32 * j + l]);
+                }
+                if (!c.empty()) wf += wavefronts(c);
+                ++ideal;
+              }
+            }
+          } else if (!pieces) {
             for (int b = 0; b < E; b += 32) {
               std::vector<int> c;
               for (int e = b; e < std::min(E, b + 32); ++e) c.push_back(cols[e0 + e]);
@@ -131,7 +145,8 @@ int main(int argc, char **argv) {
                 ++ideal;
               }
           }
-          { // the row sums' loads of valS: thread per row (light rows; pieces: rows adding their pieces), warp per heavy row
+          if (packed) rowWfMax = std::max(rowWfMax, (long long)(R + 31) / 32); // one coalesced load of valS per row
+          else { // the row sums' loads of valS: thread per row (light rows; pieces: rows adding their pieces), warp per heavy row
             long long rw = 0;
             for (int i0 = 0; i0 < R; i0 += 32) {
               std::vector<std::vector<int>> lanes;
@@ -170,7 +185,42 @@ int main(int argc, char **argv) {
           wfMax = std::max(wfMax, wf);
           wfIdealMax = std::max(wfIdealMax, ideal);
           std::vector<float> rowsum(R, 0.0f);
-          if (!pieces) {
+          if (packed) { // the kernel's arithmetic: lanes' pieces in slot order, segmented shuffles, heads store
+            std::vector<int> done(R, 0);
+            for (int w = a.wb[q]; w < a.wb[q + 1]; ++w) {
+              const int wi = winfo[w], wbase = wi >> 8, depth = (wi >> 4) & 15, steps = wi & 15;
+              float v[32];
+              unsigned li[32];
+              for (int l = 0; l < 32; ++l) {
+                li[l] = (unsigned)lanes[a.lb[q] + 32 * (w - a.wb[q]) + l];
+                int len = (li[l] >> 1) & 15;
+                float sum = 0;
+                for (int j = 0; j < 8; ++j) {
+                  if (j < depth && j < len) {
+                    int slot = wbase + 32 * j + l;
+                    if (slot >= a.pcb[q + 1] - a.pcb[q]) { errs++; break; }
+                    sum += ghost[q][pcol[a.pcb[q] + slot]];
+                  }
+                }
+                v[l] = sum;
+              }
+              for (int st = 0, o = 1; st < steps; ++st, o <<= 1) {
+                float nv[32];
+                for (int l = 0; l < 32; ++l) nv[l] = v[l] + (l + o < (int)((li[l] >> 8) & 63u) ? v[l + o] : 0.0f);
+                for (int l = 0; l < 32; ++l) v[l] = nv[l];
+              }
+              for (int l = 0; l < 32; ++l)
+                if (li[l] & 1u) { int i = li[l] >> 16; if (i >= R) { errs++; continue; } rowsum[i] = v[l]; done[i]++; }
+            }
+            for (int h = a.hb[q]; h < a.hb[q + 1]; ++h) {
+              int i = heavy[h], b = prow[3 * (r0 + i)], d = prow[3 * (r0 + i) + 1];
+              float sum = 0; for (int j = 0; j < d; ++j) sum += ghost[q][pcol[a.pcb[q] + b + j]];
+              rowsum[i] = sum; done[i]++;
+            }
+            for (int i = 0; i < R; ++i)
+              if (done[i] != 1) { if (errs++ < 5) printf("  packed q%d row %d written %d times\n", q, i, done[i]); }
+            if (a.pcb[q + 1] - a.pcb[q] > a.emax || 32 * (a.wb[q + 1] - a.wb[q]) > a.lmax || R > a.emax) { errs++; printf("  packed q%d sizes\n", q); }
+          } else if (!pieces) {
             for (int i = 0; i < R; ++i)
               for (int e = rp[r0 + i]; e < rp[r0 + i + 1]; ++e) rowsum[i] += ghost[q][cols[e]];
           } else {
@@ -227,9 +277,10 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        printf("%-28s C=%2d pieces of %d%s%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
-               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
-               carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0).total,
+        printf("%-28s C=%2d pieces of %d%s%s%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
+               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? " packed" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+               carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0,
+                     packed ? a.lmax : 0, packed ? a.wmax : 0).total,
                maxerr, errs);
         bad += errs;
       }
