@@ -131,7 +131,7 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 		}
 	}
 	if frQuick() {
-		// auto's tuning also runs every candidate of the 1024-thread shape once (row loops and tiles).
+		// auto's tuning also runs every row-loop candidate of the 1024-thread shape once.
 		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64-cs-u4", 4, 256, 2, 1, 64, 3, 4, 1},
 			{"4-256x2-cs-t16", 4, 256, 2, 1, 0, 3, 0, 16}}
 	} else {

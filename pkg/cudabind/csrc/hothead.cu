@@ -15,7 +15,12 @@
 // floats), the load mode of the once-read streams (read-only path,
 // L1::no_allocate, evict-first) and two or four loads per step are tuned
 // once per graph (tune(); all candidates give the same bits), and each row
-// loop loads the next row's offsets before this row's gathers.
+// loop loads the next row's offsets before this row's gathers. The
+// two-phase gather (tiledRows, knob PRLAB_KNOB_HOT_TILE: 8 or 16 loads in
+// flight per thread into shared staging, then row sums from it) is kept as
+// a knob: on the H200 it was slower than the row loops (NOTES.md), which
+// showed the gathers bound by the memory system's throughput, not by the
+// loads in flight.
 //
 // One kernel does the whole iteration (no y round trip): rows are taken from
 // the T4 in-degree buckets (block per row above kWarpMax, warp per row above
@@ -56,8 +61,11 @@ constexpr int kMaxHot = 56 * 1024; // 224 KiB: the most one block may stage (227
 // The settings the knobs PRLAB_KNOB_HOT_TILE and PRLAB_KNOB_HOT_THREADS
 // stand for at 0: the tile setting (0 tuned among the row loops and both
 // tile sizes, 1 the row loops, 8 or 16 the two-phase gather) and the
-// threads per block.
-constexpr int kDefaultTile = 0;
+// threads per block. The row loops: on the H200 (NOTES.md, "hot head",
+// session 3) every two-phase setting was 10-27 % slower than the row loops
+// at 2^24 and 2^22, so the automatic setting tunes only the row loops (all
+// of whose candidates give the same bits).
+constexpr int kDefaultTile = 1;
 constexpr int kDefaultThreads = 1024;
 
 struct Args {

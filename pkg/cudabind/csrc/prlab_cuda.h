@@ -340,7 +340,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_TILE 23         /* 1: the row loops; 8 or 16: the two-phase gather, tiles of consecutive rows
                                            (at most threads rows and threads x 8 or 16 edges) gathered into shared
                                            memory with 8 or 16 loads in flight per thread, then summed from it
-                                           (auto 0: tuned among both; other bits than the row loops', unpacked only) */
+                                           (other bits than the row loops', unpacked only; auto 0: the row loops,
+                                           measured faster on the H200) */
 #define PRLAB_KNOB_HOT_END 24
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
