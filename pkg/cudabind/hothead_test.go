@@ -26,8 +26,8 @@ import (
 )
 
 // hotHeadConfig is one setting of the hot-head knobs (0 = automatic; a
-// hot size below 4 stages nothing; tile 1 the row loops, 8 or 16 the
-// two-phase gather).
+// hot size below 4 stages nothing; tile 1 the row loops, 2 the row loops in
+// two column passes, 8 or 16 the two-phase gather).
 type hotHeadConfig struct {
 	name                                                        string
 	hot, threads, occ, blocksPerSM, group, stream, unroll, tile int
@@ -47,6 +47,12 @@ var hotHeadConfigs = []hotHeadConfig{
 	{"24k-x2-na-u8", 24576, 1024, 2, 0, 0, 2, 8, 1},
 	{"24k-x2-nc-u8", 24576, 1024, 2, 0, 0, 1, 8, 1},
 	{"24k-x2-cs", 24576, 1024, 2, 0, 0, 3, 2, 1},
+	// The row loops in two column passes (each gathers one half of the contributions).
+	{"24k-x2-nc-u4-seg", 24576, 1024, 2, 0, 0, 1, 4, 2},
+	{"24k-x2-nc-seg", 24576, 1024, 2, 0, 0, 1, 2, 2},
+	{"none-x2-nc-u4-seg", 1, 1024, 2, 0, 0, 1, 4, 2},
+	{"24k-x2-na-u4-seg", 24576, 1024, 2, 0, 0, 2, 4, 2},
+	{"24k-x2-g256-nc-u4", 24576, 1024, 2, 0, 256, 1, 4, 1},
 	// The two-phase gather: 8 or 16 edges per thread and tile.
 	{"none-x2-nc-t8", 1, 1024, 2, 0, 0, 1, 0, 8},
 	{"none-x2-na-t8", 1, 1024, 2, 0, 0, 2, 0, 8},
@@ -112,11 +118,11 @@ func TestHotHeadDesignRows(t *testing.T) {
 	}
 }
 
-// Fifteen knob settings of hotHeadConfigs on the six synthetic cases, the
+// Eighteen knob settings of hotHeadConfigs on the six synthetic cases, the
 // real graph and R-MAT 2^16 against the float64 oracle; a second run gives
 // the same bits; the row loops' settings of one grid give the same bits
-// whatever the head, load mode and loads per step, the two-phase gather's
-// of one tile size theirs; a tolerance run converges like the oracle.
+// whatever the head, load mode and loads per step, the two column passes'
+// theirs, the two-phase gather's of one tile size theirs; a tolerance run converges like the oracle.
 func TestGPUHotHeadCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	iters := pagerank.CorrectnessIterations
@@ -126,13 +132,14 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	for _, c := range hotHeadConfigs {
 		switch c.name {
 		case "auto", "none-x2-nc", "24k-x2-cs", "24k-x2-na-u4", "24k-x2-nc-u8", "24k-x2-g256-na", "24k-512x2-na", "48k-x1-na", "12k-256x2-nc",
-			"none-x2-nc-t8", "12k-x2-na-t8", "none-x2-na-t16", "none-x2-cs-t16", "none-512x2-na-t16", "4-256x2-cs-t16":
+			"none-x2-nc-t8", "12k-x2-na-t8", "none-x2-na-t16", "none-x2-cs-t16", "none-512x2-na-t16", "4-256x2-cs-t16",
+			"24k-x2-nc-u4-seg", "none-x2-nc-u4-seg", "24k-x2-na-u4-seg":
 			configs = append(configs, c)
 		}
 	}
 	if frQuick() {
 		// auto's tuning also runs every row-loop candidate of the 1024-thread shape once.
-		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64-cs-u4", 4, 256, 2, 1, 64, 3, 4, 1},
+		iters, configs = 10, []hotHeadConfig{hotHeadConfigs[0], {"4-256x2-g64-cs-u4-seg", 4, 256, 2, 1, 64, 3, 4, 2},
 			{"4-256x2-cs-t16", 4, 256, 2, 1, 0, 3, 0, 16}}
 	} else {
 		if g := frRealGraph(t); g != nil {

@@ -53,7 +53,7 @@ const (
 	knobHotGroup       = 20 // threads per heavy row (0: the block)
 	knobHotStream      = 21 // load mode of the once-read streams: 1 ld.global.nc, 2 .L1::no_allocate, 3 evict-first (0: tuned)
 	knobHotUnroll      = 22 // loads in flight per thread and step, 2, 4 or 8 (0: tuned)
-	knobHotTile        = 23 // 1 row loops, 8 or 16 the two-phase gather's edges per thread and tile (0: the row loops)
+	knobHotTile        = 23 // 1 row loops, 2 row loops in two column passes, 8 or 16 the two-phase gather's edges per thread and tile (0: the row loops)
 	knobHotEnd         = 24
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
 	knobDSMExchange = 24 // 0 auto (stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores

@@ -92,6 +92,10 @@ struct Args {
   // ids, the rows longer than a tile first (one row each, longest first).
   const int2 *tiles;
   int nTiles;
+  // The two column passes (PRLAB_KNOB_HOT_TILE = 2): row v's first edge
+  // with a column >= the boundary, and pass 1's partial sums.
+  const int *split;
+  float *yPart;
 };
 
 constexpr unsigned kEscape = 0xFFFFu;
@@ -160,6 +164,9 @@ constexpr int kVariants = 3 * kLoadModes; // x {two, four, eight} loads per step
 // kLoadModes x t, kTileK[t] edges per thread and tile (unpacked design only).
 constexpr int kTileK[] = {8, 16};
 constexpr int kTileVariants = 2 * kLoadModes;
+// Then the two column passes' (load mode + kLoadModes x log2(loads per
+// step / 2), two or four loads per step; unpacked design only).
+constexpr int kSegVariants = 2 * kLoadModes;
 
 __device__ __forceinline__ float gatherOne(const float *head, int hot, const float *cIn, int col) {
   return col < hot ? head[col] : __ldg(cIn + col);
@@ -235,13 +242,15 @@ __device__ __forceinline__ float packedThreadRow(const Args &a, const float *hea
 struct RowRef {
   int v, b, en, eo;
 };
-template <int kS, bool kEsc = false>
+// kPass 1 / 2 (the two column passes): the row's edges below / from
+// a.split[v] instead of the whole row (kPass 0).
+template <int kS, bool kEsc = false, int kPass = 0>
 __device__ __forceinline__ RowRef rowRef(const Args &a, const int *list, int r, int count) {
   RowRef x{0, 0, 0, 0};
   if (r < count) {
     x.v = ldS<kS>(list + r);
-    x.b = ldS<kS>(a.rowPtr + x.v);
-    x.en = ldS<kS>(a.rowPtr + x.v + 1);
+    x.b = ldS<kS>((kPass == 2 ? a.split : a.rowPtr) + x.v);
+    x.en = kPass == 1 ? ldS<kS>(a.split + x.v) : ldS<kS>(a.rowPtr + x.v + 1);
     if (kEsc) x.eo = ldS<kS>(a.excPtr + x.v);
   }
   return x;
@@ -291,10 +300,26 @@ __device__ __forceinline__ float stridedRow(const Args &a, const float *head, in
   return s0 + s1;
 }
 
+// Row v's sum s is made: the combine (kPass 0); pass 1 keeps it as the
+// partial; pass 2 adds it to the partial (by the same thread that stored
+// it) and does the combine.
+template <int kS, int kPass>
+__device__ __forceinline__ void rowDone(const Args &a, int v, float s, float D, float &dang) {
+  if (kPass == 1) {
+    a.yPart[v] = s;
+    return;
+  }
+  if (kPass == 2) s = a.yPart[v] + s;
+  finish<kS>(a, v, s, D, dang);
+}
+
 // The rows of the unpacked design: heavy group per row, medium warp per
 // row, light thread per row; dang accumulates the dangling mass of x'.
-// kUn: loads in flight per thread and step (stridedRow).
-template <int kT, int kS, int kUn>
+// kUn: loads in flight per thread and step (stridedRow). kPass: the whole
+// rows (0), or pass 1 / 2 of the two column passes (rowRef, rowDone): every
+// block runs pass 1 over all its rows before pass 2, so while most of the
+// grid gathers from contrib[0, boundary) that half stays in L2.
+template <int kT, int kS, int kUn, int kPass = 0>
 __device__ __forceinline__ void plainRows(const Args &a, const float *head, float D, float &dang, float *scratch) {
   const int tid = threadIdx.x, lane = tid & 31;
   // Group (a.group threads) per row (in-degree > kWarpMax).
@@ -302,9 +327,10 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
     const int kG = a.group, groups = kT / kG, g = tid / kG, gt = tid - g * kG;
     for (int r = blockIdx.x * groups + g; r < a.nHeavy; r += gridDim.x * groups) {
       const int v = ldS<kS>(a.heavy + r);
-      const int b = ldS<kS>(a.rowPtr + v), en = ldS<kS>(a.rowPtr + v + 1);
+      const int b = ldS<kS>((kPass == 2 ? a.split : a.rowPtr) + v);
+      const int en = kPass == 1 ? ldS<kS>(a.split + v) : ldS<kS>(a.rowPtr + v + 1);
       const float s = groupSum(stridedRow<kS, kUn>(a, head, b + gt, en, kG), scratch, g, kG);
-      if (gt == 0) finish<kS>(a, v, s, D, dang);
+      if (gt == 0) rowDone<kS, kPass>(a, v, s, D, dang);
     }
     __syncthreads(); // the groups' last use of scratch before the block's
   }
@@ -314,12 +340,12 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   // per row on the critical path).
   const int warps = gridDim.x * (kT / 32);
   int r = blockIdx.x * (kT / 32) + (tid >> 5);
-  RowRef nx = rowRef<kS>(a, a.medium, r, a.nMedium);
+  RowRef nx = rowRef<kS, false, kPass>(a, a.medium, r, a.nMedium);
   for (; r < a.nMedium; r += warps) {
     const RowRef cur = nx;
-    nx = rowRef<kS>(a, a.medium, r + warps, a.nMedium);
+    nx = rowRef<kS, false, kPass>(a, a.medium, r + warps, a.nMedium);
     const float s = warpSum(stridedRow<kS, kUn>(a, head, cur.b + lane, cur.en, 32));
-    if (lane == 0) finish<kS>(a, cur.v, s, D, dang);
+    if (lane == 0) rowDone<kS, kPass>(a, cur.v, s, D, dang);
   }
 
   // Thread per row (in-degree <= kLight); the relabel makes a warp's rows
@@ -328,11 +354,11 @@ __device__ __forceinline__ void plainRows(const Args &a, const float *head, floa
   // no-allocate mode (kRowS), made for the coalesced streams.
   constexpr int kRowS = kS == 1 ? 0 : kS;
   r = blockIdx.x * kT + tid;
-  nx = rowRef<kS>(a, a.light, r, a.nLight);
+  nx = rowRef<kS, false, kPass>(a, a.light, r, a.nLight);
   for (; r < a.nLight; r += gridDim.x * kT) {
     const RowRef cur = nx;
-    nx = rowRef<kS>(a, a.light, r + gridDim.x * kT, a.nLight);
-    finish<kS>(a, cur.v, stridedRow<kRowS, kUn>(a, head, cur.b, cur.en, 1), D, dang);
+    nx = rowRef<kS, false, kPass>(a, a.light, r + gridDim.x * kT, a.nLight);
+    rowDone<kS, kPass>(a, cur.v, stridedRow<kRowS, kUn>(a, head, cur.b, cur.en, 1), D, dang);
   }
 }
 
@@ -417,8 +443,9 @@ constexpr size_t tileBytes(int threads, int k) {
 // (the heavy list first, sorted by in-degree descending, so the longest
 // rows start first), light rows thread per row. kS: the load mode of the
 // streams read once (ldS).
-// kTile: 0 the row loops; 8 or 16 the two-phase gather (tiledRows) with
-// kTile edges per thread and tile, its buffers after the head.
+// kTile: 0 the row loops; 2 the row loops in two column passes; 8 or 16
+// the two-phase gather (tiledRows) with kTile edges per thread and tile,
+// its buffers after the head.
 template <int kT, int kMinBlocks, bool kPacked, int kV, int kTile = 0>
 __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   constexpr int kS = kV % kLoadModes; // load mode; 2 << (kV / kLoadModes): loads per step (unpacked rows)
@@ -439,10 +466,13 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   const float D = shD;
   float dang = 0.0f;
 
-  if constexpr (kTile > 0) {
+  if constexpr (kTile >= 8) {
     float *stage = reinterpret_cast<float *>(head4) + a.hot;
     tiledRows<kT, kS, kTile>(a, head, stage, reinterpret_cast<int *>(stage + kT * kTile), D, dang,
                                               scratch);
+  } else if constexpr (kTile == 2) {
+    plainRows<kT, kS, (2 << (kV / kLoadModes)), 1>(a, head, D, dang, scratch);
+    plainRows<kT, kS, (2 << (kV / kLoadModes)), 2>(a, head, D, dang, scratch);
   } else if (kPacked) {
     // Group per row, each warp decoding whole segments of PRLAB_HOT_SEGMENT edges.
     const int kG = a.group, groups = kT / kG, g = tid / kG, gw = (tid - g * kG) >> 5;
@@ -484,6 +514,20 @@ __global__ void __launch_bounds__(kT, kMinBlocks) iterKernel(Args a) {
   if (tid == 0) a.dOut[blockIdx.x] = bd;
 }
 
+// split[v] = the first edge of row v whose column is >= col (columns are
+// sorted within a row: binary search).
+__global__ void splitKernel(const int *rowPtr, const int *colIdx, int n, int col, int *split) {
+  for (int v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+    int lo = rowPtr[v], hi = rowPtr[v + 1];
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (colIdx[mid] < col) lo = mid + 1;
+      else hi = mid;
+    }
+    split[v] = lo;
+  }
+}
+
 // x_0 = 1/n, contrib_0 = x_0 / outdeg, the G dangling partials of x_0.
 template <int kT>
 __global__ void __launch_bounds__(kT) prologueKernel(const float *invOut, int n, float x0, float *x,
@@ -508,6 +552,7 @@ struct Shape {
   int threads, occ;                // occ 1: 1024 threads per SM, 2: 2048
   const void *iter[2][kVariants]; // [packed][variant: load mode + kLoadModes x log2(loads per step / 2)]
   const void *tiled[kTileVariants]; // the two-phase gather: [load mode + kLoadModes x t], kTileK[t] edges per thread
+  const void *seg[kSegVariants];     // the two column passes: [load mode + kLoadModes x log2(loads per step / 2)]
 };
 
 #define PR_HH_K(T, OCC, P, S) reinterpret_cast<const void *>(iterKernel<T, (1024 * OCC) / T, P, S>)
@@ -524,6 +569,8 @@ struct Shape {
     }                                                                                              \
     , {PR_HH_T(T, OCC, 0, 8), PR_HH_T(T, OCC, 1, 8), PR_HH_T(T, OCC, 2, 8),                        \
        PR_HH_T(T, OCC, 0, 16), PR_HH_T(T, OCC, 1, 16), PR_HH_T(T, OCC, 2, 16)}                     \
+    , {PR_HH_T(T, OCC, 0, 2), PR_HH_T(T, OCC, 1, 2), PR_HH_T(T, OCC, 2, 2),                        \
+       PR_HH_T(T, OCC, 3, 2), PR_HH_T(T, OCC, 4, 2), PR_HH_T(T, OCC, 5, 2)}                        \
   }
 const Shape kShapes[] = {PR_HH_SHAPE(256, 1), PR_HH_SHAPE(512, 1), PR_HH_SHAPE(1024, 1),
                          PR_HH_SHAPE(256, 2), PR_HH_SHAPE(512, 2), PR_HH_SHAPE(1024, 2)};
@@ -538,6 +585,11 @@ struct State {
   // and the dynamic shared memory every kernel is sized for (smemMax bytes).
   int2 *tiles[2] = {nullptr, nullptr};
   int nTiles[2] = {0, 0};
+  // The two column passes: row v's first edge with a column >= segCol
+  // (splitKernel), and pass 1's partial sums (n floats each).
+  int *split = nullptr;
+  float *yPart = nullptr;
+  int segCol = 0;
   size_t smemMax = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
@@ -560,7 +612,7 @@ struct State {
 
 void freeBuffers(State &s) {
   freeDevice(s.rows[0], s.rows[1], s.rows[2], s.contrib[0], s.contrib[1], s.dPart[0], s.dPart[1], s.tiles[0],
-             s.tiles[1]);
+             s.tiles[1], s.split, s.yPart);
   for (int b = 0; b < 3; ++b) s.count[b] = s.nnzOf[b] = 0;
   s.nTiles[0] = s.nTiles[1] = 0;
   s.built = false;
@@ -656,12 +708,13 @@ int build(Ctx &c, State &s, Err &e) {
   // buffers (with the knob's head when both knobs are set; else the tuning
   // tries the tiles with the heads that fit beside them).
   const size_t headBytes = 4 * static_cast<size_t>(s.hotMax);
-  const size_t tileMax = tile == 1 ? 0 : tileBytes(threads, tile ? tile : kTileK[1]);
+  const size_t tileMax = tile == 1 || tile == 2 ? 0 : tileBytes(threads, tile ? tile : kTileK[1]);
   const size_t smem = s.smemMax = tile >= 8 && s.knobHot ? headBytes + tileMax : std::max(headBytes, tileMax);
   int perSM = 1 << 30;
   std::vector<const void *> fns(s.shape->iter[0], s.shape->iter[0] + kVariants);
   fns.insert(fns.end(), s.shape->iter[1], s.shape->iter[1] + kVariants);
   fns.insert(fns.end(), s.shape->tiled, s.shape->tiled + kTileVariants);
+  fns.insert(fns.end(), s.shape->seg, s.shape->seg + kSegVariants);
   for (const void *fn : fns) {
     PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
             "cudaFuncSetAttribute(hot-head iterKernel, %zu bytes of dynamic shared memory)", smem);
@@ -670,7 +723,15 @@ int build(Ctx &c, State &s, Err &e) {
             "cudaOccupancyMaxActiveBlocksPerMultiprocessor(hot-head iterKernel, %d threads, %zu bytes)", threads, smem);
     perSM = std::min(perSM, k);
   }
-  if (tile != 1)
+  if (tile == 2) { // the two column passes: the boundary halves the contribution vector
+    s.segCol = n / 2;
+    const int gs = std::max(1, std::min(blocksFor(n, 256), 4096));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.split), 4 * static_cast<size_t>(n), "d_hotSplit", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.yPart), 4 * static_cast<size_t>(n), "d_hotPartials", e));
+    splitKernel<<<gs, 256>>>(c.rowPtr, c.colIdx, n, s.segCol, s.split);
+    PR_LAUNCH(e, "hot-head splitKernel<<<%d, 256>>>", gs);
+  }
+  if (tile == 0 || tile >= 8)
     for (int t = 0; t < 2; ++t) {
       if (tile != 0 && tile != kTileK[t]) continue;
       const std::vector<int2> tl = tileList(rp, threads, kTileK[t]);
@@ -735,9 +796,13 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.segExc = s.segExc;
   a.group = s.group;
   const int T = s.shape->threads, v = s.modeOf[packed ? 1 : 0];
-  const void *fn = v < kVariants ? s.shape->iter[packed ? 1 : 0][v] : s.shape->tiled[v - kVariants];
+  const void *fn = v < kVariants                   ? s.shape->iter[packed ? 1 : 0][v]
+                   : v < kVariants + kTileVariants ? s.shape->tiled[v - kVariants]
+                                                   : s.shape->seg[v - kVariants - kTileVariants];
   size_t smem = 4 * static_cast<size_t>(a.hot);
-  if (v >= kVariants) {
+  a.split = s.split;
+  a.yPart = s.yPart;
+  if (v >= kVariants && v < kVariants + kTileVariants) {
     const int t = (v - kVariants) / kLoadModes;
     a.tiles = s.tiles[t];
     a.nTiles = s.nTiles[t];
@@ -772,6 +837,10 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
     for (int m = 0; m < kLoadModes; ++m)
       if (s.knobStream == 0 || s.knobStream - 1 == m) modes.push_back(m + kLoadModes * u);
   }
+  for (int u = 0; u < 2 && !packed && tileSetting(s) == 2; ++u) // the two column passes, two or four loads per step
+    if (s.knobUnroll == 0 || (2 << u) == s.knobUnroll)
+      for (int m = 0; m < kLoadModes; ++m)
+        if (s.knobStream == 0 || s.knobStream - 1 == m) modes.push_back(kVariants + kTileVariants + m + kLoadModes * u);
   for (int t = 0; t < 2 && !packed; ++t)
     if (s.tiles[t] != nullptr)
       for (int m = 0; m < kLoadModes; ++m)
@@ -907,7 +976,7 @@ struct KnobRule {
   void (*set)(HotState &, int);
   const char *what;
   int max;
-  int nValues, values[4];
+  int nValues, values[5];
 };
 const KnobRule kKnobRules[] = {
     {PRLAB_KNOB_HOT_FLOATS, [](HotState &s, int v) { s.knobHot = v; }, "hot floats", hh::kMaxHot, 0, {}},
@@ -916,7 +985,7 @@ const KnobRule kKnobRules[] = {
     {PRLAB_KNOB_HOT_BLOCKS_PER_SM, [](HotState &s, int v) { s.knobBlocksPerSM = v; }, "blocks per SM", 1 << 30, 0, {}},
     {PRLAB_KNOB_HOT_STREAM, [](HotState &s, int v) { s.knobStream = v; }, "load mode", hh::kLoadModes, 0, {}},
     {PRLAB_KNOB_HOT_UNROLL, [](HotState &s, int v) { s.knobUnroll = v; }, "loads per step", 0, 4, {0, 2, 4, 8}},
-    {PRLAB_KNOB_HOT_TILE, [](HotState &s, int v) { s.knobTile = v; }, "tile (1 row loops, 8 or 16 edges per thread)", 0, 4, {0, 1, 8, 16}},
+    {PRLAB_KNOB_HOT_TILE, [](HotState &s, int v) { s.knobTile = v; }, "tile (1 row loops, 2 two column passes, 8 or 16 edges per thread)", 0, 5, {0, 1, 2, 8, 16}},
     {PRLAB_KNOB_HOT_GROUP, [](HotState &s, int v) { s.knobGroup = v; }, "threads per heavy row (a multiple of 32)", 1024, 0, {}},
 };
 
@@ -1026,6 +1095,9 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
     *threads = s->shape->threads;
     if (v < prlab::hh::kVariants) {
       *loads_per_step = 2 << (v / prlab::hh::kLoadModes);
+      *group = s->group;
+    } else if (v >= prlab::hh::kVariants + prlab::hh::kTileVariants) { // the two column passes' row loops
+      *loads_per_step = 2 << ((v - prlab::hh::kVariants - prlab::hh::kTileVariants) / prlab::hh::kLoadModes);
       *group = s->group;
     } else { // the two-phase gather: edges per thread and tile, no heavy-row groups
       *loads_per_step = prlab::hh::kTileK[(v - prlab::hh::kVariants) / prlab::hh::kLoadModes];

@@ -337,7 +337,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                            3 evict-first (ld.global.cs); 2 and 3 store x' streaming (auto: tuned) */
 #define PRLAB_KNOB_HOT_UNROLL 22        /* loads in flight per thread and step of the unpacked rows: 2, 4 or 8 (auto: tuned;
                                            the same accumulators in the same order, the same bits) */
-#define PRLAB_KNOB_HOT_TILE 23         /* 1: the row loops; 8 or 16: the two-phase gather, tiles of consecutive rows
+#define PRLAB_KNOB_HOT_TILE 23         /* 1: the row loops; 2: the row loops in two column passes (columns below n/2,
+                                           then the rest, partial sums in between); 8 or 16: the two-phase gather, tiles of consecutive rows
                                            (at most threads rows and threads x 8 or 16 edges) gathered into shared
                                            memory with 8 or 16 loads in flight per thread, then summed from it
                                            (other bits than the row loops', unpacked only; auto 0: the row loops,
