@@ -53,6 +53,8 @@ var hotHeadConfigs = []hotHeadConfig{
 	{"none-x2-nc-u4-seg", 1, 1024, 2, 0, 0, 1, 4, 2},
 	{"24k-x2-na-u4-seg", 24576, 1024, 2, 0, 0, 2, 4, 2},
 	{"24k-x2-g256-nc-u4", 24576, 1024, 2, 0, 256, 1, 4, 1},
+	{"24k-x2-g512-nc-u4", 24576, 1024, 2, 0, 512, 1, 4, 1},
+	{"24k-x2-g128-nc-u4", 24576, 1024, 2, 0, 128, 1, 4, 1},
 	// The two-phase gather: 8 or 16 edges per thread and tile.
 	{"none-x2-nc-t8", 1, 1024, 2, 0, 0, 1, 0, 8},
 	{"none-x2-na-t8", 1, 1024, 2, 0, 0, 2, 0, 8},
