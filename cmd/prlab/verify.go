@@ -121,9 +121,45 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	v := report.Compare(a, b, report.Options{Mode: "verify", MaxSlowdown: *cf.maxSlowdown, Impls: cf.impls})
+	impls, notRerun, why := rerunnableHere(a, cf.impls, gpu())
+	v := report.Compare(a, b, report.Options{Mode: "verify", MaxSlowdown: *cf.maxSlowdown, Impls: impls})
+	if len(notRerun) > 0 {
+		notes = append(notes, fmt.Sprintf("not rerun here, so not compared: %s", strings.Join(notRerun, ", ")))
+		v.Paragraph += fmt.Sprintf(" %d GPU designs of the report were not rerun here (%s), so only its %d CPU implementations were checked; rerun on a GPU host for the rest.", len(notRerun), why, len(impls))
+	}
 	v.Notes = append(notes, v.Notes...)
 	return finishComparison(v, *cf.out, stdout)
+}
+
+// rerunnableHere narrows a verification on a machine whose GPU cannot run
+// (no CUDA library, driver or device; why says which): the report's GPU
+// rows were skipped by the rerun for that reason, so keep lists the
+// report's CPU implementations to compare and notRerun its GPU designs,
+// instead of failing every gate of every GPU row. impls named on the
+// command line (--impl) are kept as given, and so is a report with no CPU
+// row or no GPU row (notRerun empty).
+func rerunnableHere(a report.Evidence, impls []string, g study.GPU) (keep, notRerun []string, why string) {
+	if len(impls) > 0 || g == nil {
+		return impls, nil, ""
+	}
+	ok, why := g.Available()
+	if ok {
+		return impls, nil, ""
+	}
+	var cpu, gpuRows []string
+	for _, r := range a.Rows {
+		switch {
+		case slices.Contains(cpu, r.Implementation) || slices.Contains(gpuRows, r.Implementation):
+		case r.Kind == report.KindGPU:
+			gpuRows = append(gpuRows, r.Implementation)
+		default:
+			cpu = append(cpu, r.Implementation)
+		}
+	}
+	if len(gpuRows) == 0 || len(cpu) == 0 {
+		return impls, nil, ""
+	}
+	return cpu, gpuRows, why
 }
 
 // localData verifies the data directory (SHA256SUMS) and returns its

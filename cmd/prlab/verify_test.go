@@ -358,3 +358,41 @@ func TestVerifyIncrementalStudy(t *testing.T) {
 		t.Errorf("tampered incremental study: %v\n%s", err, stdout)
 	}
 }
+
+// A committed H200 report verified on a machine without a usable GPU
+// compares its CPU rows and names the GPU designs it could not rerun,
+// instead of failing every gate of every GPU row (exit status 1 with 425
+// failed gates before).
+func TestVerifyGPUReportWithoutGPU(t *testing.T) {
+	if ok, _ := gpu().Available(); ok {
+		t.Skip("a GPU is usable here: its rows are rerun and compared")
+	}
+	data := filepath.Dir(fixture.NeedBundled(t, fixture.Edges))
+	committed := filepath.Join(data, "..", "..", "reports", "h200-2026-12-02")
+	out := filepath.Join(t.TempDir(), "v")
+	stdout, stderr, err := runCLI(t, "verify", "--data", data, "--out", out, committed)
+	if err != nil {
+		t.Fatalf("verify of the committed H200 report here: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "17 GPU designs of the report were not rerun here (") || !strings.Contains(stdout, "only its 4 CPU implementations were checked") {
+		t.Errorf("paragraph does not name the GPU designs left out:\n%s", stdout)
+	}
+	v, err := report.ReadVerification(filepath.Join(out, report.VerifyJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := map[string]bool{"t0-oracle": true, "t1-multicore-f64": true, "t1-multicore-f32": true, "t0-nodangling": true}
+	statuses := 0
+	for _, g := range v.Gates {
+		if g.Implementation != "" && !cpu[g.Implementation] {
+			t.Errorf("gate on a GPU row that was not rerun: %s", g)
+		}
+		if g.Gate == report.GateStatus {
+			statuses++
+		}
+	}
+	// 4 CPU implementations on 7 correctness cases, the convergence and the timing rows.
+	if !v.Pass || statuses < 4*7 {
+		t.Errorf("pass %v with %d status gates, want a pass with at least 28", v.Pass, statuses)
+	}
+}
