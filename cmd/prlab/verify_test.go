@@ -247,6 +247,10 @@ func TestVerifyFreshAndTamperedReports(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, "0 unchanged, 0 faster, 2 slower") {
 		t.Errorf("compare with timings x1.2: %v\n%s", err, stdout)
 	}
+	// The timing table names the two reports (compare reruns nothing).
+	if i := strings.Index(stdout, "CASE "); i < 0 || strings.Contains(stdout, "RERUN ms") || strings.Count(strings.SplitN(stdout[i:], "\n", 2)[0], "tampered-") != 2 {
+		t.Errorf("compare's timing header does not name both reports:\n%s", stdout)
+	}
 	stdout, _, err = runCLI(t, "compare", base, slow, "--max-slowdown", "1.1")
 	if cliStatus(err) != 1 || !strings.Contains(stdout, "FAIL max slowdown timing ") || !strings.Contains(stdout, "/t0-oracle: tampered-") {
 		t.Errorf("--max-slowdown 1.1: %v\n%s", err, stdout)
