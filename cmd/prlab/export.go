@@ -70,6 +70,14 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := exportTargetAllowed(*out, gf.paths); err != nil {
 		return err
 	}
+	// Checked before any graph is read or generated: --out is a file name,
+	// in a folder that exists or can be made (writeEdgesAtomic makes it).
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return usageError{fmt.Sprintf("export: --out %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "graph.el"))}
+	}
+	if err := checkWritable(filepath.Dir(*out)); err != nil {
+		return usageError{"export: " + err.Error()}
+	}
 	load, err := gf.options()
 	if err != nil {
 		return err
@@ -129,9 +137,12 @@ func same(a, b string) bool {
 }
 
 // writeEdgesAtomic writes el to path through report.WriteFileAtomicFunc
-// (a temporary file in path's folder, fsynced, renamed into place when
+// (a temporary file in path's folder, made if missing, fsynced, renamed into place when
 // complete), gzip-compressed when path ends in .gz.
 func writeEdgesAtomic(path string, el *pagerank.EdgeList, f pagerank.Format, title string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
 	return report.WriteFileAtomicFunc(path, func(w io.Writer) error {
 		if !strings.HasSuffix(path, ".gz") {
 			return pagerank.WriteEdges(w, el, f, title)

@@ -156,6 +156,7 @@ func TestGraphFlagUsageErrors(t *testing.T) {
 		{[]string{"export", "--graph", el, "--format", "el", "--out", el}, "is the input file"},
 		{[]string{"export", "--graph", el, "--format", "mtx", "--out", filepath.Join(filepath.Dir(el), "copy.mtx")}, "never writes into a user's graph folder"},
 		{[]string{"export", "--rmat", "4", "--format", "el", "--out", filepath.Join(dataset, "acl.txt.gz")}, "checksummed dataset folder"},
+		{[]string{"export", "--rmat", "4", "--format", "el", "--out", user}, "is a directory: give a file name"},
 	} {
 		_, _, err := runCLI(t, c.args...)
 		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
@@ -186,7 +187,12 @@ func TestExport(t *testing.T) {
 	if stdout, _, err := runCLI(t, "export", "--grid", "8", "--format", "mtx", "--out", filepath.Join(dir, "grid.mtx")); err != nil || !strings.Contains(stdout, "256 nodes") {
 		t.Fatalf("export --grid: %v %q", err, stdout)
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 6 {
+	// A folder that does not exist yet is made (it was "open
+	// DIR/.grid.el.tmp-123: no such file or directory", after the work).
+	if stdout, _, err := runCLI(t, "export", "--grid", "4", "--format", "el", "--out", filepath.Join(dir, "new", "sub", "grid.el")); err != nil || !strings.Contains(stdout, "16 nodes") {
+		t.Fatalf("export into a new folder: %v %q", err, stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 7 {
 		t.Errorf("files in the export folder: %v (temporary files left?)", entries)
 	}
 }
