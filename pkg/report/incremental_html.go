@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/prlab/prlab/pkg/pagerank"
 )
 
 //go:embed incremental.html.tmpl
@@ -90,14 +92,25 @@ func incrementalIterationsChart(s *IncrementalStudy) (template.HTML, error) {
 	return "", nil
 }
 
+// incrementalKindDash is the line type of a random batch kind in the
+// speed-up chart; the colour is the implementation's (ImplColour).
+var incrementalKindDash = map[string]string{pagerank.BatchInsert: "solid", pagerank.BatchDelete: "dashed", pagerank.BatchMixed: "dotted"}
+
+// incrementalWorkloadSymbols are the point shapes of the workloads in the
+// speed-up chart, in the order they first appear.
+var incrementalWorkloadSymbols = []string{"circle", "rect", "triangle", "diamond", "roundRect", "pin"}
+
 // IncrementalSpeedupLine is the speed-up vs batch size chart of the page
 // and the notebook: every passing row's speed-up against its batch size as
 // a percentage of the edges before the batch (log x, log y), one series per
 // workload, batch kind and implementation (the yearly batches as points:
-// years are not ordered by size), with the break-even line y = 1. Nil when
-// no row has a speed-up.
+// years are not ordered by size), with the break-even line y = 1. A series
+// has its implementation's colour (ImplColour, as in every chart), its
+// batch kind's line type (insert solid, delete dashed, mixed dotted) and its
+// workload's point shape. Nil when no row has a speed-up.
 func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
-	var keys []string
+	var keys, workloads []string
+	impl, kind, workload := map[string]string{}, map[string]string{}, map[string]string{}
 	points := map[string][]opts.LineData{}
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	for _, r := range s.Rows {
@@ -110,6 +123,10 @@ func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
 		}
 		if _, ok := points[k]; !ok {
 			keys = append(keys, k)
+			impl[k], kind[k], workload[k] = r.Implementation, r.BatchKind, r.Workload
+			if !slices.Contains(workloads, r.Workload) {
+				workloads = append(workloads, r.Workload)
+			}
 		}
 		x := float64(r.Fraction) * 100
 		points[k] = append(points[k], opts.LineData{Value: []any{sig3(x), sig3(float64(r.Speedup))}, Name: r.Batch})
@@ -127,16 +144,20 @@ func IncrementalSpeedupLine(s *IncrementalStudy) *charts.Line {
 		slices.SortStableFunc(pts, func(a, b opts.LineData) int {
 			return cmp.Compare(a.Value.([]any)[0].(float64), b.Value.([]any)[0].(float64))
 		})
-		style := opts.LineStyle{Width: 2}
-		lineOpts := opts.LineChart{ShowSymbol: opts.Bool(true)}
+		colour := ImplColour(impl[k])
+		style := opts.LineStyle{Width: 2, Color: colour, Type: incrementalKindDash[kind[k]]}
+		symbol := incrementalWorkloadSymbols[slices.Index(workloads, workload[k])%len(incrementalWorkloadSymbols)]
+		lineOpts := opts.LineChart{ShowSymbol: opts.Bool(true), Symbol: symbol}
 		if len(pts) > 0 && pts[0].Name != "" && isYearSeries(k, s) {
 			style.Opacity = opts.Float(0) // years are not ordered by size: points only
 		}
-		line.AddSeries(k, pts, charts.WithLineChartOpts(lineOpts), charts.WithLineStyleOpts(style))
+		line.AddSeries(k, pts, charts.WithLineChartOpts(lineOpts), charts.WithLineStyleOpts(style),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: colour}))
 	}
 	line.AddSeries("break-even (1x)", []opts.LineData{{Value: []any{minX, 1}}, {Value: []any{maxX, 1}}},
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
-		charts.WithLineStyleOpts(opts.LineStyle{Type: "dotted", Color: "#888888", Width: 1}))
+		charts.WithLineStyleOpts(opts.LineStyle{Type: "dotted", Color: "#888888", Width: 1}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#888888"}))
 	return line
 }
 
@@ -147,7 +168,8 @@ func isYearSeries(key string, s *IncrementalStudy) bool {
 
 // IncrementalIterationsLine is the page's and the notebook's chart of warm
 // and cold iterations per year of the by-year workload, one pair of series
-// per implementation. Nil without years.
+// per implementation in its colour (ImplColour): warm solid, cold dashed.
+// Nil without years.
 func IncrementalIterationsLine(s *IncrementalStudy) *charts.Line {
 	var years []int
 	seen := map[int]bool{}
@@ -190,7 +212,8 @@ func IncrementalIterationsLine(s *IncrementalStudy) *charts.Line {
 				pts[i] = opts.LineData{Value: side.m[y]}
 			}
 			line.AddSeries(im+" "+side.name, pts, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true)}),
-				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash}))
+				charts.WithLineStyleOpts(opts.LineStyle{Width: 2, Type: side.dash, Color: ImplColour(im)}),
+				charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(im)}))
 		}
 	}
 	return line

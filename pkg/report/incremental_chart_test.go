@@ -1,0 +1,49 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+)
+
+// The incremental page's charts give every series its implementation's
+// colour (ImplColour), as every other chart does: the committed H200 study
+// drew gpu-cusparse green on one chart and red on the other, against its
+// blue everywhere else.
+func TestIncrementalChartsUseImplementationColours(t *testing.T) {
+	s, err := Read[IncrementalStudy](filepath.Join("..", "..", "reports", "incremental-h200-2026-12-02", IncrementalJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	speed, iter := IncrementalSpeedupLine(s), IncrementalIterationsLine(s)
+	if speed == nil || iter == nil {
+		t.Fatal("no chart drawn from the committed study")
+	}
+	checked := 0
+	for chart, series := range map[string][]charts.SingleSeries{"speed-up": speed.MultiSeries, "iterations": iter.MultiSeries} {
+		for _, x := range series {
+			if strings.HasPrefix(x.Name, "break-even") {
+				continue
+			}
+			impl := ""
+			for _, im := range []string{"gpu-cusparse", "gpu-warp-per-row"} {
+				if strings.Contains(x.Name, im) {
+					impl = im
+				}
+			}
+			if impl == "" || x.LineStyle == nil || x.ItemStyle == nil {
+				t.Errorf("%s chart: series %q: no implementation of the study or no colour set", chart, x.Name)
+				continue
+			}
+			if want := ImplColour(impl); x.LineStyle.Color != want || x.ItemStyle.Color != want {
+				t.Errorf("%s chart: series %q line %q, points %q; want %s's colour %s", chart, x.Name, x.LineStyle.Color, x.ItemStyle.Color, impl, want)
+			}
+			checked++
+		}
+	}
+	if checked != 8 { // speed-up: 2 workloads x 2 implementations; iterations: warm and cold x 2
+		t.Errorf("%d series checked, want 8", checked)
+	}
+}
