@@ -47,3 +47,25 @@ func TestIncrementalChartsUseImplementationColours(t *testing.T) {
 		t.Errorf("%d series checked, want 8", checked)
 	}
 }
+
+// The incremental page's wide tables scroll in their own box, as the other
+// pages' do: the committed H200 study's random-batch table (16 columns) made
+// the whole page scroll sideways at 1400 px.
+func TestIncrementalWideTablesScrollInTheirBox(t *testing.T) {
+	s, err := Read[IncrementalStudy](filepath.Join("..", "..", "reports", "incremental-h200-2026-12-02", IncrementalJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := RenderIncrementalHTML(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"by-year-table", "random-table", "batch-table"} {
+		if !strings.Contains(string(page), `<div class="scroll"><table id="`+id+`">`) {
+			t.Errorf("table %s is not in a scroll box", id)
+		}
+	}
+	if !strings.Contains(string(page), ".scroll { overflow-x: auto;") {
+		t.Error("the page has no .scroll style")
+	}
+}
