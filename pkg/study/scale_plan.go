@@ -314,7 +314,7 @@ func (p *planner) fit(gs []*plannedGraph, targetS float64) {
 			break
 		}
 		last := Ladder[len(Ladder)-1]
-		drop.Skip = fmt.Sprintf("time budget: with every row on the last rung (%d iterations x %d runs) the study was estimated to overrun its %.0f s budget, so the largest graphs are left out",
+		drop.Skip = fmt.Sprintf("time budget: with every row on the last rung (%d iterations x %d runs) the study was estimated to overrun its %.0f s budget, so graphs are left out: the 2-D grids first, largest first, then the largest R-MAT graphs (the goals' family)",
 			last.Iterations, last.Runs, p.cfg.Budget.Seconds())
 	}
 	for _, g := range gs {

@@ -340,11 +340,13 @@ func TestScaleBudgetSkipsWithReason(t *testing.T) {
 	if skipped == 0 {
 		t.Fatal("nothing skipped on an exhausted budget")
 	}
-	// Plan only: a 1 s budget leaves graphs out and says so.
+	// Plan only: a 1 s budget leaves graphs out and says which go first
+	// (it said "the largest graphs", while the smallest grids went first).
 	cfg2, _ := smallScale(t)
 	cfg2.Budget, cfg2.PlanOnly = time.Second, true
 	s2, err := RunScale(context.Background(), cfg2)
-	if err != nil || len(s2.Rows) != 0 || !strings.Contains(strings.Join(s2.Plan, "\n"), "SKIPPED: time budget") {
+	if err != nil || len(s2.Rows) != 0 || !strings.Contains(strings.Join(s2.Plan, "\n"), "SKIPPED: time budget") ||
+		!strings.Contains(strings.Join(s2.Plan, "\n"), "the 2-D grids first, largest first, then the largest R-MAT graphs") {
 		t.Errorf("plan-only: err %v, %d rows, plan:\n%s", err, len(s2.Rows), strings.Join(s2.Plan, "\n"))
 	}
 }
