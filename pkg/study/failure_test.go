@@ -407,3 +407,40 @@ func TestUnavailableIsSkippedNotFailed(t *testing.T) {
 		}
 	}
 }
+
+// convergeCancellingOracle is an oracle that, like a Ctrl-C during its
+// converged run, cancels the context there and returns the interruption.
+type convergeCancellingOracle struct{ cancel context.CancelFunc }
+
+func (convergeCancellingOracle) Name() string                  { return OracleName }
+func (convergeCancellingOracle) Label() string                 { return "oracle interrupted while converging" }
+func (convergeCancellingOracle) Precision() pagerank.Precision { return pagerank.Float64 }
+func (c convergeCancellingOracle) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result, error) {
+	if p.Mode != pagerank.FixedIterations {
+		c.cancel()
+		return nil, fmt.Errorf("%s: interrupted after 84 iterations: %w", OracleName, context.Canceled)
+	}
+	ranks := make([]float64, g.N)
+	for i := range ranks {
+		ranks[i] = 1 / float64(g.N)
+	}
+	return &pagerank.Result{Precision: pagerank.Float64, Mode: p.Mode, Ranks: ranks, Iterations: p.Iterations}, nil
+}
+
+// TestRunCancelledDuringOracleConvergence: Ctrl-C while the oracle converges
+// on the real graph is the interruption, not a note that the oracle "failed
+// to converge" (make report printed one before "interrupted").
+func TestRunCancelledDuringOracleConvergence(t *testing.T) {
+	edges, _ := writeGraph(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var progress strings.Builder
+	run, err := Run(ctx, Config{EdgeList: edges, GraphName: "g", Entries: []Entry{{convergeCancellingOracle{cancel}, report.KindCPU}},
+		Cases: []string{RealCase}, Iterations: 10, Runs: 1, Progress: &progress})
+	if run != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, %v; want no run and context.Canceled", run, err)
+	}
+	if strings.Contains(progress.String(), "failed to converge") {
+		t.Errorf("an interrupted oracle is reported as not converging:\n%s", progress.String())
+	}
+}

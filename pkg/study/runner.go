@@ -529,6 +529,9 @@ func (r *runner) tolerance(prec pagerank.Precision) float64 {
 func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pagerank.Papers) error {
 	oracleEntry := Entry{r.oracle, report.KindCPU}
 	oracle, oerr := run(ctx, oracleEntry, g, pagerank.Converge(r.cfg.OracleTolerance, r.cfg.MaxIterations))
+	if err := ctx.Err(); err != nil { // Ctrl-C: no "failed to converge" note for an interrupted oracle
+		return fmt.Errorf("interrupted: %w", err)
+	}
 	if oerr != nil {
 		r.note("oracle failed to converge on %s: %v", g.Name, oerr)
 	} else {
