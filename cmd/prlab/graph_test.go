@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,5 +242,25 @@ func TestNoCommandWritesUserFiles(t *testing.T) {
 	}
 	if page, _ := os.ReadFile(filepath.Join(out, "s", report.HTMLFile)); !strings.Contains(string(page), "</code> as <code>cites</code> (format el)") {
 		t.Error("the scale page's protocol does not name the --graph file")
+	}
+}
+
+// --graph - reads the graph from standard input (as --graph /dev/stdin); it
+// was "stat -: no such file or directory".
+func TestGraphFromStandardInput(t *testing.T) {
+	bin := buildCLI(t)
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := exec.Command(bin, "report", "--graph", "-", "--format", "el", "--out", out, "--cases", "real", "--impl", "t1-multicore-f32", "--runs", "1", "--iterations", "5")
+	cmd.Stdin = strings.NewReader("0 1\n1 2\n2 0\n0 2\n")
+	msg, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(msg), "loaded 3 nodes and 4 edges") {
+		t.Fatalf("report --graph -: %v\n%s", err, msg)
+	}
+	run, err := report.Read[report.Run](filepath.Join(out, report.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Graph.Path != "/dev/stdin" || run.Graph.Name != "stdin" {
+		t.Errorf("graph recorded as %q named %q, want /dev/stdin named stdin", run.Graph.Path, run.Graph.Name)
 	}
 }

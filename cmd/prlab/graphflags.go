@@ -55,6 +55,11 @@ func addGraphFlags(fs *flag.FlagSet, several bool) *graphFlags {
 // options checks the flags and returns how to read the graph files. Flags
 // that only apply to --graph without it are a usage error.
 func (gf *graphFlags) options() (pagerank.LoadOptions, error) {
+	for i, p := range gf.paths {
+		if p == "-" { // the Unix convention for standard input, read as /dev/stdin
+			gf.paths[i] = "/dev/stdin"
+		}
+	}
 	f, err := pagerank.ParseFormat(gf.format)
 	if err != nil {
 		return pagerank.LoadOptions{}, usageError{"--format: " + err.Error()}
