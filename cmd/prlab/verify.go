@@ -98,6 +98,12 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)
 	}
+	// A GPU report on a machine whose GPU cannot run: its GPU rows are left
+	// out of the comparison, and a report of GPU rows only is not rerun.
+	impls, notRerun, why := rerunnableHere(a, cf.impls, gpu())
+	if len(notRerun) > 0 && len(impls) == 0 {
+		return exitError{1, fmt.Sprintf("verify: %s has only GPU rows (%s) and no GPU can run here: %s (nothing was run or written)", a.Path, strings.Join(notRerun, ", "), why)}
+	}
 	// One writer per --out for the whole rerun: a second verify into the
 	// same directory fails now, not after the rerun.
 	dst, err := lockOut(*cf.out, stderr, report.VerifyHTMLFile, report.VerifyJSONFile, report.VerifyCSVFile)
@@ -121,7 +127,6 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	impls, notRerun, why := rerunnableHere(a, cf.impls, gpu())
 	v := report.Compare(a, b, report.Options{Mode: "verify", MaxSlowdown: *cf.maxSlowdown, Impls: impls})
 	if len(notRerun) > 0 {
 		notes = append(notes, fmt.Sprintf("not rerun here, so not compared: %s", strings.Join(notRerun, ", ")))
@@ -135,9 +140,9 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // (no CUDA library, driver or device; why says which): the report's GPU
 // rows were skipped by the rerun for that reason, so keep lists the
 // report's CPU implementations to compare and notRerun its GPU designs,
-// instead of failing every gate of every GPU row. impls named on the
-// command line (--impl) are kept as given, and so is a report with no CPU
-// row or no GPU row (notRerun empty).
+// instead of failing every gate of every GPU row; a report of GPU rows
+// only gives keep empty. impls named on the command line (--impl) are kept
+// as given, and so is a report with no GPU row (notRerun empty).
 func rerunnableHere(a report.Evidence, impls []string, g study.GPU) (keep, notRerun []string, why string) {
 	if len(impls) > 0 || g == nil {
 		return impls, nil, ""
@@ -156,7 +161,7 @@ func rerunnableHere(a report.Evidence, impls []string, g study.GPU) (keep, notRe
 			cpu = append(cpu, r.Implementation)
 		}
 	}
-	if len(gpuRows) == 0 || len(cpu) == 0 {
+	if len(gpuRows) == 0 {
 		return impls, nil, ""
 	}
 	return cpu, gpuRows, why

@@ -399,4 +399,16 @@ func TestVerifyGPUReportWithoutGPU(t *testing.T) {
 	if !v.Pass || statuses < 4*7 {
 		t.Errorf("pass %v with %d status gates, want a pass with at least 28", v.Pass, statuses)
 	}
+
+	// A report of GPU rows only is not rerun at all (it regenerated R-MAT
+	// 2^22 for 90 s here, ran nothing and failed 112 gates).
+	gpuOnly := filepath.Join(data, "..", "..", "reports", "incremental-h200-2026-12-02")
+	out2 := filepath.Join(t.TempDir(), "v2")
+	_, _, err = runCLI(t, "verify", "--data", data, "--out", out2, gpuOnly)
+	if cliStatus(err) != 1 || !strings.Contains(err.Error(), "has only GPU rows (gpu-warp-per-row, gpu-cusparse) and no GPU can run here") {
+		t.Errorf("verify of a GPU-only report here: %v", err)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Errorf("%s was written for a report with nothing to rerun", out2)
+	}
 }
