@@ -69,3 +69,30 @@ func TestIncrementalWideTablesScrollInTheirBox(t *testing.T) {
 		t.Error("the page has no .scroll style")
 	}
 }
+
+// A skipped incremental row (a GPU tier without the CUDA library) has no ρ:
+// the comparison shows "—" for it, not "rerun 0.000000 (gate 0.999)".
+func TestIncrementalSkippedRowHasNoSpearman(t *testing.T) {
+	path := filepath.Join("..", "..", "reports", "incremental-h200-2026-12-02", IncrementalJSONFile)
+	a, err := Read[IncrementalStudy](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Read[IncrementalStudy](path)
+	for i := range b.Rows {
+		b.Rows[i].Status, b.Rows[i].Reason, b.Rows[i].WarmCheck = StatusSkipped, "the CUDA library is not built", GateCheck{}
+	}
+	v := Compare(EvidenceOfIncremental(a, path), EvidenceOfIncremental(b, path), Options{})
+	n := 0
+	for _, g := range v.Gates {
+		if g.Gate == GateSpearman || g.Gate == GateSum {
+			n++
+			if g.Pass || g.Rerun != "—" {
+				t.Errorf("%s: rerun %q, pass %v; want — and a failed gate", g, g.Rerun, g.Pass)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no ρ or sum gate compared")
+	}
+}

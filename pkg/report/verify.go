@@ -293,9 +293,13 @@ func EvidenceOfIncremental(s *IncrementalStudy, path string) Evidence {
 	}
 	for _, r := range s.Rows {
 		cse := r.Workload + " " + r.Batch
+		spearman, sum := r.WarmCheck.Spearman, r.WarmCheck.SumMinus1
+		if !ran(r.Status) { // a skipped row has no check: its zero GateCheck is no ρ of 0
+			spearman, sum = NaN, NaN
+		}
 		ev.Rows = append(ev.Rows, RowFact{Table: TableIncremental, Case: cse, Implementation: r.Implementation, Kind: r.Kind,
-			Precision: r.Precision, Status: r.Status, Reason: r.Reason, Spearman: r.WarmCheck.Spearman, SpearmanGate: pagerank.SpearmanGate,
-			SumMinus1: r.WarmCheck.SumMinus1, SumAllowed: r.WarmCheck.SumAllowed})
+			Precision: r.Precision, Status: r.Status, Reason: r.Reason, Spearman: spearman, SpearmanGate: pagerank.SpearmanGate,
+			SumMinus1: sum, SumAllowed: r.WarmCheck.SumAllowed})
 		for _, x := range []struct {
 			start string
 			it    int
