@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,11 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 			return usageError{fmt.Sprintf("--batches %q: want fractions of the edges in (0, 1] (0.001 or 0.1%%)", b)}
 		}
 		cfg.Fractions = append(cfg.Fractions, f)
+	}
+	for _, k := range kinds { // before the data folder is read: a wrong kind is the first error
+		if !slices.Contains(pagerank.BatchKinds, k) {
+			return usageError{fmt.Sprintf("--kinds %q: valid kinds are %s", k, strings.Join(pagerank.BatchKinds, ", "))}
+		}
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}

@@ -65,7 +65,9 @@ func TestIncrementalUsageErrors(t *testing.T) {
 		{[]string{"--by-year=false", "--rmat", "none"}, "nothing to run"},
 		{[]string{"--graph", "/nonexistent/g.txt"}, "/nonexistent/g.txt"},
 		{[]string{"--graph", "x.txt", "--format", "nope"}, "--format"},
-		{[]string{"--by-year=false", "--rmat", "8", "--kinds", "swap"}, `unknown batch kind "swap"`},
+		{[]string{"--by-year=false", "--rmat", "8", "--kinds", "swap"}, `--kinds "swap": valid kinds are insert, delete, mixed`},
+		// checked before the data folder: a missing one was the first error
+		{[]string{"--data", "/nonexistent/aan", "--rmat", "8", "--kinds", "swap"}, `--kinds "swap"`},
 	} {
 		_, _, err := runCLI(t, append([]string{"incremental", "--out", t.TempDir()}, c.args...)...)
 		var ue usageError
