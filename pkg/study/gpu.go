@@ -68,7 +68,7 @@ func openGPU(gpu GPU) (ctx *report.GPUContext, skipped string, err error) {
 }
 
 // gpuSkippedLine is the one progress line for every GPU row skipped for the
-// same reason, e.g. "14 GPU designs skipped: the CUDA library is not built —
+// same reason, e.g. "17 GPU designs skipped: the CUDA library is not built —
 // run `make cuda-lib` on a CUDA host (…)": the per-row lines leave them out.
 func gpuSkippedLine(entries []Entry, avail map[string]string, why string) string {
 	switch n := len(gpuSkippedNames(entries, avail, why)); n {
