@@ -212,8 +212,17 @@ func ReadGraphFileContext(ctx context.Context, path string, opt LoadOptions) (*E
 }
 
 // ReadEdges parses r in format f (name is used in error messages). With
-// opt.Undirected every edge is also stored reversed.
+// opt.Undirected every edge is also stored reversed. A UTF-8 byte order
+// mark at the start (Windows editors write one) is skipped in every format.
 func ReadEdges(r io.Reader, name string, f Format, opt LoadOptions) (*EdgeList, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	if head, _ := br.Peek(len(utf8BOM)); string(head) == utf8BOM {
+		br.Discard(len(utf8BOM))
+	}
+	r = br
 	var el *EdgeList
 	var err error
 	switch f {
@@ -251,6 +260,9 @@ func ReadEdges(r io.Reader, name string, f Format, opt LoadOptions) (*EdgeList, 
 }
 
 const weightsNote = "weights in column 3 ignored: PageRank here is unweighted"
+
+// utf8BOM is the UTF-8 byte order mark, U+FEFF.
+const utf8BOM = "\xef\xbb\xbf"
 
 // Build builds the Graph of el (NewGraphParallel with workers goroutines).
 func (el *EdgeList) Build(name string, workers int) (*Graph, error) {
