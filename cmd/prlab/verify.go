@@ -130,7 +130,7 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	v := report.Compare(a, b, report.Options{Mode: "verify", MaxSlowdown: *cf.maxSlowdown, Impls: impls})
 	if len(notRerun) > 0 {
 		notes = append(notes, fmt.Sprintf("not rerun here, so not compared: %s", strings.Join(notRerun, ", ")))
-		v.Paragraph += fmt.Sprintf(" %d GPU designs of the report were not rerun here (%s), so only its %d CPU implementations were checked; rerun on a GPU host for the rest.", len(notRerun), why, len(impls))
+		v.Paragraph += fmt.Sprintf(" %d GPU designs of the report were not rerun here (%s), so only its other %d implementations were checked; rerun on a GPU host for the rest.", len(notRerun), why, len(impls))
 	}
 	v.Notes = append(notes, v.Notes...)
 	return finishComparison(v, *cf.out, stdout)
@@ -138,10 +138,10 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // rerunnableHere narrows a verification on a machine whose GPU cannot run
 // (no CUDA library, driver or device; why says which): the report's GPU
-// rows were skipped by the rerun for that reason, so keep lists the
-// report's CPU implementations to compare and notRerun its GPU designs,
-// instead of failing every gate of every GPU row; a report of GPU rows
-// only gives keep empty. impls named on the command line (--impl) are kept
+// rows were skipped by the rerun for that reason, so notRerun lists the GPU
+// designs that ran in the report and keep the report's other
+// implementations to compare, instead of failing every gate of every GPU
+// row; a report of GPU rows only gives keep empty. impls named on the command line (--impl) are kept
 // as given, and so is a report with no GPU row (notRerun empty).
 func rerunnableHere(a report.Evidence, impls []string, g study.GPU) (keep, notRerun []string, why string) {
 	if len(impls) > 0 || g == nil {
@@ -151,20 +151,22 @@ func rerunnableHere(a report.Evidence, impls []string, g study.GPU) (keep, notRe
 	if ok {
 		return impls, nil, ""
 	}
-	var cpu, gpuRows []string
+	// The GPU designs that ran in the report (a row passed or failed); one
+	// the report skipped too (a CPU-only report) is compared as it is.
 	for _, r := range a.Rows {
-		switch {
-		case slices.Contains(cpu, r.Implementation) || slices.Contains(gpuRows, r.Implementation):
-		case r.Kind == report.KindGPU:
-			gpuRows = append(gpuRows, r.Implementation)
-		default:
-			cpu = append(cpu, r.Implementation)
+		if r.Kind == report.KindGPU && (r.Status == report.StatusPass || r.Status == report.StatusFail) && !slices.Contains(notRerun, r.Implementation) {
+			notRerun = append(notRerun, r.Implementation)
 		}
 	}
-	if len(gpuRows) == 0 {
+	if len(notRerun) == 0 {
 		return impls, nil, ""
 	}
-	return cpu, gpuRows, why
+	for _, r := range a.Rows {
+		if !slices.Contains(notRerun, r.Implementation) && !slices.Contains(keep, r.Implementation) {
+			keep = append(keep, r.Implementation)
+		}
+	}
+	return keep, notRerun, why
 }
 
 // localData verifies the data directory (SHA256SUMS) and returns its

@@ -378,7 +378,7 @@ func TestVerifyGPUReportWithoutGPU(t *testing.T) {
 	if err != nil {
 		t.Fatalf("verify of the committed H200 report here: %v\n%s\n%s", err, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "17 GPU designs of the report were not rerun here (") || !strings.Contains(stdout, "only its 4 CPU implementations were checked") {
+	if !strings.Contains(stdout, "17 GPU designs of the report were not rerun here (") || !strings.Contains(stdout, "only its other 4 implementations were checked") {
 		t.Errorf("paragraph does not name the GPU designs left out:\n%s", stdout)
 	}
 	v, err := report.ReadVerification(filepath.Join(out, report.VerifyJSONFile))
@@ -410,5 +410,27 @@ func TestVerifyGPUReportWithoutGPU(t *testing.T) {
 	}
 	if _, err := os.Stat(out2); err == nil {
 		t.Errorf("%s was written for a report with nothing to rerun", out2)
+	}
+
+	// A CPU report whose GPU rows were skipped there too is compared whole:
+	// skipped on both sides, no "not rerun here" note.
+	cpuOnly := filepath.Join(data, "..", "..", "reports", "cpu-2core")
+	out3 := filepath.Join(t.TempDir(), "v3")
+	stdout, stderr, err = runCLI(t, "verify", "--data", data, "--out", out3, cpuOnly)
+	if err != nil || strings.Contains(stdout, "not rerun here") {
+		t.Fatalf("verify of the committed CPU report: %v\n%s\n%s", err, stdout, stderr)
+	}
+	v3, err := report.ReadVerification(filepath.Join(out3, report.VerifyJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpuSkipped := 0
+	for _, g := range v3.Gates {
+		if g.Gate == report.GateStatus && strings.HasPrefix(g.Implementation, "gpu-") && g.Pass && g.Report == report.StatusSkipped {
+			gpuSkipped++
+		}
+	}
+	if gpuSkipped == 0 {
+		t.Error("the CPU report's skipped GPU rows were not compared")
 	}
 }
