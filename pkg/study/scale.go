@@ -463,7 +463,7 @@ func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
 	label := pg.label()
 	sg := report.ScaleGraph{Family: pg.Family, Scale: pg.Scale, Name: pg.name(), N: pg.N, NNZ: pg.NNZ}
 	if pg.Skip == "" && r.cfg.Rung == nil && r.left() < r.plan.buildS(pg)+1 {
-		pg.Skip = fmt.Sprintf("time budget: %.0f s left, building alone was estimated at %.0f s", r.left(), r.plan.buildS(pg))
+		pg.Skip = fmt.Sprintf("time budget: %s s left, building alone was estimated at %s s", budgetSeconds(r.left()), budgetSeconds(r.plan.buildS(pg)))
 	}
 	if pg.Skip != "" {
 		sg.Skipped = pg.Skip
@@ -597,7 +597,7 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 		rung++
 	}
 	if est := r.plan.rowS(pg, pr, rung); pr.Fixed == nil && est > r.left()-2 {
-		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %.0f s left, this row was estimated at %.0f s", r.left(), est)
+		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %s s left, this row was estimated at %s s", budgetSeconds(r.left()), budgetSeconds(est))
 		r.progress(label, name, "skipped: %s", row.Reason)
 		return row
 	}
@@ -718,4 +718,14 @@ func (r *scaleRunner) oracleRuleFromGraphs() string {
 	}
 	return fmt.Sprintf("%s (float64, sequential) ran on graphs of up to %d edges (%s); from %s (%d edges) on: %s. %s is itself validated against the oracle on every graph where both ran",
 		OracleName, maxNNZ, maxName, skipName, minSkip, note, ReferenceFallback)
+}
+
+// budgetSeconds writes a budget figure in seconds: whole seconds from 10 s
+// up, one decimal below (so "1.4 s left, estimated at 1.6 s" does not read
+// as "1 s left, estimated at 1 s").
+func budgetSeconds(x float64) string {
+	if math.Abs(x) >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
 }

@@ -87,11 +87,12 @@ func ScaleGoals(s *report.ScaleStudy) []report.Goal {
 		if at && onH200 {
 			g1.Status = verdict(float64(b.MsPerIter) <= GoalGPUMsPerIter)
 		}
+		g1.Note = belowGoalNote(s, at)
 		if !strings.Contains(gpuName, "H200") {
-			g1.Note = "measured on " + gpuName + "; the goal is stated for the H200"
+			g1.Note = strings.TrimPrefix(g1.Note+"; measured on "+gpuName+"; the goal is stated for the H200", "; ")
 		}
 	} else {
-		g1.Note = whyNoGPU(s)
+		g1.Note = whyNoGPU(s, goalScaleGraph(s))
 	}
 	out = append(out, g1)
 
@@ -108,11 +109,12 @@ func ScaleGoals(s *report.ScaleStudy) []report.Goal {
 		if at && onH200 {
 			g2.Status = verdict(sp >= GoalSpeedup)
 		}
+		g2.Note = belowGoalNote(s, at)
 		if s.Env.CPUCores != GoalHostCores {
-			g2.Note = fmt.Sprintf("this host has %d logical cores; the goal is stated for the H200's 16-core host", s.Env.CPUCores)
+			g2.Note = strings.TrimPrefix(g2.Note+fmt.Sprintf("; this host has %d logical cores; the goal is stated for the H200's 16-core host", s.Env.CPUCores), "; ")
 		}
 	} else {
-		g2.Note = whyNoGPU(s)
+		g2.Note = whyNoGPU(s, goalScaleGraph(s))
 	}
 	out = append(out, g2)
 
@@ -166,7 +168,7 @@ func moonshotGoalRows(s *report.ScaleStudy, gpuName string, onH200 bool) []repor
 		case graph.Skipped != "":
 			g.Note = "graph skipped: " + graph.Skipped
 		case b == nil:
-			g.Note = whyNoGPU(s)
+			g.Note = whyNoGPU(s, graph.Name)
 		default:
 			g.Value = b.MsPerIter
 			g.Measured = fmt.Sprintf("%s: %.3g ms per iteration (%.2fx the CuPy loop's time) on %s", b.Implementation, float64(b.MsPerIter),
@@ -243,9 +245,50 @@ func atText(g *report.ScaleGraph, at bool) string {
 	return fmt.Sprintf("at 2^%d only (not 2^%d): ", g.Scale, GoalScale)
 }
 
-func whyNoGPU(s *report.ScaleStudy) string {
+// whyNoGPU says why a goal has no GPU measurement on graph (a graph name,
+// "" for the study as a whole): the study skipped its GPU rows, or that
+// graph's GPU rows were skipped (the first reason, e.g. the time budget),
+// or none of them passed validation.
+func whyNoGPU(s *report.ScaleStudy, graph string) string {
 	if s.GPUSkipped != "" {
 		return "GPU rows skipped: " + s.GPUSkipped
 	}
+	if r := skippedGPURow(s, graph); r != nil {
+		return "the GPU rows on " + graph + " were skipped (" + r.Reason + ")"
+	}
 	return "no GPU row passed validation and was timed"
+}
+
+// skippedGPURow is the first skipped GPU row on graph (nil when none or
+// graph is "").
+func skippedGPURow(s *report.ScaleStudy, graph string) *report.ScaleRow {
+	for i := range s.Rows {
+		if x := &s.Rows[i]; graph != "" && x.Graph == graph && isGPU(*x) && x.Status == report.StatusSkipped {
+			return x
+		}
+	}
+	return nil
+}
+
+// goalScaleGraph is the name of the study's R-MAT graph at the goals' scale
+// ("" when the study has none).
+func goalScaleGraph(s *report.ScaleStudy) string {
+	for _, g := range s.Graphs {
+		if g.Family == report.FamilyRMAT && g.Scale == GoalScale {
+			return g.Name
+		}
+	}
+	return ""
+}
+
+// belowGoalNote is the note of a goal measured below its scale because the
+// goal-scale graph's GPU rows were skipped ("" otherwise).
+func belowGoalNote(s *report.ScaleStudy, at bool) string {
+	if at {
+		return ""
+	}
+	if name := goalScaleGraph(s); skippedGPURow(s, name) != nil {
+		return whyNoGPU(s, name)
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package study
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -431,6 +432,49 @@ func TestScaleGoalsGraded(t *testing.T) {
 		if g.Status != report.GoalNotMeasured || !g.Value.Valid() {
 			t.Errorf("goal %d on other hardware: %s, value %v (want the number, not measured)", i+1, g.Status, g.Value)
 		}
+	}
+}
+
+// When the budget skipped the GPU rows at 2^24 and 2^23 was measured, the
+// goals say so (not "no GPU row passed validation"), and the summary
+// names the largest graph with a timed GPU row as such.
+func TestScaleGoalsBudgetSkippedAtGoalScale(t *testing.T) {
+	mk := func(scale int, impl, kind string, ms float64) report.ScaleRow {
+		nnz := 1 << (scale + 3)
+		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: scale, Graph: fmt.Sprintf("rmat%d", scale), N: 1 << scale, NNZ: nnz,
+			Identity: report.Identity{Implementation: impl, Kind: kind}, Status: report.StatusPass}
+		fillRates(&r, ms, nil)
+		return r
+	}
+	skip := mk(24, "gpu-b", report.KindGPU, 0)
+	skip.Status, skip.Reason, skip.MsPerIter = report.StatusSkipped, "time budget: 0.9 s left, this row was estimated at 1.4 s", report.NaN
+	s := &report.ScaleStudy{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"}, Complete: true,
+		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 23, Name: "rmat23", N: 1 << 23, NNZ: 1 << 26},
+			{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", N: 1 << 24, NNZ: 1 << 27}},
+		Rows: []report.ScaleRow{mk(23, "t1-multicore-f64", report.KindCPU, 46), mk(23, "gpu-b", report.KindGPU, 0.75),
+			mk(24, "t1-multicore-f64", report.KindCPU, 108), skip}}
+	g := ScaleGoals(s)
+	want := "the GPU rows on rmat24 were skipped (time budget: 0.9 s left, this row was estimated at 1.4 s)"
+	if g[0].Status != report.GoalNotMeasured || !strings.Contains(g[0].Measured, "at 2^23 only") || g[0].Note != want {
+		t.Errorf("goal 1: %+v", g[0])
+	}
+	if g[1].Note != want {
+		t.Errorf("goal 2's note %q, want %q", g[1].Note, want)
+	}
+	if m := g[len(g)-1]; m.Name != "GPU moonshot time per iteration, RMAT 2^24" || m.Note != want {
+		t.Errorf("moonshot at 2^24: %+v", m)
+	}
+	page := string(report.ScaleFindingsHTML(s))
+	for _, w := range []string{"4 rows (1 skipped), complete", "Fastest GPU on the largest R-MAT graph with a timed GPU row (rmat24"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("summary lacks %q:\n%s", w, page)
+		}
+	}
+	if got := budgetSeconds(0.94); got != "0.9" {
+		t.Errorf("budgetSeconds(0.94) = %q", got)
+	}
+	if got := budgetSeconds(212.4); got != "212" {
+		t.Errorf("budgetSeconds(212.4) = %q", got)
 	}
 }
 
