@@ -34,6 +34,7 @@ const defaultIncrementalOut = "reports/incremental-latest"
 func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("incremental", stderr)
 	out := fs.String("out", defaultIncrementalOut, "report directory (index.html, incremental.json, incremental-*.csv); its base name is the run name")
+	replaceCommitted := replaceCommittedFlag(fs)
 	data := fs.String("data", defaultData, "data directory with SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz) (the by-year workload), checked before use, never written")
 	byYear := fs.Bool("by-year", true, "run the AAN citation graph year by year")
 	var rmat, batches, kinds, impls listFlag
@@ -130,6 +131,9 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	if err := checkWritable(*out); err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+		return err
 	}
 	if *byYear {
 		entries, err := dataset.Verify(*data)

@@ -211,6 +211,7 @@ func (l *listFlag) Set(s string) error {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("report", stderr)
 	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
+	replaceCommitted := replaceCommittedFlag(fs)
 	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written (the default is the bundled AAN graph)")
 	gf := addGraphFlags(fs, false)
 	var impls, cases listFlag
@@ -237,6 +238,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if err := checkWritable(*out); err != nil { // before the run, not after minutes of it
 		return usageError{err.Error()}
+	}
+	if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+		return err
 	}
 	load, err := gf.options()
 	if err != nil {
@@ -346,6 +350,29 @@ func lockOut(dir string, stderr io.Writer, names ...string) (*report.OutDir, err
 		return nil, err
 	}
 	return o, nil
+}
+
+// replaceCommittedFlag registers --replace-committed, the measuring
+// commands' (report, scale, incremental) consent to replace a committed
+// report (checkNotCommitted).
+func replaceCommittedFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("replace-committed", false, "replace --out even when git tracks its results.json, scale.json or incremental.json (a committed report): its measured data is replaced by this run's")
+}
+
+// checkNotCommitted refuses, before any work, the report directory dir when
+// git tracks a prlab document at its top (report.CommittedDocument: a
+// committed report), unless replace (--replace-committed) is set. Without
+// git, or outside a work tree, nothing is refused. prlab render, which
+// rewrites only the page of a committed report, does not call it.
+func checkNotCommitted(dir string, replace bool) error {
+	if replace {
+		return nil
+	}
+	if doc := report.CommittedDocument(dir); doc != "" {
+		return usageError{fmt.Sprintf("--out %s holds a committed report (git tracks %s): this run would replace its measured data; choose another --out, or pass --replace-committed to replace it deliberately (git checkout -- %s restores it)",
+			dir, filepath.Join(dir, doc), dir)}
+	}
+	return nil
 }
 
 // checkWritable reports whether the report directory dir can be created

@@ -7,6 +7,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prlab/prlab/internal/fixture"
 	"github.com/prlab/prlab/pkg/report"
 )
 
@@ -128,5 +130,63 @@ func TestRenderKeepsTheOtherFiles(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != want {
 			t.Errorf("%s = %q, %v after render", name, b, err)
 		}
+	}
+}
+
+// TestMeasuringCommandsRefuseACommittedReport: report, scale and
+// incremental refuse, before any work, an --out whose prlab document git
+// tracks (a committed report), naming it and --replace-committed; an
+// untracked --out, and the flag, are allowed; render still rewrites the
+// committed report's page.
+func TestMeasuringCommandsRefuseACommittedReport(t *testing.T) {
+	root, git := fixture.GitRepo(t)
+	data := writeData(t, smallEdges, smallPapers)
+	out := filepath.Join(root, "reports", "gpu-run")
+	args := []string{"report", "--data", data, "--out", out, "--cases", "tiny", "--runs", "1"}
+	if err, stderr := cli(t, args...); err != nil { // untracked: written
+		t.Fatalf("first report into an untracked --out: %v\n%s", err, stderr)
+	}
+	git("add", "reports")
+	git("commit", "-q", "-m", "a report")
+	before, _ := os.ReadFile(filepath.Join(out, report.JSONFile))
+
+	err, _ := cli(t, args...)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), out) || !strings.Contains(err.Error(), "git tracks "+filepath.Join(out, report.JSONFile)) || !strings.Contains(err.Error(), "--replace-committed") {
+		t.Fatalf("report into a committed --out: %v, want a usage error naming %s, its results.json and --replace-committed", err, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, report.JSONFile)); !bytes.Equal(before, after) {
+		t.Error("the refused run changed the committed results.json")
+	}
+
+	// The other measuring commands refuse it before reading anything.
+	for _, c := range [][]string{
+		{"scale", "--out", out, "--min-scale", "4", "--max-scale", "4", "--grid=false"},
+		{"incremental", "--out", out, "--rmat", "4"},
+	} {
+		if err, _ := cli(t, c...); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--replace-committed") {
+			t.Errorf("%s into a committed --out: %v, want the committed-report refusal", c[0], err)
+		}
+	}
+	// --plan writes nothing, so it is not refused.
+	if err, stderr := cli(t, "scale", "--out", out, "--min-scale", "4", "--max-scale", "4", "--grid=false", "--plan"); err != nil {
+		t.Errorf("scale --plan into a committed --out: %v\n%s", err, stderr)
+	}
+
+	// render rewrites only the committed report's page, unchanged.
+	os.WriteFile(filepath.Join(out, report.HTMLFile), []byte("stale page"), 0o644)
+	if err, stderr := cli(t, "render", filepath.Join(out, report.JSONFile)); err != nil {
+		t.Fatalf("render of a committed report: %v\n%s", err, stderr)
+	}
+	if page, _ := os.ReadFile(filepath.Join(out, report.HTMLFile)); !bytes.Contains(page, []byte("<html")) {
+		t.Errorf("index.html not re-rendered: %.40q", page)
+	}
+
+	// Deliberately: replaced (by a run with 2 runs per row, so results.json differs).
+	if err, stderr := cli(t, "report", "--data", data, "--out", out, "--cases", "tiny", "--runs", "2", "--replace-committed"); err != nil {
+		t.Fatalf("report --replace-committed: %v\n%s", err, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, report.JSONFile)); bytes.Equal(before, after) {
+		t.Error("report --replace-committed left the committed results.json as it was")
 	}
 }

@@ -36,6 +36,7 @@ const defaultScaleOut = "reports/scale-latest"
 func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("scale", stderr)
 	out := fs.String("out", defaultScaleOut, "report directory (index.html, scale.json, scale-*.csv); its base name is the run name")
+	replaceCommitted := replaceCommittedFlag(fs)
 	minScale := fs.Int("min-scale", study.DefaultMinScale, fmt.Sprintf("smallest R-MAT scale (n = 2^scale), in [1, %d]", study.MaxScaleLimit))
 	maxScale := fs.Int("max-scale", study.DefaultMaxScale, fmt.Sprintf("largest R-MAT scale, in [min-scale, %d]", study.MaxScaleLimit))
 	grid := fs.Bool("grid", true, "also run a 2-D grid of comparable n at every scale (the high-diameter, no-skew contrast)")
@@ -90,6 +91,11 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
+	}
+	if !*planOnly { // --plan writes nothing
+		if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+			return err
+		}
 	}
 	if *seed == 0 {
 		return usageError{"--seed 0 is reserved for the default; pick a seed >= 1"}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -294,16 +293,7 @@ func CommittedGPURuns() ([]CommittedRun, error) {
 // notebooks present. Without git, or outside a work tree, every
 // non-scratch path counts.
 func committedFilter(root string) func(rel string) bool {
-	tracked := map[string]bool{}
-	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", "reports").Output()
-	useGit := err == nil
-	if useGit {
-		for _, f := range strings.Split(string(out), "\x00") {
-			if f != "" {
-				tracked[f] = true
-			}
-		}
-	}
+	tracked, useGit := report.GitTracked(root, "reports")
 	return func(rel string) bool {
 		rel = filepath.ToSlash(rel)
 		if scratchReport(rel) {
