@@ -60,10 +60,10 @@ const (
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync(), 16 no iterations
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)
-	knobDSMGather   = 28 // 0 auto (5), 1 staged in shared memory, 2 row sums read the ghost vector directly, 3 pieces of 8, 4 of 4, 5 / 6 the same bank-ordered, 7 = 5 fused (rows of one piece finished by its thread), 8 rows packed into warps
+	knobDSMGather   = 28 // 0 auto (8), 1 staged in shared memory, 2 row sums read the ghost vector directly, 3 pieces of 8, 4 of 4, 5 / 6 the same bank-ordered, 7 = 5 fused (rows of one piece finished by its thread), 8 rows packed into warps
 	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
-	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block, 8 explicit (alone: two-barrier sum), 16 warp 0 only reduces (auto 0 = 2)
+	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block, 8 explicit (alone: two-barrier sum), 16 warp 0 only reduces (auto 0 = 18)
 	knobDSMEnd      = 31
 )
 

@@ -37,13 +37,15 @@
 // testdata/cluster_dsmem_layout_check.cu), or pieces bank-ordered (5, 6:
 // each piece's columns in the order that puts a warp's lanes on distinct
 // shared-memory banks at each step where the pieces allow it,
-// bankOrderPieces; the same pieces, another summation order; 5 is the
-// default, the fastest on the H200 probe of 2026-12-02, NOTES.md), or
+// bankOrderPieces; the same pieces, another summation order; 5 was the
+// default after the H200 probe of 2026-12-02), or
 // those of 8 fused (7: the thread of a row's only piece finishes the row at
 // once, every warp having summed D itself; the row phase adds the rest), or
 // rows packed into warps (8, packRows: a row's pieces of 8 on adjacent lanes
 // of one warp, summed by a segmented shuffle, the row's first lane storing
-// the row sum; then thread per row combines: no row-add pass).
+// the row sum; then thread per row combines: no row-add pass; the default,
+// with partials 18, the fastest correct setting of the final H200 lease of
+// 2026-12-02, NOTES.md).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -58,13 +60,21 @@
 // adds warp w's partials of blocks 0..C-1 in order, then the butterfly: other
 // bits than the block sums', the same in every block); bit 16: warp 0 does
 // only the reductions (D after the barrier, the dangling sum after the row
-// sums) while warps 1.. do the gather and the sends; bit 8 only marks a value
-// as explicit (auto, 0, is bit 2: the one-barrier sum). Fixed-order sums
-// throughout: same bits every run.
+// sums) while warps 1.. do the gather and the sends (with rows packed into
+// warps, gather 8, every warp takes its packed warps' share: there bit 16
+// moves only the sends off warp 0, and D's butterfly is 4 steps); bit 8 only
+// marks a value as explicit (auto, 0, is 18: warp 0 reduces only + the
+// one-barrier sum). None of bits 2, 8, 16 changes what a reduction writes:
+// one partial per block (dP, by thread 0), as the write budget's check
+// counts it (dsmReduceKernel: C partials + 1 result); bits 1 and 4 write
+// C x C and C x 32 x C slots per reduction and break the budget. Fixed-order sums throughout: same bits every run.
 //
 // Bytes per iteration (the course's rule, as the fused iteration counts
-// them): rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n,
-// contrib' 4n = 16n + 8nnz + 4, all from shared memory; the exchange moves
+// them, whatever the gather knob): rowPtr 4(n+1), colIdx 4nnz, contrib[col]
+// 4nnz, invOut 4n, x' 4n, contrib' 4n = 16n + 8nnz + 4, all from shared
+// memory (the piece layouts read their own row words instead of rowPtr:
+// prow, or for packed rows one lane word per packed lane and a row sum per
+// row; not counted); the exchange moves
 // 4 bytes per (block, needed remote row) pair through distributed shared
 // memory (or L2) on top; 0 bytes of device memory (stores, bulk).
 //
@@ -1174,9 +1184,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_CUDA(e, cudaMemcpy(col.data(), c.colIdx, 4 * static_cast<size_t>(nnz), cudaMemcpyDeviceToHost),
             "cudaMemcpy(colIdx, device to host)");
   const int threads = s.knobThreads > 0 ? s.knobThreads : 1024;
-  // automatic: the fastest correct setting of the H200 probe of 2026-12-02 (NOTES.md): the bank-ordered
-  // pieces of 8 and the one-barrier dangling sum (stores exchange)
-  const int gather = s.knobGather == 0 ? 5 : s.knobGather, partials = s.knobPartials == 0 ? 2 : s.knobPartials;
+  // automatic: the fastest correct setting of the final H200 lease of 2026-12-02 (NOTES.md, 3.60-3.62 us
+  // against 3.97-4.01 for the one before it, gather 5 + partials 2): rows packed into warps, warp 0 reduces
+  // only, the one-barrier dangling sum (stores exchange)
+  const int gather = s.knobGather == 0 ? 8 : s.knobGather, partials = s.knobPartials == 0 ? 18 : s.knobPartials;
   const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7,
              packed = gather == 8;
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8

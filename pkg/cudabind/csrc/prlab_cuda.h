@@ -353,7 +353,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       8 no per-iteration cluster.sync(), 16 no iterations (launch + one-time load) */
 #define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */
 #define PRLAB_KNOB_DSM_CLUSTER 27  /* blocks in the cluster (auto: 16, else 8) */
-#define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (5), 1 gathered values staged in shared memory, then row
+#define PRLAB_KNOB_DSM_GATHER 28   /* 0 auto (8), 1 gathered values staged in shared memory, then row
                                       sums; 2 row sums read the ghost vector directly; 3 pieces of <= 8 edges
                                       summed by one thread each (jagged-diagonal columns), then rows add them;
                                       4 the same with pieces of <= 4 edges; 5, 6: 3, 4 with each piece's
@@ -367,7 +367,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       read remotely after it), 2 the dangling block sum with one block barrier,
                                       4 no block sum: every warp's partial stored into every block, 8 explicit
                                       (8 alone: the two-barrier block sum), 16 warp 0 only reduces (D and the
-                                      dangling sum) while the other warps gather and send; auto 0 = 2 */
+                                      dangling sum) while the other warps gather and send; auto 0 = 18 */
 #define PRLAB_KNOB_DSM_END 31
 
 /* The layout of one uploaded graph. */
