@@ -351,11 +351,7 @@ func (c *cancellingImpl) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Re
 		c.cancel()
 		c.cancelled = true
 	}
-	ranks := make([]float64, g.N)
-	for i := range ranks {
-		ranks[i] = 1 / float64(g.N)
-	}
-	return &pagerank.Result{Precision: pagerank.Float64, Mode: p.Mode, Ranks: ranks, Iterations: p.Iterations}, nil
+	return uniformResult(g, p), nil
 }
 
 // TestRunCancelledDuringTiming: a cancel (SIGINT in the CLI) in the middle of
@@ -420,11 +416,7 @@ func (c convergeCancellingOracle) Run(g *pagerank.Graph, p pagerank.Params) (*pa
 		c.cancel()
 		return nil, fmt.Errorf("%s: interrupted after 84 iterations: %w", OracleName, context.Canceled)
 	}
-	ranks := make([]float64, g.N)
-	for i := range ranks {
-		ranks[i] = 1 / float64(g.N)
-	}
-	return &pagerank.Result{Precision: pagerank.Float64, Mode: p.Mode, Ranks: ranks, Iterations: p.Iterations}, nil
+	return uniformResult(g, p), nil
 }
 
 // TestRunCancelledDuringOracleConvergence: Ctrl-C while the oracle converges
@@ -443,4 +435,14 @@ func TestRunCancelledDuringOracleConvergence(t *testing.T) {
 	if strings.Contains(progress.String(), "failed to converge") {
 		t.Errorf("an interrupted oracle is reported as not converging:\n%s", progress.String())
 	}
+}
+
+// uniformResult is a float64 result of 1/n on every node after p's
+// iterations (the test implementations' stand-in answer).
+func uniformResult(g *pagerank.Graph, p pagerank.Params) *pagerank.Result {
+	ranks := make([]float64, g.N)
+	for i := range ranks {
+		ranks[i] = 1 / float64(g.N)
+	}
+	return &pagerank.Result{Precision: pagerank.Float64, Mode: p.Mode, Ranks: ranks, Iterations: p.Iterations}
 }
