@@ -30,6 +30,7 @@ var implColours = map[string]string{
 	"gpu-graph":                 "#7f7f00",
 	"gpu-persistent":            "#000080",
 	"gpu-cluster":               "#8c564b",
+	"gpu-cluster-dsmem":         "#56b4e9",
 	"gpu-cusparse-reordered":    "#0b3d66",
 	"gpu-fused-reordered":       "#8e1f6f",
 	"gpu-t4-bucketed-reordered": "#0b6b73",

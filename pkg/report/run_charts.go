@@ -41,6 +41,14 @@ func plainLegend(selected map[string]bool, side bool) opts.Legend {
 
 const legendRoom = 215
 
+// sideLegendHeight is the CSS height of a chart whose plain vertical legend
+// of entries lines sits beside the plot: tall enough for one column of them
+// (26 px a line, 110 px of title and axis), so the legend never wraps into a
+// second column over the plot; at least 460 px.
+func sideLegendHeight(entries int) string {
+	return fmt.Sprintf("%dpx", max(460, 110+26*entries))
+}
+
 // TimeChart is the median time per iteration of every timed implementation
 // on the real graph, µs, sorted fastest first, on a log axis (CPU and GPU
 // rows differ by two decades), each bar in its implementation's fixed colour
@@ -126,8 +134,10 @@ func cmpFloat(a, b float64) int {
 // bytes take at the 128 MiB copy row's rate (DRAM) and at the one-iteration
 // copy row's rate (L2-resident), one empty kernel launch, and one
 // grid.sync(); a hollow marker under each design is its own launch +
-// barrier floor (Floor). A design on a ceiling is bound by it. nil without
-// a timed GPU row or copy rows.
+// barrier floor (Floor). A design on a ceiling is bound by it. Each design's
+// point is labelled with its name (rooflineLabelSides: the one-launch
+// designs share one column of bytes). nil without a timed GPU row or copy
+// rows.
 func RooflineChart(run *Run) *Chart {
 	c := MeasuredCeilings(run)
 	var rows []TimingRow
@@ -158,13 +168,20 @@ func RooflineChart(run *Run) *Chart {
 			"function (p) { var v = p.value; return p.marker + p.seriesName + '<br/>' + (v[2] || '') + (v[2] ? '<br/>' : '') + v[0].toLocaleString() + ' bytes, ' + v[1] + ' µs'; }")}),
 		charts.WithLegendOpts(plainLegend(nil, true)),
 	)
-	for _, t := range rows {
+	side := rooflineLabelSides(rows)
+	for i, t := range rows {
 		f := c.DesignFloor(t)
-		d := []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig3(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}
+		colour := charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(t.Implementation)})
+		// Several one-launch designs move the same bytes within a few µs of
+		// each other: each measured point carries its design's name, on
+		// alternating sides within a column of equal bytes.
+		sc.AddSeries(t.Implementation, []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig3(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}, colour,
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: side[i], FontSize: 10, Color: ImplColour(t.Implementation), Formatter: "{a}"}))
+		// Its floor marker: a second series of the same name (the legend
+		// shows and hides both), unlabelled.
 		if fl := f.LaunchUs + f.BarrierUs; fl > 0 && finite(fl) {
-			d = append(d, opts.ScatterData{Value: []any{t.BytesPerIteration, sig3(fl), "its launch + barrier floor"}, Symbol: "emptyTriangle", SymbolSize: 9})
+			sc.AddSeries(t.Implementation, []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig3(fl), "its launch + barrier floor"}, Symbol: "emptyTriangle", SymbolSize: 9}}, colour)
 		}
-		sc.AddSeries(t.Implementation, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(t.Implementation)}))
 	}
 	ceil := func(name, colour, dash string, pts [][2]float64) {
 		var d []opts.ScatterData
@@ -194,8 +211,28 @@ func RooflineChart(run *Run) *Chart {
 	if c.GridSyncUs > 0 {
 		ceil(fmt.Sprintf("one grid.sync() (%.2f µs)", c.GridSyncUs), "#e67e22", "dotted", [][2]float64{{x0, c.GridSyncUs}, {x1, c.GridSyncUs}})
 	}
-	entries := len(rows) + 4
-	return &Chart{ID: ChartRoofline, Height: fmt.Sprintf("%dpx", max(480, 110+26*entries)), Chart: sc}
+	return &Chart{ID: ChartRoofline, Height: sideLegendHeight(len(rows) + 4), Chart: sc}
+}
+
+// rooflineLabelSides is the side ("right" or "left") of each row's name
+// label on the roofline: rows with the same bytes per iteration stand in one
+// column, and within it, fastest first, the names alternate right, left,
+// right, so two designs a few µs apart do not print over each other.
+func rooflineLabelSides(rows []TimingRow) []string {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmpFloat(rows[a].Timing.MsPerIteration(), rows[b].Timing.MsPerIteration())
+	})
+	seen := map[int64]int{}
+	side := make([]string, len(rows))
+	for _, i := range order {
+		side[i] = [2]string{"right", "left"}[seen[rows[i].BytesPerIteration]%2]
+		seen[rows[i].BytesPerIteration]++
+	}
+	return side
 }
 
 // ConvergenceChart is the L1 residual per iteration of every tolerance-mode
@@ -203,8 +240,9 @@ func RooflineChart(run *Run) *Chart {
 // ECharts' log axis labels only every power of 10 of the exponent, so the
 // series are log10(residual) on a value axis labelled 1e<k>. With more than
 // 8 lines only the CPU lines and the best GPU design are drawn at first; the
-// legend (plain, beside the plot) adds any other with one click. nil when no
-// run produced residuals.
+// legend (plain, one column beside the plot, the chart as tall as it needs:
+// sideLegendHeight) adds any other with one click. nil when no run produced
+// residuals.
 func ConvergenceChart(run *Run) *Chart {
 	kinds := map[string]string{}
 	for _, im := range run.Implementations {
@@ -249,23 +287,34 @@ func ConvergenceChart(run *Run) *Chart {
 			}
 		}
 	}
-	sub := "‖x_{k+1} − x_k‖₁, tolerance mode, log scale"
+	sub := "‖x_{k+1} − x_k‖₁, tolerance mode, log scale; a line that coincides with another hides it (the tooltip lists every value)"
+	top := "70"
 	if hidden > 0 {
-		sub += fmt.Sprintf("; drawn: CPU rows and the fastest GPU (%s); click the legend for the other %d", best, hidden)
+		sub += fmt.Sprintf("\ndrawn: CPU rows and the fastest GPU (%s); click the legend for the other %d", best, hidden)
+		top = "86"
 	}
+	// Ticks every step decades, the axis ends on ticks (a bound between
+	// ticks would print its label over the neighbouring tick's).
+	lo, hi := math.Floor(math.Log10(minRes)), math.Ceil(math.Log10(maxRes))
+	step := math.Ceil((hi - lo) / 5)
+	if !(step >= 1) || !finite(step) { // also no positive residual at all (lo, hi infinite)
+		step = 1
+	}
+	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	side := len(names) > 8
 	line.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: sub}),
+		charts.WithTitleOpts(opts.Title{Title: "L1 residual per iteration on " + run.Graph.Name, Subtitle: sub, SubtitleStyle: &opts.TextStyle{LineHeight: 16}}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "iteration", NameLocation: "middle", NameGap: 26, Min: 1}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: axisBound(math.Floor(math.Log10(minRes))), Max: axisBound(math.Ceil(math.Log10(maxRes))),
-			MinInterval: 1, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
-		charts.WithLegendOpts(plainLegend(selected, len(names) > 8)),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "L1 residual", Min: axisBound(lo), Max: axisBound(hi),
+			MinInterval: step, MaxInterval: step, AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return '1e' + v; }")}}),
+		charts.WithLegendOpts(plainLegend(selected, side)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", Formatter: opts.FuncOpts(`function (ps) {
   if (!Array.isArray(ps)) { ps = [ps]; }
   var s = 'iteration ' + ps[0].value[0];
   ps.forEach(function (p) { s += '<br/>' + p.marker + p.seriesName + ': ' + Math.pow(10, p.value[1]).toExponential(3); });
   return s;
 }`)}),
-		charts.WithGridOpts(opts.Grid{Left: "20", Right: rightRoom(len(names) > 8), Top: "70", Bottom: bottomRoom(len(names) > 8, len(names)), ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "20", Right: rightRoom(side), Top: top, Bottom: bottomRoom(side, len(names)), ContainLabel: opts.Bool(true)}),
 	)
 	for _, x := range ss {
 		style := opts.LineStyle{Width: 2, Color: ImplColour(x.name)}
@@ -275,7 +324,11 @@ func ConvergenceChart(run *Run) *Chart {
 		line.AddSeries(x.name, x.data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 			charts.WithLineStyleOpts(style), charts.WithItemStyleOpts(opts.ItemStyle{Color: ImplColour(x.name)}))
 	}
-	return &Chart{ID: ChartConvergence, Height: "460px", Chart: line}
+	height := "460px"
+	if side {
+		height = sideLegendHeight(len(names))
+	}
+	return &Chart{ID: ChartConvergence, Height: height, Chart: line}
 }
 
 func rightRoom(side bool) string {

@@ -270,10 +270,56 @@ func TestConvergenceLegendOnAGPURun(t *testing.T) {
 	if b := BestGPUTiming(run); b != "gpu-11" {
 		t.Fatalf("best GPU %q", b)
 	}
-	lg := optionOf(t, ConvergenceChart(run))["legend"].(map[string]any)
+	c := ConvergenceChart(run)
+	o := optionOf(t, c)
+	lg := o["legend"].(map[string]any)
 	sel := lg["selected"].(map[string]any)
 	if lg["type"] != "plain" || lg["orient"] != "vertical" || sel["gpu-11"] != true || sel["gpu-3"] != false || sel["t0"] != true {
 		t.Errorf("convergence legend: %v", lg)
+	}
+	// The legend sits right of the plot in one column: the grid leaves it
+	// legendRoom px and the chart is tall enough for 12 lines of 26 px.
+	grid := o["grid"].([]any)[0].(map[string]any)
+	if grid["right"] != fmt.Sprint(legendRoom) || lg["right"] != "6" {
+		t.Errorf("convergence grid %v, legend right %v: the legend is not beside the plot", grid, lg["right"])
+	}
+	if c.Height != "460px" || sideLegendHeight(21) != "656px" {
+		t.Errorf("heights %s (12 lines), %s (21 lines), want 460px and 656px", c.Height, sideLegendHeight(21))
+	}
+}
+
+// TestRooflineNamesEachDesign: every measured point of the roofline carries
+// its design's name as a label (the one-launch designs share their bytes per
+// iteration), on alternating sides within a column of equal bytes, and the
+// floor marker is a second, unlabelled series of the same name (one legend
+// entry).
+func TestRooflineNamesEachDesign(t *testing.T) {
+	run := &Run{Graph: GraphSummary{Name: "g"}, CopyRows: []pagerank.Stage{{Name: "copy 128 MiB", Kind: pagerank.StageCopyDRAM, Bytes: 128 << 20, GBps: 3000}}}
+	for i, name := range []string{"gpu-graph", "gpu-cluster-dsmem"} {
+		run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: KindGPU}, Status: StatusPass, BytesPerIteration: 1024876,
+			Timing: pagerank.Timing{Iterations: 10, MedianMs: 0.04 + 0.01*float64(i)}})
+	}
+	c := RooflineChart(run)
+	if c == nil {
+		t.Fatal("no roofline")
+	}
+	labelled := map[string]int{}
+	for _, x := range optionOf(t, c)["series"].([]any) {
+		s := x.(map[string]any)
+		name := s["name"].(string)
+		if lb, ok := s["label"].(map[string]any); ok && lb["show"] == true {
+			// Same bytes: the faster (gpu-graph) named on the right, the next on the left.
+			if want := map[string]string{"gpu-graph": "right", "gpu-cluster-dsmem": "left"}[name]; lb["formatter"] != "{a}" || lb["position"] != want || lb["color"] != ImplColour(name) {
+				t.Errorf("%s: label %v, want position %q", name, lb, want)
+			}
+			labelled[name]++
+		}
+	}
+	if labelled["gpu-graph"] != 1 || labelled["gpu-cluster-dsmem"] != 1 || len(labelled) != 2 {
+		t.Errorf("labelled series %v, want one per design and no ceiling", labelled)
+	}
+	if ImplColour("gpu-graph") == ImplColour("gpu-cluster-dsmem") {
+		t.Error("gpu-graph and gpu-cluster-dsmem share a colour")
 	}
 }
 
