@@ -352,18 +352,21 @@ func lockOut(dir string, stderr io.Writer, names ...string) (*report.OutDir, err
 	return o, nil
 }
 
-// replaceCommittedFlag registers --replace-committed, the measuring
-// commands' (report, scale, incremental) consent to replace a committed
-// report (checkNotCommitted).
+// replaceCommittedFlag registers --replace-committed, the consent of the
+// commands that write a document into --out (report, scale, incremental,
+// verify, compare) to replace a committed report or verification
+// (checkNotCommitted).
 func replaceCommittedFlag(fs *flag.FlagSet) *bool {
-	return fs.Bool("replace-committed", false, "replace --out even when git tracks its results.json, scale.json or incremental.json (a committed report): its measured data is replaced by this run's")
+	return fs.Bool("replace-committed", false, "replace --out even when git tracks its results.json, scale.json, incremental.json or verify.json (a committed report or verification): its data is replaced by this run's")
 }
 
 // checkNotCommitted refuses, before any work, the report directory dir when
 // git tracks a prlab document at its top (report.CommittedDocument: a
-// committed report), unless replace (--replace-committed) is set. Without
-// git, or outside a work tree, nothing is refused. prlab render, which
-// rewrites only the page of a committed report, does not call it.
+// committed report, or a committed verify-*/ folder), unless replace
+// (--replace-committed) is set. report, scale, incremental, verify and
+// compare call it. Without git, or outside a work tree, nothing is refused.
+// prlab render, which rewrites only the page of a committed report, does
+// not call it.
 func checkNotCommitted(dir string, replace bool) error {
 	if replace {
 		return nil

@@ -190,3 +190,49 @@ func TestMeasuringCommandsRefuseACommittedReport(t *testing.T) {
 		t.Error("report --replace-committed left the committed results.json as it was")
 	}
 }
+
+// TestVerifyAndCompareRefuseACommittedVerification: verify and compare
+// write verify.json into --out, so they refuse, before any work, an --out
+// whose verify.json git tracks (a committed verify-*/ folder) through the
+// same guard as the measuring commands, and go ahead with
+// --replace-committed.
+func TestVerifyAndCompareRefuseACommittedVerification(t *testing.T) {
+	root, git := fixture.GitRepo(t)
+	data := writeData(t, smallEdges, smallPapers)
+	rep := filepath.Join(root, "reports", "cpu")
+	if err, stderr := cli(t, "report", "--data", data, "--out", rep, "--cases", "tiny", "--runs", "2"); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	ver := filepath.Join(rep, "verify-old")
+	if err, stderr := cli(t, "verify", "--data", data, "--out", ver, rep); err != nil {
+		t.Fatalf("first verify into an untracked --out: %v\n%s", err, stderr)
+	}
+	git("add", "reports")
+	git("commit", "-q", "-m", "a report and its verification")
+	before, _ := os.ReadFile(filepath.Join(ver, report.VerifyJSONFile))
+
+	var ue usageError
+	for _, c := range [][]string{
+		{"verify", "--data", data, "--out", ver, rep},
+		{"compare", "--out", ver, rep, rep},
+	} {
+		err, _ := cli(t, c...)
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "git tracks "+filepath.Join(ver, report.VerifyJSONFile)) || !strings.Contains(err.Error(), "--replace-committed") {
+			t.Errorf("%s into a committed verify folder: %v, want the committed-report refusal naming its verify.json and --replace-committed", c[0], err)
+		}
+		if after, _ := os.ReadFile(filepath.Join(ver, report.VerifyJSONFile)); !bytes.Equal(before, after) {
+			t.Errorf("the refused %s changed the committed verify.json", c[0])
+		}
+	}
+	// The report's own folder holds a committed results.json: refused too.
+	if err, _ := cli(t, "compare", "--out", rep, rep, rep); !errors.As(err, &ue) {
+		t.Errorf("compare into a committed report folder: %v, want the committed-report refusal", err)
+	}
+	// Deliberately: replaced.
+	if err, stderr := cli(t, "compare", "--out", ver, "--replace-committed", rep, rep); err != nil {
+		t.Fatalf("compare --replace-committed: %v\n%s", err, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(ver, report.VerifyJSONFile)); bytes.Equal(before, after) {
+		t.Error("compare --replace-committed left the committed verify.json as it was")
+	}
+}

@@ -43,9 +43,10 @@ type exitError struct {
 func (e exitError) Error() string { return e.msg }
 
 type compareFlags struct {
-	out         *string
-	impls       listFlag
-	maxSlowdown *float64
+	out              *string
+	impls            listFlag
+	maxSlowdown      *float64
+	replaceCommitted *bool
 }
 
 func addCompareFlags(name string, stderr io.Writer, outHelp string) (*flag.FlagSet, *compareFlags) {
@@ -54,6 +55,7 @@ func addCompareFlags(name string, stderr io.Writer, outHelp string) (*flag.FlagS
 	c.out = fs.String("out", "", outHelp)
 	fs.Var(&c.impls, "impl", "comma-separated implementations to compare (default every implementation of the report)")
 	c.maxSlowdown = fs.Float64("max-slowdown", 0, "fail when a row is significantly slower by more than this ratio of medians, e.g. 1.1 (default: timing is not gated)")
+	c.replaceCommitted = replaceCommittedFlag(fs)
 	return fs, c
 }
 
@@ -64,6 +66,9 @@ func (c *compareFlags) check() error {
 	if *c.out != "" {
 		if err := checkWritable(*c.out); err != nil {
 			return usageError{err.Error()}
+		}
+		if err := checkNotCommitted(*c.out, *c.replaceCommitted); err != nil {
+			return err
 		}
 	}
 	return nil
