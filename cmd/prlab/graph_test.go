@@ -105,6 +105,12 @@ func TestReportGraphEveryFormat(t *testing.T) {
 		if g.Format != wantFormat || g.Name != "cites" && g.Name != "acl" {
 			t.Errorf("%s: format %q name %q", name, g.Format, g.Name)
 		}
+		// A user's graph is case "cites" in the validation block; a file
+		// named like the bundled edge list (acl.txt) is the real graph.
+		wantCase := map[bool]string{true: "case real ", false: "case cites "}[name == "acl.txt"]
+		if !strings.Contains(stderr, "\n"+wantCase) || name != "acl.txt" && strings.Contains(stderr, "case real") {
+			t.Errorf("%s: the validation block is not headed %q:\n%s", name, wantCase, stderr)
+		}
 		sum := fixture.SHA256([]byte(userGraphs[name]))
 		if len(run.Env.Datasets) == 0 || run.Env.Datasets[0].SHA256 != sum || run.Env.Datasets[0].Format != wantFormat ||
 			run.Env.Datasets[0].Bytes != int64(len(userGraphs[name])) {
@@ -146,7 +152,7 @@ func TestGraphFlagUsageErrors(t *testing.T) {
 		{[]string{"report", "--format", "el"}, "--format needs --graph PATH"},
 		{[]string{"report", "--undirected"}, "--undirected needs --graph PATH"},
 		{[]string{"report", "--graph", el, "--format", "graphml"}, `unknown graph format "graphml"`},
-		{[]string{"report", "--graph", el, "--data", user}, "--graph and --data both name the real graph"},
+		{[]string{"report", "--graph", el, "--data", user}, "--graph and --data both name the graph to rank"},
 		{[]string{"report", "--graph", el, "--graph", el}, "report reads one --graph"},
 		{[]string{"report", "--graph", el, "--name", "tiny"}, `graph name "tiny" is taken`},
 		{[]string{"report", "--graph", el, "--columns", "a"}, "--columns wants two names"},

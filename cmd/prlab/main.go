@@ -216,7 +216,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	gf := addGraphFlags(fs, false)
 	var impls, cases listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")
-	fs.Var(&cases, "cases", "comma-separated cases (default all: "+strings.Join(study.CaseNames("aan"), ",")+"; \"real\" names the real graph)")
+	fs.Var(&cases, "cases", "comma-separated cases (default all: "+strings.Join(study.CaseNames("aan"), ",")+"; \"real\" names the graph file's case: the real graph, or --graph's)")
 	iterations := fs.Int("iterations", pagerank.CorrectnessIterations, fmt.Sprintf("fixed iterations for correctness, in [1, %d]", pagerank.MaxIterationsCap))
 	runs := fs.Int("runs", pagerank.TimingRuns, "timed runs per implementation, in [1, 1000]")
 	ranks := fs.Bool("ranks", false, "keep every rank vector in results.json (tens of MB)")
@@ -253,7 +253,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case len(gf.paths) > 1:
 		return usageError{"report reads one --graph (prlab scale takes several)"}
 	case len(gf.paths) == 1 && dataSet:
-		return usageError{"--graph and --data both name the real graph: give one"}
+		return usageError{"--graph and --data both name the graph to rank: give one (--graph FILE for your own graph, --data DIR for a folder laid out like data/aan)"}
 	case len(gf.paths) == 1:
 		realName = gf.name
 		if realName == "" {
@@ -288,6 +288,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	check := cfg
 	check.Entries = study.RegistryWorkers(cfg.GPU, cfg.Workers)
 	check.EdgeList = filepath.Join(*data, dataset.EdgeName) // the data folder is checked after the flags
+	if len(gf.paths) == 1 {
+		check.EdgeList = gf.paths[0] // and the graph file read after them
+	}
 	check.TimingIterations, check.Warmups, check.FloatTolerance, check.OracleTolerance, check.MaxIterations =
 		pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.FloatTolerance, pagerank.OracleTolerance, 1000
 	if err := check.Validate(); err != nil {

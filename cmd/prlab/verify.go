@@ -203,7 +203,7 @@ func userGraph(run *report.Run, moved []string) bool {
 	if run.Graph.Path == "" || !slices.ContainsFunc(run.Env.Datasets, func(c report.Checksum) bool { return c.File == filepath.ToSlash(run.Graph.Path) }) {
 		return false
 	}
-	return len(moved) > 0 || strings.TrimSuffix(filepath.Base(run.Graph.Path), ".gz") != dataset.EdgeName
+	return len(moved) > 0 || run.Graph.UserGraph()
 }
 
 // recordedFile returns where to read the input file the report recorded at

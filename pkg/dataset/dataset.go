@@ -34,6 +34,14 @@ const (
 	PapersName = "papers.tsv" // metadata: id, year, title, title_source, in_citation_graph
 )
 
+// IsEdgeFile reports whether path names a data folder's edge list
+// (EdgeName, maybe gzipped): the graph of a run read from data/aan or a
+// folder laid out like it (--data), the study's real graph, rather than a
+// graph file a user brought (--graph FILE).
+func IsEdgeFile(path string) bool {
+	return strings.TrimSuffix(filepath.Base(path), ".gz") == EdgeName
+}
+
 // Mend is what a user runs to restore the bundled files.
 const Mend = "git checkout " + Dir
 

@@ -101,7 +101,7 @@ func LoadSummary(run *report.Run) string { return report.LoadSummary(forDisplay(
 
 // ConvergenceChart is index.html's convergence chart (report.ConvergenceChart).
 func ConvergenceChart(run *report.Run) (string, error) {
-	return chart(report.ConvergenceChart(run), "No tolerance-mode results on the real graph in this run.")
+	return chart(report.ConvergenceChart(run), "No tolerance-mode results on "+run.Graph.Called()+" in this run.")
 }
 
 // TimingChart is index.html's time per iteration chart (report.TimeChart).

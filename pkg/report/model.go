@@ -181,6 +181,35 @@ func (g GraphSummary) DisplayName() string {
 	return g.Name
 }
 
+// UserGraph reports whether the graph is a user's own graph file (prlab
+// report --graph FILE) rather than the study's real graph, the AAN
+// citation graph read from a data folder (data/aan or one laid out like
+// it: dataset.IsEdgeFile). A run of synthetic cases only (no Path) has
+// neither. Pages and messages call only the real graph "the real graph"
+// and its case "real"; a user's graph goes by its case name (the file's
+// base name or --name).
+func (g GraphSummary) UserGraph() bool {
+	return g.Path != "" && !dataset.IsEdgeFile(g.Path)
+}
+
+// Called is how a sentence names the graph: "the graph NAME" for a
+// UserGraph, else "the real graph".
+func (g GraphSummary) Called() string {
+	if g.UserGraph() {
+		return "the graph " + g.Name
+	}
+	return "the real graph"
+}
+
+// CaseLabel is the graph's case as the course's validation block heads it
+// ("case real   N nodes, M edges"): its name for a UserGraph, else "real".
+func (g GraphSummary) CaseLabel() string {
+	if g.UserGraph() {
+		return g.Name
+	}
+	return "real"
+}
+
 // Shows reports whether the top table has the metadata column col ("year",
 // "title" or "label"): the columns the metadata file has.
 func (g GraphSummary) Shows(col string) bool {

@@ -162,7 +162,11 @@ func RunEnvironment(run *Run, note string) string {
 
 // CasesTable lists the cases of the run: n, nnz, dangling nodes.
 func CasesTable(run *Run) string {
-	t := &Table{Caption: "Cases", Header: []string{"case", "n", "nnz", "dangling", "real graph"}}
+	last := "real graph"
+	if run.Graph.UserGraph() {
+		last = "graph file"
+	}
+	t := &Table{Caption: "Cases", Header: []string{"case", "n", "nnz", "dangling", last}}
 	for _, c := range run.Cases {
 		real := "no"
 		if c.Real {
@@ -179,7 +183,7 @@ func CasesTable(run *Run) string {
 // against 0.999, and the verdict.
 func ValidationLines(run *Run) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "case real   %d nodes, %d edges\n", run.Graph.Nodes, run.Graph.Edges)
+	fmt.Fprintf(&b, "case %s   %d nodes, %d edges\n", run.Graph.CaseLabel(), run.Graph.Nodes, run.Graph.Edges)
 	for _, c := range run.Convergence {
 		if c.Status == StatusSkipped {
 			r := why(run, c.Reason)
@@ -212,7 +216,11 @@ func TierTable(run *Run) string {
 // LoadSummary is the course's load line and the metadata coverage.
 func LoadSummary(run *Run) string {
 	g := run.Graph
-	t := &Table{Caption: "The real graph", Header: []string{"", ""}, Align: []string{"l", "r"}}
+	caption := "The real graph"
+	if g.UserGraph() {
+		caption = "The graph " + g.Name
+	}
+	t := &Table{Caption: caption, Header: []string{"", ""}, Align: []string{"l", "r"}}
 	t.Add("", "edge list", g.Path)
 	t.Add("", "nodes n", fmt.Sprint(g.Nodes))
 	t.Add("", "edges nnz (after dropping)", fmt.Sprint(g.Edges))

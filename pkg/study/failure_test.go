@@ -299,7 +299,7 @@ func TestConfigRejectsOutOfRange(t *testing.T) {
 		{func(c *Config) { c.FloatTolerance = math.NaN() }, "float tolerance NaN out of range: must be in (0, 1)"},
 		{func(c *Config) { c.OracleTolerance = 2 }, "oracle tolerance 2 out of range: must be in (0, 1)"},
 		{func(c *Config) { c.Impls = []string{"t9-warp"} }, `unknown implementation "t9-warp": valid names are t0-oracle, t1-multicore-f64, t1-multicore-f32, t0-nodangling`},
-		{func(c *Config) { c.Cases = []string{"tiny", "huge"} }, `unknown case "huge": valid cases are tiny, single, nodangling, dangling, star, chain, g (or "real" for the real graph)`},
+		{func(c *Config) { c.Cases = []string{"tiny", "huge"} }, `unknown case "huge": valid cases are tiny, single, nodangling, dangling, star, chain, g (or "real" for the graph g)`},
 		{func(c *Config) { c.EdgeList = "" }, "no edge list given"},
 	}
 	for _, c := range cases {

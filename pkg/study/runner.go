@@ -17,7 +17,8 @@ import (
 	"github.com/prlab/prlab/pkg/report"
 )
 
-// RealCase is the alias --cases accepts for the real graph, whatever its name.
+// RealCase is the alias --cases accepts for the graph file's case, whatever
+// its name: the real graph, or a user's graph (prlab report --graph).
 const RealCase = "real"
 
 // TopRows is how many rows the top table shows (the course prints 20).
@@ -103,13 +104,20 @@ func (c *Config) Validate() error {
 	valid := CaseNames(c.GraphName)
 	for _, n := range c.Cases {
 		if !slices.Contains(valid, n) && n != RealCase {
-			return fmt.Errorf("unknown case %q: valid cases are %s (or %q for the real graph)", n, strings.Join(valid, ", "), RealCase)
+			return fmt.Errorf("unknown case %q: valid cases are %s (or %q for %s)", n, strings.Join(valid, ", "), RealCase, c.graphSummary().Called())
 		}
 	}
 	if _, err := Select(c.Entries, c.Impls); err != nil {
 		return err
 	}
 	return nil
+}
+
+// graphSummary is what the configuration says of its graph before it is
+// read: its case name and file, enough for GraphSummary.Called (the real
+// graph, or a user's graph by name).
+func (c *Config) graphSummary() report.GraphSummary {
+	return report.GraphSummary{Name: cmp.Or(c.GraphName, "aan"), Path: c.EdgeList}
 }
 
 // WantsRealGraph reports whether the selected cases include the real graph
@@ -171,10 +179,11 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 	if cfg.WantsRealGraph() {
 		var err error
 		if g, info, err = pagerank.LoadGraphContext(ctx, cfg.EdgeList, cfg.GraphName, cfg.Load); err != nil {
+			called := cfg.graphSummary().Called()
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("interrupted while loading the real graph: %w", ctx.Err())
+				return nil, fmt.Errorf("interrupted while loading %s: %w", called, ctx.Err())
 			}
-			return nil, fmt.Errorf("load the real graph: %w", err)
+			return nil, fmt.Errorf("load %s: %w", called, err)
 		}
 		fmt.Fprintln(p, g.Summary())
 		for _, n := range info.Notes {
@@ -258,7 +267,7 @@ func Run(ctx context.Context, cfg Config) (*report.Run, error) {
 		}
 	}
 	if g != nil && slices.Contains(cases, g) {
-		fmt.Fprintf(p, "case real   %d nodes, %d edges\n", g.N, g.NNZ)
+		fmt.Fprintf(p, "case %s   %d nodes, %d edges\n", r.out.Graph.CaseLabel(), g.N, g.NNZ)
 		if err := r.convergence(ctx, g, papers); err != nil {
 			return nil, err
 		}

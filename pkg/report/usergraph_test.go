@@ -1,0 +1,71 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUserGraphIsNamedByItsName: a report of a user's own graph (prlab
+// report --graph my-cites.txt) names it "my-cites" on the page (heading,
+// the link to its section, the cases table, the load table) and in the
+// validation block; only the real graph, the AAN read from a data folder,
+// is "the real graph" and case "real", as every committed report shows it.
+func TestUserGraphIsNamedByItsName(t *testing.T) {
+	user := fixtureRun(false)
+	user.Graph.Name, user.Graph.Path, user.Graph.MetadataPath = "my-cites", "/home/u/my-cites.txt", ""
+	user.Cases[len(user.Cases)-1].Name = "my-cites"
+	page := runPage(t, user)
+	for _, want := range []string{`<h2 id="real">Case my-cites: 16589 nodes, 94931 edges</h2>`, `<a href="#real">my-cites</a>`, `<tr><td>my-cites</td>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page of a user's graph lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"Case real", "real graph</a>", "(real)"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page of a user's graph says %q", bad)
+		}
+	}
+	if got := ValidationLines(user); !strings.Contains(got, "case my-cites   16589 nodes") || strings.Contains(got, "case real") {
+		t.Errorf("validation block of a user's graph: %.60q, want it headed \"case my-cites\"", got)
+	}
+	if got := LoadSummary(user); !strings.Contains(got, "The graph my-cites") || strings.Contains(got, "real graph") {
+		t.Errorf("load table of a user's graph not captioned by its name: %.300q", got)
+	}
+	if got := CasesTable(user); strings.Contains(got, "real graph") {
+		t.Errorf("cases table of a user's graph heads a column \"real graph\": %.300q", got)
+	}
+	if got := user.Graph.Called(); got != "the graph my-cites" {
+		t.Errorf("Called() = %q, want \"the graph my-cites\"", got)
+	}
+
+	// The real graph, from data/aan or a folder laid out like it (--data),
+	// plain or gzipped, keeps its wording.
+	for _, path := range []string{"data/aan/acl.txt", "data/aan/acl.txt.gz", "/data/aan/acl.txt.gz"} {
+		real := fixtureRun(false)
+		real.Graph.Path = path
+		page := runPage(t, real)
+		for _, want := range []string{`<h2 id="real">Case real: aan, 16589 nodes`, `<a href="#real">real graph</a>`, `<tr><td>aan (real)</td>`} {
+			if !strings.Contains(page, want) {
+				t.Errorf("page of the real graph (%s) lacks %q", path, want)
+			}
+		}
+		if got := ValidationLines(real); !strings.Contains(got, "case real   16589 nodes") {
+			t.Errorf("validation block of the real graph (%s): %.60q", path, got)
+		}
+		if got := LoadSummary(real); !strings.Contains(got, "The real graph") {
+			t.Errorf("load table of the real graph (%s) not captioned \"The real graph\"", path)
+		}
+		if real.Graph.UserGraph() || real.Graph.Called() != "the real graph" {
+			t.Errorf("%s: UserGraph() = %v, Called() = %q, want false, \"the real graph\"", path, real.Graph.UserGraph(), real.Graph.Called())
+		}
+	}
+}
+
+func runPage(t *testing.T, run *Run) string {
+	t.Helper()
+	b, err := RenderHTML(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
