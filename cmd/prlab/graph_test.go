@@ -111,6 +111,10 @@ func TestReportGraphEveryFormat(t *testing.T) {
 		if !strings.Contains(stderr, "\n"+wantCase) || name != "acl.txt" && strings.Contains(stderr, "case real") {
 			t.Errorf("%s: the validation block is not headed %q:\n%s", name, wantCase, stderr)
 		}
+		// A graph of a few nodes takes tens of ns per iteration: shown, not "0.0000".
+		if strings.Contains(stderr, " 0.0000 ms") || !strings.Contains(stderr, " ms/iter (wall, 1 runs)") {
+			t.Errorf("%s: a timing line prints 0.0000 ms, or none is there:\n%s", name, stderr)
+		}
 		sum := fixture.SHA256([]byte(userGraphs[name]))
 		if len(run.Env.Datasets) == 0 || run.Env.Datasets[0].SHA256 != sum || run.Env.Datasets[0].Format != wantFormat ||
 			run.Env.Datasets[0].Bytes != int64(len(userGraphs[name])) {

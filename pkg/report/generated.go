@@ -60,7 +60,7 @@ func SmokeTable(gs []GeneratedGraph) string {
 	}
 	for _, g := range gs {
 		for _, s := range g.Smoke {
-			t.Add("", g.Name, fmt.Sprint(g.NNZ), s.Implementation, fmt.Sprint(s.Iterations), fnum("%.4f", s.MsPerIteration), fnum("%.4f", s.GTEPS))
+			t.Add("", g.Name, fmt.Sprint(g.NNZ), s.Implementation, fmt.Sprint(s.Iterations), Ms(4, s.MsPerIteration), fnum("%.4f", s.GTEPS))
 		}
 	}
 	return t.HTML()

@@ -103,10 +103,17 @@ var funcs = template.FuncMap{
 		return t.Title
 	},
 	"msPerIter": func(t pagerank.Timing) float64 { return t.MsPerIteration() },
-	"commas":    commas,
-	"finite":    func(x float64) bool { return finite(x) },
-	"short":     ShortReason,
-	"colour":    ImplColour,
+	"ms": func(decimals int, x any) string { // a time in ms (Ms); F, float64 or int
+		v, ok := number(x)
+		if !ok {
+			return fmt.Sprint(x)
+		}
+		return Ms(decimals, v)
+	},
+	"commas": commas,
+	"finite": func(x float64) bool { return finite(x) },
+	"short":  ShortReason,
+	"colour": ImplColour,
 }
 
 func newView(run *Run) (*view, error) {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -126,6 +127,22 @@ func fnum(f string, x float64) string {
 		return "—"
 	}
 	return fmt.Sprintf(f, x)
+}
+
+// Ms formats a time in milliseconds (per run or per iteration) with the
+// given decimals, as every table and the CLI print it ("0.3307"); a
+// positive time those decimals would show with fewer than two significant
+// digits (a tiny graph's 42 ns per iteration: "0.0000" ms) gets three
+// significant digits instead ("0.000042"). NaN or infinite is "—".
+func Ms(decimals int, ms float64) string {
+	switch {
+	case math.IsNaN(ms) || math.IsInf(ms, 0):
+		return "—"
+	case ms > 0 && ms < math.Pow10(1-decimals):
+		r, _ := strconv.ParseFloat(strconv.FormatFloat(ms, 'e', 2, 64), 64)
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(ms, 'f', decimals, 64)
 }
 
 // Para is a paragraph of escaped text for notebook output.
@@ -394,7 +411,7 @@ func TimingTable(run *Run) string {
 			bytes = fmt.Sprint(r.BytesPerIteration)
 		}
 		t.Add(statusClass(r.Status), r.Implementation, r.Kind, r.Status, fmt.Sprintf("%d × %d", tm.Iterations, len(tm.RunsMs)),
-			fnum("%.3f", tm.MedianMs), fnum("%.3f", tm.MeanMs), fnum("%.1f%%", 100*tm.CV), fnum("%.4f", tm.MsPerIteration()),
+			Ms(3, tm.MedianMs), Ms(3, tm.MeanMs), fnum("%.1f%%", 100*tm.CV), Ms(4, tm.MsPerIteration()),
 			bytes, fnum("%.1f", float64(r.GBps)), fnum("%.3f", float64(r.XDRAM)), tm.Clock, why(run, r.Reason))
 	}
 	t.Note = strings.TrimSpace(gpuSkippedNote(run))
@@ -466,7 +483,7 @@ func ScaleRowsTable(s *ScaleStudy) string {
 		if r.CodeFloorBytes > 0 {
 			codeFloor = fnum("%.3f", float64(r.CodeFloorFraction))
 		}
-		t.Add(statusClass(r.Status), r.Graph, fmt.Sprint(r.NNZ), r.Implementation, r.Status, runs, fnum("%.4f", float64(r.MsPerIter)),
+		t.Add(statusClass(r.Status), r.Graph, fmt.Sprint(r.NNZ), r.Implementation, r.Status, runs, Ms(4, float64(r.MsPerIter)),
 			fnum("%.3f", float64(r.GTEPS)), fnum("%.3f", float64(r.NsPerEdge)), fnum("%.3f", float64(r.FloorFraction)),
 			codeFloor, fnum("%.1f", float64(r.SpeedupVsCPU)), clipText(scaleReason(r), 140))
 	}

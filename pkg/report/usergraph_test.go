@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -68,4 +69,35 @@ func runPage(t *testing.T, run *Run) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestMsShowsTinyTimes: known answers of the milliseconds formatter of the
+// tables and the CLI: four decimals as before where they show two
+// significant digits, three significant digits below that (a tiny graph's
+// time per iteration printed "0.0000").
+func TestMsShowsTinyTimes(t *testing.T) {
+	for _, c := range []struct {
+		decimals int
+		ms       float64
+		want     string
+	}{
+		{4, 0.3307, "0.3307"}, {4, 16.53512, "16.5351"}, {4, 0.0021, "0.0021"}, {4, 0.001, "0.0010"},
+		{4, 0.000117, "0.000117"}, {4, 4.2e-5, "0.000042"}, {4, 4.2345e-5, "0.0000423"}, {4, 9.9996e-4, "0.001"},
+		{3, 0.0021, "0.0021"}, {3, 0.0123, "0.012"}, {3, 1.5, "1.500"},
+		{4, 0, "0.0000"}, {4, math.NaN(), "—"}, {4, math.Inf(1), "—"},
+	} {
+		if got := Ms(c.decimals, c.ms); got != c.want {
+			t.Errorf("Ms(%d, %v) = %q, want %q", c.decimals, c.ms, got, c.want)
+		}
+	}
+
+	// The timing table of a graph of a few nodes shows its times.
+	run := fixtureRun(false)
+	for i := range run.Timings {
+		run.Timings[i].Timing.MedianMs, run.Timings[i].Timing.MeanMs = 0.0021, 0.0023 // 50 iterations: 42 ns each
+	}
+	page := runPage(t, run)
+	if strings.Contains(page, ">0.0000<") || !strings.Contains(page, `<td class="num">0.000042</td>`) {
+		t.Errorf("timing table of a tiny graph: \"0.0000\" shown, or 0.000042 ms per iteration missing")
+	}
 }

@@ -679,8 +679,8 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 		}
 		r.out.Timings = append(r.out.Timings, row)
 		timed = append(timed, len(r.out.Timings)-1)
-		fmt.Fprintf(r.cfg.Progress, "  %-*s  median %.4f ms, mean %.4f ms, CV %.1f%%, %.4f ms/iter (%s, %d runs)\n", r.cols.impl, name,
-			row.Timing.MedianMs, row.Timing.MeanMs, row.Timing.CV*100, row.Timing.MsPerIteration(), row.Timing.Clock, len(row.Timing.RunsMs))
+		fmt.Fprintf(r.cfg.Progress, "  %-*s  median %s ms, mean %s ms, CV %.1f%%, %s ms/iter (%s, %d runs)\n", r.cols.impl, name,
+			report.Ms(4, row.Timing.MedianMs), report.Ms(4, row.Timing.MeanMs), row.Timing.CV*100, report.Ms(4, row.Timing.MsPerIteration()), row.Timing.Clock, len(row.Timing.RunsMs))
 	}
 	if r.out.GPU != nil {
 		if err := ctx.Err(); err != nil {
