@@ -7,6 +7,9 @@ package cudabind
 //	                      gather / block-size variant and of the ablations on the real graph
 //	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows  the exchanges both tests run (default all; bulk needs a
 //	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
+//	PRLAB_DSMEM_SET=pipeline  both tests run only the split-barrier / 16-bit-column / 512-thread
+//	                      variants of the packed default (and the default's ablations in the probe)
+//	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
 import (
@@ -43,25 +46,26 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	configs := []dsmConfig{{"stores", 1, 0, 0}, {"bulk", 2, 0, 0}, {"l2", 3, 0, 0}}
+	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
-	if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the variants that are not the default (yet)
-		configs = append(configs, dsmConfig{"stores staged twobar", 1, 1, 8}, dsmConfig{"stores pieces", 1, 3, 0}, dsmConfig{"bulk pieces", 2, 3, 0},
-			dsmConfig{"l2 pieces", 3, 3, 0}, dsmConfig{"rows", 4, 0, 0}, dsmConfig{"rows pieces", 4, 3, 0},
-			dsmConfig{"stores bank", 1, 5, 0}, dsmConfig{"stores bank4", 1, 6, 0}, dsmConfig{"rows bank", 4, 5, 0},
-			dsmConfig{"stores push", 1, 0, 1}, dsmConfig{"stores onebar", 1, 0, 2}, dsmConfig{"rows bank push onebar", 4, 5, 3},
-			dsmConfig{"stores bank push onebar", 1, 5, 3}, dsmConfig{"stores warp", 1, 0, 4}, dsmConfig{"rows bank warp", 4, 5, 4},
-			dsmConfig{"stores bank onebar", 1, 5, 2}, dsmConfig{"stores packed twobar", 1, 8, 8},
-			dsmConfig{"stores staged lean", 1, 1, 18}, dsmConfig{"stores fused", 1, 7, 0}, dsmConfig{"rows fused push", 4, 7, 1}, dsmConfig{"rows fused push onebar", 4, 7, 3})
+	if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" { // the default and the pipeline knob's variants of it
+		configs = append(configs, dsmPipelineConfigs()...)
+	} else if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the variants that are not the default (yet)
+		for i, c := range [][3]int{{1, 1, 8}, {1, 3, 0}, {2, 3, 0}, {3, 3, 0}, {4, 0, 0}, {4, 3, 0}, {1, 5, 0}, {1, 6, 0}, {4, 5, 0},
+			{1, 0, 1}, {1, 0, 2}, {4, 5, 3}, {1, 5, 3}, {1, 0, 4}, {4, 5, 4}, {1, 5, 2}, {1, 8, 8}, {1, 1, 18}, {1, 7, 0}, {4, 7, 1}, {4, 7, 3}} {
+			configs = append(configs, dsmConfig{label: dsmConfigLabels[i], exchange: c[0], gather: c[1], partials: c[2]})
+		}
+		configs = append(configs, dsmPipelineConfigs()...)
 	}
 	for _, cf := range configs {
 		ex, exName := cf.label, dsmExchanges[cf.exchange-1].name
-		if !frSelected("PRLAB_DSMEM_EXCHANGES", exName) {
+		if !frSelected("PRLAB_DSMEM_EXCHANGES", exName) || !frSelected("PRLAB_DSMEM_CONFIGS", ex) {
 			continue
 		}
-		knobs := map[int]int{knobDSMExchange: cf.exchange, knobDSMGather: cf.gather, knobDSMPartials: cf.partials}
+		knobs := map[int]int{knobDSMExchange: cf.exchange, knobDSMGather: cf.gather, knobDSMPartials: cf.partials,
+			knobDSMPipeline: cf.pipeline, knobDSMThreads: cf.threads}
 		for _, g := range graphs {
 			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
@@ -133,11 +137,60 @@ func TestGPUClusterDSMEM(t *testing.T) {
 func frFloorOr(g *pagerank.Graph) float64 { return max(1e-5, frFloor(g)) }
 
 // dsmConfig is one configuration of the correctness test: its label, the
-// exchange, gather and partials knobs' values.
+// exchange, gather, partials, pipeline and threads knobs' values (0: auto).
 type dsmConfig struct {
-	label                      string
-	exchange, gather, partials int
+	label                                         string
+	exchange, gather, partials, pipeline, threads int
 }
+
+// dsmConfigLabels name the probe's older correctness configurations, in order.
+var dsmConfigLabels = []string{"stores staged twobar", "stores pieces", "bulk pieces", "l2 pieces", "rows", "rows pieces",
+	"stores bank", "stores bank4", "rows bank", "stores push", "stores onebar", "rows bank push onebar",
+	"stores bank push onebar", "stores warp", "rows bank warp", "stores bank onebar", "stores packed twobar",
+	"stores staged lean", "stores fused", "rows fused push", "rows fused push onebar"}
+
+// dsmPipelines are PRLAB_KNOB_DSM_PIPELINE's values (bits, packed rows
+// only): the split cluster barrier, 16-bit column indices, both.
+var dsmPipelines = []namedValue{{"split barrier", 1}, {"16-bit columns", 2}, {"split barrier + 16-bit columns", 3}}
+
+// dsmPipelineConfigs: the default (packed rows, warp 0 reduces only, the
+// one-barrier sum) with each pipeline value on the three exchanges, and at
+// 512 threads per block with and without both bits.
+func dsmPipelineConfigs() []dsmConfig {
+	var out []dsmConfig
+	for _, ex := range dsmExchanges[:3] {
+		for _, pl := range dsmPipelines {
+			out = append(out, dsmConfig{label: ex.name + " " + pl.name, exchange: ex.v, pipeline: pl.v})
+		}
+	}
+	return append(out, dsmConfig{label: "stores 512 threads", exchange: 1, threads: 512},
+		dsmConfig{label: "stores 512 threads split barrier + 16-bit columns", exchange: 1, pipeline: 3, threads: 512})
+}
+
+// dsmPipelineVariants is the probe's short list (PRLAB_DSMEM_SET=pipeline):
+// the default, its pipeline variants at 1024 and 512 threads, and the
+// ablations of the default and of both pipeline bits (the stage costs).
+func dsmPipelineVariants() []dsmVariant {
+	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}}}
+	for _, pl := range dsmPipelines {
+		out = append(out, dsmVariant{"stores packed 1024 threads, " + pl.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: pl.v}})
+	}
+	out = append(out, dsmVariant{"stores packed 512 threads", map[int]int{knobDSMExchange: 1, knobDSMThreads: 512}},
+		dsmVariant{"stores packed 512 threads, split barrier + 16-bit columns", map[int]int{knobDSMExchange: 1, knobDSMThreads: 512, knobDSMPipeline: 3}})
+	for _, ab := range dsmAblations {
+		out = append(out, dsmVariant{"stores packed (the default), ablation: " + ab.name, map[int]int{knobDSMExchange: 1, knobDSMAblate: ab.v}})
+		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 {
+			out = append(out, dsmVariant{"stores packed, split barrier + 16-bit columns, ablation: " + ab.name,
+				map[int]int{knobDSMExchange: 1, knobDSMPipeline: 3, knobDSMAblate: ab.v}})
+		}
+	}
+	return out
+}
+
+// dsmAblations are PRLAB_KNOB_DSM_ABLATE's values the probe times.
+var dsmAblations = []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3},
+	{"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15},
+	{"no iterations (launch, one-time load, write)", 16}}
 
 // dsmVariant is one configuration of gpu-cluster-dsmem's knobs.
 type dsmVariant struct {
@@ -194,7 +247,7 @@ func dsmVariants() []dsmVariant {
 		}
 	}
 	for _, ex := range dsmExchanges {
-		for _, ab := range []namedValue{{"no gather", 1}, {"no row sums", 2}, {"no exchange", 4}, {"no gather, no row sums", 3}, {"skeleton (partials, reductions, cluster.sync)", 7}, {"no cluster.sync", 8}, {"loop alone (skeleton without cluster.sync)", 15}, {"no iterations (launch, one-time load, write)", 16}} {
+		for _, ab := range dsmAblations {
 			out = append(out, dsmVariant{fmt.Sprintf("%s staged, ablation: %s", ex.name, ab.name),
 				map[int]int{knobDSMExchange: ex.v, knobDSMGather: 1, knobDSMAblate: ab.v}})
 			if ab.v == 7 || ab.v == 15 { // the skeleton with the pushed partials (+ one-barrier sum), with the warp partials
@@ -253,8 +306,14 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 		fmt.Fprintf(&b, "%-60s %9.3f %8.3f %7.4f %5v\n", name, r.USPerIter, r.XDRAM, r.CV, r.Pass)
 		rows = append(rows, map[string]any{"variant": name, "row": r})
 	}
+	variants := dsmVariants()
+	if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" {
+		variants = dsmPipelineVariants()
+	} else {
+		variants = append(variants, dsmPipelineVariants()[1:6]...)
+	}
 	for round := 1; round <= 2; round++ {
-		for _, v := range dsmVariants() {
+		for _, v := range variants {
 			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", dsmExchanges[v.knobs[knobDSMExchange]-1].name) {
 				continue
 			}
@@ -356,9 +415,9 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, v := range dsmVariants() {
-		ex, ga, pa := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 {
+	for _, v := range append(dsmVariants(), dsmPipelineVariants()[1:]...) {
+		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 3 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

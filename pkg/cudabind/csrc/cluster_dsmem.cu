@@ -157,6 +157,11 @@ struct Args {
   int packed, lmax, wmax;
   const int *pcol, *lanes, *winfo;
   int pcb[kMaxC + 1], lb[kMaxC + 1], wb[kMaxC + 1];
+  // PRLAB_KNOB_DSM_PIPELINE (packed rows only): bit 1 the split cluster barrier, bit 2 16-bit columns:
+  // lane l of block q has its 8 slots' ghost indices (0 beyond its piece) in c16[8 (lb[q] + l) ..], one
+  // uint4; pcol then holds only the heavy rows' columns.
+  int pipeline;
+  const unsigned short *c16;
   // Per-row sends (exchange 4): block q's row i goes to rsd[rdb[q] + rsp[rb[q] + q + i] ..
   // rsp[rb[q] + q + i + 1]) as (receiver << 24 | ghost position), stored at its combine.
   const int *rsp;
@@ -179,12 +184,12 @@ struct Inst {
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
   size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, laneS, winfoS,
-      total;
+      c16S, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
                                        bool pieces, bool rowSends = false, bool warpPartials = false, int pmax = 0,
-                                       int mmax = 0, int lmax = 0, int wmax = 0) {
+                                       int mmax = 0, int lmax = 0, int wmax = 0, bool col16 = false) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -205,6 +210,7 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.mrowS = o;   o += align16(4 * static_cast<size_t>(mmax)); // fused pieces: the light rows of 0 or >= 2 pieces
   c.laneS = o;   o += align16(4 * static_cast<size_t>(lmax)); // packed rows: one word per lane
   c.winfoS = o;  o += align16(4 * static_cast<size_t>(wmax)); // packed rows: one word per warp
+  c.c16S = o;    o += col16 ? 16 * static_cast<size_t>(lmax) : 0; // packed rows, 16-bit columns: 8 per lane
   c.total = o;
   return c;
 }
@@ -268,6 +274,12 @@ __device__ __forceinline__ void bulkToRank(float *dstLocal, const float *src, un
 }
 #endif
 
+// The two halves of cluster.sync() (barrier.cluster, PTX 7.8, sm_90): arrive
+// has release semantics, wait acquire (the defaults); .aligned: every thread
+// of the warp executes it together.
+__device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
+__device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+
 // st(i, ld(i)) for i in [0, count), B loads in flight per thread (the
 // one-time load of a block's arrays is latency-bound otherwise).
 template <int B, class T, class Ld, class St> __device__ __forceinline__ void batched(int count, Ld ld, St st) {
@@ -303,8 +315,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
   const bool packed = pieces && a.packed != 0; // rows packed into warps: segmented shuffle sums, valS = row sums
+  const bool col16 = packed && (a.pipeline & 2) != 0; // a lane's 8 ghost indices in one 16-byte load
+  // split cluster barrier: arrive after the sends, wait after the next iteration's column loads and own-row sums
+  const bool split = packed && (a.pipeline & 1) != 0 && (a.ablate & (kNoSync | kNoGather)) == 0;
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
-                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0);
+                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -325,6 +340,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   int *mrowS = reinterpret_cast<int *>(base + cv.mrowS);
   unsigned *laneS = reinterpret_cast<unsigned *>(base + cv.laneS);
   int *winfoS = reinterpret_cast<int *>(base + cv.winfoS);
+  uint4 *c16S = reinterpret_cast<uint4 *>(base + cv.c16S);
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -408,6 +424,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     batched<4, unsigned>(32 * W, [&](int l) { return static_cast<unsigned>(__ldg(a.lanes + a.lb[rank] + l)); },
                          [&](int l, unsigned v) { laneS[l] = v; });
     batched<4, int>(W, [&](int w) { return __ldg(a.winfo + a.wb[rank] + w); }, [&](int w, int v) { winfoS[w] = v; });
+    if (col16) {
+      const uint4 *src = reinterpret_cast<const uint4 *>(a.c16) + a.lb[rank];
+      batched<4, uint4>(32 * W, [&](int l) { return __ldg(src + l); }, [&](int l, uint4 v) { c16S[l] = v; });
+    }
   }
   batched<4, int>(H, [&](int h) { return __ldg(a.heavy + a.hb[rank] + h); }, [&](int h, int v) { heavyS[h] = v; });
   batched<kBatch, unsigned short>(S, [&](int j) { return __ldg(a.sidx + a.sb[rank] + j); },
@@ -447,10 +467,40 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
 #endif
   cl.sync();
 
+  // The ghost indices of packed warp w's slots for this lane (-1 beyond its piece), from the 16-bit
+  // lane words (col16) or the int32 slots.
+  auto packedCols = [&](int w, int wi, unsigned li, int(&cix)[kPiece]) {
+    const int wbase = wi >> 8, depth = (wi >> 4) & 15, len = static_cast<int>((li >> 1) & 15u);
+    if (col16) {
+      const uint4 q4 = c16S[32 * w + lane];
+      const unsigned wd[4] = {q4.x, q4.y, q4.z, q4.w};
+#pragma unroll
+      for (int j = 0; j < kPiece; ++j)
+        cix[j] = j < depth && j < len ? static_cast<int>((wd[j >> 1] >> (16 * (j & 1))) & 0xffffu) : -1;
+    } else {
+#pragma unroll
+      for (int j = 0; j < kPiece; ++j) cix[j] = j < depth && j < len ? colS[wbase + 32 * j + lane] : -1;
+    }
+  };
+  bool pendingWait = false; // split barrier: arrived, not yet waited
   int p = 0, k = 0;
   const int loopIters = (a.ablate & kNoLoop) != 0 ? 0 : iters; // ablation 16: the launch, the one-time load, the write
   for (; k < loopIters; ++k) {
     float *cur = ghost + p * a.gmax, *nxt = ghost + (1 - p) * a.gmax;
+    // Split barrier: before waiting, this warp's first packed warp loads its column indices and its
+    // own-row values (ghost [0, R): written by this block before its arrive); the remote ones after.
+    int preC[kPiece];
+    float preV[kPiece];
+    const bool pre = split && warp < W;
+    if (pre) {
+      packedCols(warp, winfoS[warp], laneS[32 * warp + lane], preC);
+#pragma unroll
+      for (int j = 0; j < kPiece; ++j) preV[j] = preC[j] >= 0 && preC[j] < R ? cur[preC[j]] : 0.0f;
+    }
+    if (pendingWait) {
+      clusterWait(); // the exchanged entries of cur, the partials: visible from here on
+      pendingWait = false;
+    }
 #if PRLAB_CLUSTER_BULK
     if (kMode == kBulk && k > 0 && exchange && recvB > 0) mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
@@ -517,12 +567,19 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     };
     if (packed && (a.ablate & kNoGather) == 0) { // each warp: its lanes' pieces, then each row's lanes summed by shuffles
       for (int w = warp; w < W; w += warps) {
-        const int wi = winfoS[w], wbase = wi >> 8, depth = (wi >> 4) & 15, steps = wi & 15;
+        const int wi = winfoS[w], steps = wi & 15;
         const unsigned li = laneS[32 * w + lane];
-        const int len = static_cast<int>((li >> 1) & 15u), segEnd = static_cast<int>((li >> 8) & 63u);
+        const int segEnd = static_cast<int>((li >> 8) & 63u);
         float v[kPiece];
+        if (pre && w == warp) { // the own-row values were read before the wait: only the remote ones now
 #pragma unroll
-        for (int j = 0; j < kPiece; ++j) v[j] = j < depth && j < len ? cur[colS[wbase + 32 * j + lane]] : 0.0f;
+          for (int j = 0; j < kPiece; ++j) v[j] = preC[j] >= R ? cur[preC[j]] : preV[j];
+        } else {
+          int cix[kPiece];
+          packedCols(w, wi, li, cix);
+#pragma unroll
+          for (int j = 0; j < kPiece; ++j) v[j] = cix[j] >= 0 ? cur[cix[j]] : 0.0f;
+        }
         float rs = 0.0f;
 #pragma unroll
         for (int j = 0; j < kPiece; ++j) rs += v[j];
@@ -672,12 +729,16 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       }
 #endif
     }
-    if ((a.ablate & kNoSync) == 0)
+    if ((a.ablate & kNoSync) == 0 && split) {
+      clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
+      pendingWait = true;
+    } else if ((a.ablate & kNoSync) == 0)
       cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
     else
       __syncthreads(); // ablation: no cluster barrier (timing only; blocks drift apart)
     p ^= 1;
   }
+  if (pendingWait) clusterWait();
   if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rP + p, sP + p, k, true, in);
   for (int i = tid; i < R; i += bd) xOut[r0 + i] = xS[i];
   cl.sync(); // no block leaves while another may still read its shared memory
@@ -736,7 +797,7 @@ struct DsmState {
   int smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
   int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0,
-      knobPartials = 0;
+      knobPartials = 0, knobPipeline = 0;
   bool built = false;
   int C = 0, threads = 0, mode = 0; // C = 0: unavailable (why)
   size_t smem = 0;
@@ -746,7 +807,7 @@ struct DsmState {
   int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr,
       *rsp = nullptr, *psr = nullptr, *mrow = nullptr, *pcol = nullptr, *lanes = nullptr, *winfo = nullptr;
   unsigned *rsd = nullptr;
-  unsigned short *sidx = nullptr;
+  unsigned short *sidx = nullptr, *c16 = nullptr;
   unsigned *desc = nullptr;
   float *gx = nullptr;
 };
@@ -755,7 +816,7 @@ DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
 void freeBuffers(DsmState &s) {
   freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd, s.psr, s.mrow, s.pcol, s.lanes,
-             s.winfo);
+             s.winfo, s.c16);
   s.built = false;
   s.C = 0;
 }
@@ -1148,6 +1209,43 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   return true;
 }
 
+// 16-bit columns (pipeline bit 2) of a packed layout (packRows): lane l of
+// block q gets its 8 slots' ghost indices in c16[8 (lb[q] + l) + j] (slot j
+// of its warp w at pcol[pcb[q] + base_w + 32 j + l mod 32]; 0 beyond the
+// warp's depth: the kernel masks slots beyond the lane's piece); pcol then
+// keeps only the heavy rows' columns (their prow starts moved down by the
+// packed part) and emax is recounted (at least the rows: valS holds row
+// sums). false when a ghost index does not fit 16 bits.
+bool pack16(Args &a, int C, std::vector<int> &pcol, const std::vector<int> &lanes, const std::vector<int> &winfo,
+            const std::vector<int> &heavy, std::vector<int> &prow, std::vector<unsigned short> &c16) {
+  if (a.gmax > 65536) return false;
+  c16.assign(8 * std::max<size_t>(lanes.size(), 1), 0);
+  std::vector<int> out;
+  int pcb[kMaxC + 1], emax = 0;
+  for (int q = 0; q < C; ++q) {
+    const int W = a.wb[q + 1] - a.wb[q];
+    int packedSize = 0;
+    for (int w = 0; w < W; ++w) {
+      const int wi = winfo[static_cast<size_t>(a.wb[q] + w)], wbase = wi >> 8, depth = (wi >> 4) & 15;
+      packedSize = std::max(packedSize, wbase + 32 * depth);
+      for (int l = 0; l < 32; ++l)
+        for (int j = 0; j < depth && j < 8; ++j)
+          c16[8 * static_cast<size_t>(a.lb[q] + 32 * w + l) + static_cast<size_t>(j)] =
+              static_cast<unsigned short>(pcol[static_cast<size_t>(a.pcb[q] + wbase + 32 * j + l)]);
+    }
+    pcb[q] = static_cast<int>(out.size());
+    out.insert(out.end(), pcol.begin() + a.pcb[q] + packedSize, pcol.begin() + a.pcb[q + 1]);
+    for (int h = a.hb[q]; h < a.hb[q + 1]; ++h) prow[3 * static_cast<size_t>(a.rb[q] + heavy[static_cast<size_t>(h)])] -= packedSize;
+    emax = std::max({emax, static_cast<int>(out.size()) - pcb[q], a.rb[q + 1] - a.rb[q]});
+  }
+  for (int q = C; q <= kMaxC; ++q) pcb[q] = static_cast<int>(out.size());
+  if (out.empty()) out.push_back(0);
+  pcol.swap(out);
+  std::copy(pcb, pcb + kMaxC + 1, a.pcb);
+  a.emax = (emax + 3) & ~3;
+  return true;
+}
+
 // Builds (once) the layout for the knobs; C = 0 and why set when the design
 // cannot run here (no clusters, no sm_90 code, or the graph does not fit).
 int build(Ctx &c, DsmState &s, Err &e) {
@@ -1190,6 +1288,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
   const int gather = s.knobGather == 0 ? 8 : s.knobGather, partials = s.knobPartials == 0 ? 18 : s.knobPartials;
   const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7,
              packed = gather == 8;
+  const int pipeline = packed ? s.knobPipeline : 0; // split barrier, 16-bit columns: packed rows only
+  const bool col16 = (pipeline & 2) != 0;
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
@@ -1208,9 +1308,15 @@ int build(Ctx &c, DsmState &s, Err &e) {
                    rsd, sidx, desc, pairs,
                    xf, why))
       continue;
+    std::vector<unsigned short> c16;
+    if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
+      why = "graph too large for one cluster: a block's ghost vector exceeds the 16-bit column indices";
+      continue;
+    }
+    if (!col16) c16.assign(8, 0);
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
                               (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0,
-                              packed ? a.wmax : 0)
+                              packed ? a.wmax : 0, col16)
                             .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -1237,6 +1343,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&s.pcol, pcol, "d_dsmPackedCols", e));
     PR_TRY(upload(&s.lanes, lanes, "d_dsmPackedLanes", e));
     PR_TRY(upload(&s.winfo, winfo, "d_dsmPackedWarps", e));
+    PR_TRY(upload(&s.c16, c16, "d_dsmPackedCols16", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
@@ -1263,6 +1370,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.pcol = s.pcol;
     a.lanes = s.lanes;
     a.winfo = s.winfo;
+    a.pipeline = pipeline;
+    a.c16 = s.c16;
     s.args = a;
     s.C = C;
     s.threads = threads;
@@ -1373,6 +1482,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
+      {PRLAB_KNOB_DSM_PIPELINE, 3, &DsmState::knobPipeline, "pipeline",
+       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices"},
   };
   bool known = false;
   for (const Range &r : ranges)

@@ -368,7 +368,12 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       4 no block sum: every warp's partial stored into every block, 8 explicit
                                       (8 alone: the two-barrier block sum), 16 warp 0 only reduces (D and the
                                       dangling sum) while the other warps gather and send; auto 0 = 18 */
-#define PRLAB_KNOB_DSM_END 31
+#define PRLAB_KNOB_DSM_PIPELINE 31 /* bits (rows packed into warps only): 1 split cluster barrier: arrive
+                                      (release) after the sends, wait (acquire) at the top of the next
+                                      iteration after each warp's first packed warp has loaded its column
+                                      indices and summed its own-row (local) columns; 2 16-bit ghost column
+                                      indices, a lane's 8 in one 16-byte load; auto 0: neither */
+#define PRLAB_KNOB_DSM_END 32
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

@@ -48,10 +48,10 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128}) { // pieces of 0 (staged), 8, 4; + 32: bank-ordered;
-                                                                            // + 64: fused; + 128: rows packed into warps
+      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256}) { // pieces of 0 (staged), 8, 4;
+                                                        // + 32: bank-ordered; + 64: fused; + 128: rows packed into warps; + 256: 16-bit columns (pack16)
         const int plen = mode & 15, pieces = plen > 0;
-        const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0;
+        const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0, col16 = (mode & 256) != 0;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow, pcol, lanes, winfo;
         std::vector<unsigned> rsd;
@@ -63,6 +63,16 @@ int main(int argc, char **argv) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
+        std::vector<unsigned short> c16;
+        if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
+          printf("%s: ghost vector too large for 16-bit columns\n", argv[ai]);
+          continue;
+        }
+        // the ghost index of packed warp w's slot (j, lane l) of block q, as the kernel reads it
+        auto slotCol = [&](int q, int w, int l, int j) {
+          const int wbase = winfo[w] >> 8;
+          return col16 ? (int)c16[8 * (size_t)(a.lb[q] + 32 * (w - a.wb[q]) + l) + j] : pcol[a.pcb[q] + wbase + 32 * j + l];
+        };
         double maxerr = 0;
         int errs = 0;
         // ghost vectors: value of each entry from its global id, built by the exchange emulation
@@ -117,12 +127,12 @@ int main(int argc, char **argv) {
           for (int e = 0; e < E; ++e) localEdges += cols[e0 + e] < R; // the column is one of q's own rows
           if (packed) {
             for (int w = a.wb[q]; w < a.wb[q + 1]; ++w) {
-              const int wi = winfo[w], wbase = wi >> 8, depth = (wi >> 4) & 15;
+              const int wi = winfo[w], depth = (wi >> 4) & 15;
               for (int j = 0; j < depth; ++j) {
                 std::vector<int> c;
                 for (int l = 0; l < 32; ++l) {
                   unsigned li = (unsigned)lanes[a.lb[q] + 32 * (w - a.wb[q]) + l];
-                  if ((int)((li >> 1) & 15u) > j) c.push_back(pcol[a.pcb[q] + wbase + 32 * j + l]);
+                  if ((int)((li >> 1) & 15u) > j) c.push_back(slotCol(q, w, l, j));
                 }
                 if (!c.empty()) wf += wavefronts(c);
                 ++ideal;
@@ -198,8 +208,8 @@ int main(int argc, char **argv) {
                 for (int j = 0; j < 8; ++j) {
                   if (j < depth && j < len) {
                     int slot = wbase + 32 * j + l;
-                    if (slot >= a.pcb[q + 1] - a.pcb[q]) { errs++; break; }
-                    sum += ghost[q][pcol[a.pcb[q] + slot]];
+                    if (!col16 && slot >= a.pcb[q + 1] - a.pcb[q]) { errs++; break; }
+                    sum += ghost[q][slotCol(q, w, l, j)];
                   }
                 }
                 v[l] = sum;
@@ -278,9 +288,9 @@ int main(int argc, char **argv) {
           }
         }
         printf("%-28s C=%2d pieces of %d%s%s%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
-               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? " packed" : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
                carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0,
-                     packed ? a.lmax : 0, packed ? a.wmax : 0).total,
+                     packed ? a.lmax : 0, packed ? a.wmax : 0, col16).total,
                maxerr, errs);
         bad += errs;
       }
