@@ -150,8 +150,10 @@ var dsmConfigLabels = []string{"stores staged twobar", "stores pieces", "bulk pi
 	"stores staged lean", "stores fused", "rows fused push", "rows fused push onebar"}
 
 // dsmPipelines are PRLAB_KNOB_DSM_PIPELINE's values (bits, packed rows
-// only): the split cluster barrier, 16-bit column indices, both.
-var dsmPipelines = []namedValue{{"split barrier", 1}, {"16-bit columns", 2}, {"split barrier + 16-bit columns", 3}}
+// only): the split cluster barrier, 16-bit column indices, rows finished in
+// their packed warp (no row pass), and combinations.
+var dsmPipelines = []namedValue{{"split barrier", 1}, {"16-bit columns", 2}, {"split barrier + 16-bit columns", 3},
+	{"row finish", 4}, {"split barrier + 16-bit columns + row finish", 7}}
 
 // dsmPipelineConfigs: the default (packed rows, warp 0 reduces only, the
 // one-barrier sum) with each pipeline value on the three exchanges, and at
@@ -164,7 +166,7 @@ func dsmPipelineConfigs() []dsmConfig {
 		}
 	}
 	return append(out, dsmConfig{label: "stores 512 threads", exchange: 1, threads: 512},
-		dsmConfig{label: "stores 512 threads split barrier + 16-bit columns", exchange: 1, pipeline: 3, threads: 512})
+		dsmConfig{label: "stores 512 threads split barrier + 16-bit columns + row finish", exchange: 1, pipeline: 7, threads: 512})
 }
 
 // dsmPipelineVariants is the probe's short list (PRLAB_DSMEM_SET=pipeline):
@@ -176,12 +178,16 @@ func dsmPipelineVariants() []dsmVariant {
 		out = append(out, dsmVariant{"stores packed 1024 threads, " + pl.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: pl.v}})
 	}
 	out = append(out, dsmVariant{"stores packed 512 threads", map[int]int{knobDSMExchange: 1, knobDSMThreads: 512}},
-		dsmVariant{"stores packed 512 threads, split barrier + 16-bit columns", map[int]int{knobDSMExchange: 1, knobDSMThreads: 512, knobDSMPipeline: 3}})
+		dsmVariant{"stores packed 512 threads, split barrier + 16-bit columns + row finish", map[int]int{knobDSMExchange: 1, knobDSMThreads: 512, knobDSMPipeline: 7}})
 	for _, ab := range dsmAblations {
 		out = append(out, dsmVariant{"stores packed (the default), ablation: " + ab.name, map[int]int{knobDSMExchange: 1, knobDSMAblate: ab.v}})
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 {
 			out = append(out, dsmVariant{"stores packed, split barrier + 16-bit columns, ablation: " + ab.name,
 				map[int]int{knobDSMExchange: 1, knobDSMPipeline: 3, knobDSMAblate: ab.v}})
+		}
+		if ab.v == 4 || ab.v == 8 {
+			out = append(out, dsmVariant{"stores packed, split barrier + 16-bit columns + row finish, ablation: " + ab.name,
+				map[int]int{knobDSMExchange: 1, knobDSMPipeline: 7, knobDSMAblate: ab.v}})
 		}
 	}
 	return out
@@ -310,7 +316,7 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" {
 		variants = dsmPipelineVariants()
 	} else {
-		variants = append(variants, dsmPipelineVariants()[1:6]...)
+		variants = append(variants, dsmPipelineVariants()[1:len(dsmPipelines)+3]...)
 	}
 	for round := 1; round <= 2; round++ {
 		for _, v := range variants {
@@ -417,7 +423,7 @@ func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range append(dsmVariants(), dsmPipelineVariants()[1:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 3 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 7 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

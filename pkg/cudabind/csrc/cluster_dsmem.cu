@@ -46,6 +46,15 @@
 // the row sum; then thread per row combines: no row-add pass; the default,
 // with partials 18, the fastest correct setting of the final H200 lease of
 // 2026-12-02, NOTES.md).
+// Pipeline (knob PRLAB_KNOB_DSM_PIPELINE, packed rows only; bits): 1 the
+// split cluster barrier (barrier.cluster.arrive after the sends, .wait at the
+// next iteration's top after each warp's first packed warp has read its
+// column indices and own-row values), 2 16-bit column indices (a lane's 8
+// slots in one uint4, pack16), 4 row finish (each row combined by its packed
+// warp's head lane right after its shuffles, D published by warp 0 in a
+// shared-memory word before its gather share: no row pass and no block
+// barrier between the gather and the combine). 1 and 2 keep the default's
+// bits; 4 changes the dangling sum's thread order (D's last bits).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -318,6 +327,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool col16 = packed && (a.pipeline & 2) != 0; // a lane's 8 ghost indices in one 16-byte load
   // split cluster barrier: arrive after the sends, wait after the next iteration's column loads and own-row sums
   const bool split = packed && (a.pipeline & 1) != 0 && (a.ablate & (kNoSync | kNoGather)) == 0;
+  // bit 4: each packed row finished by its head lane right after its shuffles (no row pass, no valS, no block
+  // barrier between the gather and the combine); warp 0 sums D first and publishes it in dWord
+  const bool rowFinish = packed && (a.pipeline & 4) != 0 && (a.ablate & (kNoGather | kNoRows)) == 0;
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
                          fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16);
   extern __shared__ float4 dynSmem[];
@@ -349,6 +361,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   __shared__ float fs2[32];        // scratch of the one-barrier dangling sum (knob bit 2)
   __shared__ double sP[2];       // and sum (correctness runs)
   __shared__ float shD;
+  __shared__ unsigned long long dWord; // row finish (pipeline bit 4): iteration + 1 << 32 | D's bits, atomics only
   __shared__ int shStop;
   __shared__ float *remoteGhost[kMaxC];
   __shared__ int pOff[kMaxC], pCnt[kMaxC], pRoff[kMaxC];
@@ -451,6 +464,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   dang = blockSum(dang, fs);
   if (tid == 0) {
     dP[0] = dang;
+    dWord = 0ull;
     rP[0] = rP[1] = 0.0f;
     sP[0] = sP[1] = 0.0;
   }
@@ -540,6 +554,28 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     } else if (everyWarp) {
       D = warpAllSum(dRemote);
     }
+    // Row finish: warp 0 sums D before its gather share (the default's butterfly, the same bits in lane 0)
+    // and publishes it with the iteration's sequence number; the other warps wait for it after their gather.
+    bool haveD = kInstr; // kInstr: D came through the barrier above
+    if (!kInstr && rowFinish && tid < 32) {
+      float d0 = dRemote;
+      if (lean && C <= 16 && !(warpPush && k > 0))
+        for (int o = 8; o > 0; o >>= 1) d0 += __shfl_xor_sync(0xffffffffu, d0, o);
+      else
+        d0 = warpAllSum(d0);
+      D = __shfl_sync(0xffffffffu, d0, 0);
+      if (lane == 0) atomicExch(&dWord, static_cast<unsigned long long>(k + 1) << 32 | __float_as_uint(D));
+      haveD = true;
+    }
+    auto awaitD = [&]() { // warp-wide: D of this iteration, once warp 0 has published it
+      unsigned long long v = 0ull;
+      if (lane == 0)
+        do {
+          v = atomicAdd(&dWord, 0ull);
+        } while ((v >> 32) != static_cast<unsigned long long>(k + 1));
+      D = __shfl_sync(0xffffffffu, __uint_as_float(static_cast<unsigned>(v & 0xffffffffull)), 0);
+      haveD = true;
+    };
     float dg = 0.0f, res = 0.0f;
     double sum = 0.0;
     float *gOut = a.gx + static_cast<size_t>(1 - p) * a.n + r0;
@@ -587,14 +623,23 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           const float t = __shfl_down_sync(0xffffffffu, rs, o);
           if (lane + o < segEnd) rs += t;
         }
-        if (li & 1u) valS[li >> 16] = rs;
+        if (rowFinish) {
+          if (!haveD) awaitD();
+          if (li & 1u) finish(static_cast<int>(li >> 16), rs);
+        } else if (li & 1u) {
+          valS[li >> 16] = rs;
+        }
       }
       for (int h = warp; h < H; h += warps) { // heavy rows: a warp over the row's columns
         const int i = heavyS[h], b = prowS[3 * i], d = prowS[3 * i + 1];
         float hs = 0.0f;
         for (int j = lane; j < d; j += 32) hs += cur[colS[b + j]];
         hs = warpAllSum(hs);
-        if (lane == 0) valS[i] = hs;
+        if (rowFinish && !haveD) awaitD();
+        if (lane == 0) {
+          if (rowFinish) finish(i, hs);
+          else valS[i] = hs;
+        }
       }
     } else if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
       const int np = pnjS[0];
@@ -630,7 +675,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       }
     }
-    if (!kInstr && !everyWarp && tid < 32) {
+    if (!kInstr && !everyWarp && !rowFinish && tid < 32) {
       // lean (C <= 16): lanes >= 16 hold 0, so the xor-16 step adds 0 to lanes < 16: skipped, the same bits in lane 0
       float d0 = dRemote;
       if (lean && C <= 16 && !(warpPush && k > 0))
@@ -639,13 +684,14 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         d0 = warpAllSum(d0);
       if (lane == 0) shD = d0;
     }
-    __syncthreads();
+    if (!rowFinish || kInstr || kMode == kBulk) __syncthreads(); // D and the row sums to the block (not with row finish)
 #if PRLAB_CLUSTER_BULK
     if (kMode == kBulk && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
       mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
-    if (!kInstr && !everyWarp) D = shD;
-    if (packed && (a.ablate & kNoRows) == 0) { // the row sums are in valS
+    if (!kInstr && !everyWarp && !rowFinish) D = shD;
+    if (rowFinish) { // every row was finished in its packed warp or by its heavy row's warp
+    } else if (packed && (a.ablate & kNoRows) == 0) { // the row sums are in valS
       for (int i = tid; i < R; i += bd) finish(i, valS[i]);
     } else if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
       const int nr = fused ? M : R; // fused: only the rows not finished by their one piece
@@ -1482,8 +1528,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
-      {PRLAB_KNOB_DSM_PIPELINE, 3, &DsmState::knobPipeline, "pipeline",
-       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices"},
+      {PRLAB_KNOB_DSM_PIPELINE, 7, &DsmState::knobPipeline, "pipeline",
+       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp"},
   };
   bool known = false;
   for (const Range &r : ranges)

@@ -372,7 +372,10 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       (release) after the sends, wait (acquire) at the top of the next
                                       iteration after each warp's first packed warp has loaded its column
                                       indices and summed its own-row (local) columns; 2 16-bit ghost column
-                                      indices, a lane's 8 in one 16-byte load; auto 0: neither */
+                                      indices, a lane's 8 in one 16-byte load; 4 each row finished by its
+                                      packed warp's head lane (heavy rows by their warp) right after its
+                                      sum, D published by warp 0 through a shared-memory word: no row pass,
+                                      no block barrier between gather and combine; auto 0: none */
 #define PRLAB_KNOB_DSM_END 32
 
 /* The layout of one uploaded graph. */
