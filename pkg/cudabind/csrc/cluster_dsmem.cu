@@ -1334,7 +1334,9 @@ int build(Ctx &c, DsmState &s, Err &e) {
   const int gather = s.knobGather == 0 ? 8 : s.knobGather, partials = s.knobPartials == 0 ? 18 : s.knobPartials;
   const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7,
              packed = gather == 8;
-  const int pipeline = packed ? s.knobPipeline : 0; // split barrier, 16-bit columns: packed rows only
+  // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
+  constexpr int kAutoPipeline = 0; // automatic: none (not yet timed on the H200)
+  const int pipeline = packed ? (s.knobPipeline == 0 ? kAutoPipeline : s.knobPipeline & 7) : 0;
   const bool col16 = (pipeline & 2) != 0;
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
   std::vector<int> sizes;
@@ -1528,8 +1530,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
-      {PRLAB_KNOB_DSM_PIPELINE, 7, &DsmState::knobPipeline, "pipeline",
-       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp"},
+      {PRLAB_KNOB_DSM_PIPELINE, 15, &DsmState::knobPipeline, "pipeline",
+       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit"},
   };
   bool known = false;
   for (const Range &r : ranges)

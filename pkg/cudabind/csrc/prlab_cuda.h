@@ -375,7 +375,8 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       indices, a lane's 8 in one 16-byte load; 4 each row finished by its
                                       packed warp's head lane (heavy rows by their warp) right after its
                                       sum, D published by warp 0 through a shared-memory word: no row pass,
-                                      no block barrier between gather and combine; auto 0: none */
+                                      no block barrier between gather and combine; 8 explicit (8 alone:
+                                      none); auto 0: none */
 #define PRLAB_KNOB_DSM_END 32
 
 /* The layout of one uploaded graph. */
