@@ -145,6 +145,10 @@ func TestReportGraphEveryFormat(t *testing.T) {
 func TestGraphFlagUsageErrors(t *testing.T) {
 	user := userFolder(t)
 	el := filepath.Join(user, "cites.el")
+	tinyEl := filepath.Join(t.TempDir(), "tiny.el") // named like a synthetic case
+	if err := os.WriteFile(tinyEl, []byte(userGraphs["cites.el"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dataset := t.TempDir() // a checksummed dataset folder, like data/aan
 	if err := os.WriteFile(filepath.Join(dataset, "SHA256SUMS"), []byte("0  acl.txt\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -159,6 +163,8 @@ func TestGraphFlagUsageErrors(t *testing.T) {
 		{[]string{"report", "--graph", el, "--data", user}, "--graph and --data both name the graph to rank"},
 		{[]string{"report", "--graph", el, "--graph", el}, "report reads one --graph"},
 		{[]string{"report", "--graph", el, "--name", "tiny"}, `graph name "tiny" is taken`},
+		{[]string{"report", "--graph", tinyEl}, `graph name "tiny" is taken by a synthetic case or the "real" alias; it comes from the file name of --graph ` + tinyEl + ": choose another with --name"},
+		{[]string{"scale", "--plan", "--graph", tinyEl}, `graph name "tiny" is taken by a synthetic case or the "real" alias; it comes from the file name of --graph ` + tinyEl + ": rename the file"},
 		{[]string{"report", "--graph", el, "--columns", "a"}, "--columns wants two names"},
 		{[]string{"scale", "--plan", "--graph", el, "--graph", el}, "is given twice"},
 		{[]string{"scale", "--plan", "--graph", filepath.Join(user, "none.el")}, "no such file"},

@@ -90,7 +90,7 @@ func (gf *graphFlags) files(load pagerank.LoadOptions) ([]study.GraphFile, error
 			return nil, usageError{fmt.Sprintf("--graph: %v", err)}
 		}
 		name := graphName(p)
-		if err := checkGraphName(name, "rename the file"); err != nil {
+		if err := checkGraphName(name, "it comes from the file name of --graph "+p+": rename the file"); err != nil {
 			return nil, err
 		}
 		if generatedName.MatchString(name) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -126,13 +125,7 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 			return usageError{fmt.Sprintf("--kinds %q: valid kinds are %s", k, strings.Join(pagerank.BatchKinds, ", "))}
 		}
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
-	}
-	if err := checkWritable(*out); err != nil {
-		return usageError{err.Error()}
-	}
-	if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+	if err := checkOut(*out, *replaceCommitted); err != nil {
 		return err
 	}
 	if *byYear {

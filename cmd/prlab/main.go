@@ -124,7 +124,7 @@ const usage = `usage: prlab <command> [flags]
 
 commands:
   report       run the whole study and write reports/<run>/{index.html,results.json,correctness.csv,...}
-  render       re-render index.html from a results.json
+  render       re-render index.html from a results.json (verify.html from a verify.json) without recomputing
   list         list the implementations and whether each can run here
   scale        the scale study: every implementation on R-MAT 2^16..2^24 (and grids, and --graph files) within a time budget
   verify       rerun a committed report's protocol here and check its gates and timing (verify.html, verify.json, verify.csv)
@@ -212,7 +212,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlags("report", stderr)
 	out := fs.String("out", defaultOut, "report directory (its base name is the run name)")
 	replaceCommitted := replaceCommittedFlag(fs)
-	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written (the default is the bundled AAN graph)")
+	data := fs.String("data", defaultData, "the real graph's folder: SHA256SUMS, "+dataset.EdgeName+"(.gz) and "+dataset.PapersName+"(.gz), checked before use, never written; the default is the bundled AAN graph")
 	gf := addGraphFlags(fs, false)
 	var impls, cases listFlag
 	fs.Var(&impls, "impl", "comma-separated implementations to run (default all; see prlab list); t0-oracle always runs")
@@ -233,13 +233,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *runs < 1 || *runs > 1000 {
 		return usageError{fmt.Sprintf("--runs %d out of range: must be in [1, 1000]", *runs)}
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
-	}
-	if err := checkWritable(*out); err != nil { // before the run, not after minutes of it
-		return usageError{err.Error()}
-	}
-	if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+	if err := checkOut(*out, *replaceCommitted); err != nil { // before the run, not after minutes of it
 		return err
 	}
 	load, err := gf.options()
@@ -255,11 +249,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case len(gf.paths) == 1 && dataSet:
 		return usageError{"--graph and --data both name the graph to rank: give one (--graph FILE for your own graph, --data DIR for a folder laid out like data/aan)"}
 	case len(gf.paths) == 1:
+		hint := "choose another with --name"
 		realName = gf.name
 		if realName == "" {
-			realName = graphName(gf.paths[0])
+			realName, hint = graphName(gf.paths[0]), "it comes from the file name of --graph "+gf.paths[0]+": choose another with --name"
 		}
-		if err := checkGraphName(realName, "choose another with --name"); err != nil {
+		if err := checkGraphName(realName, hint); err != nil {
 			return err
 		}
 	}
@@ -361,6 +356,21 @@ func lockOut(dir string, stderr io.Writer, names ...string) (*report.OutDir, err
 // (checkNotCommitted).
 func replaceCommittedFlag(fs *flag.FlagSet) *bool {
 	return fs.Bool("replace-committed", false, "replace --out even when git tracks its results.json, scale.json, incremental.json or verify.json (a committed report or verification): its data is replaced by this run's")
+}
+
+// checkOut checks, before any work, the report directory dir of a command
+// that writes one (report, scale, incremental, verify, compare): not a
+// file, creatable or writable (checkWritable), and not a committed report
+// unless replace (checkNotCommitted). Each failure is a usage error (exit
+// 2) naming dir.
+func checkOut(dir string, replace bool) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageError{fmt.Sprintf("--out %s is a file, want a directory", dir)}
+	}
+	if err := checkWritable(dir); err != nil {
+		return usageError{err.Error()}
+	}
+	return checkNotCommitted(dir, replace)
 }
 
 // checkNotCommitted refuses, before any work, the report directory dir when

@@ -236,3 +236,38 @@ func TestVerifyAndCompareRefuseACommittedVerification(t *testing.T) {
 		t.Error("compare --replace-committed left the committed verify.json as it was")
 	}
 }
+
+// TestEveryWritingCommandChecksOutFirst: report, scale, incremental,
+// verify and compare refuse an --out that cannot be made (under a file)
+// with the same usage error, before any work, and write nothing.
+func TestEveryWritingCommandChecksOutFirst(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, []byte("x"), 0o644)
+	out := filepath.Join(file, "r")
+	data := writeData(t, smallEdges, smallPapers)
+	rep := filepath.Join(dir, "rep")
+	if err, stderr := cli(t, "report", "--data", data, "--out", rep, "--cases", "tiny", "--runs", "1"); err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	want := "--out " + out + ": " + file + " is not a directory"
+	var ue usageError
+	for _, c := range [][]string{
+		{"report", "--data", data, "--out", out, "--cases", "tiny", "--runs", "1"},
+		{"scale", "--out", out, "--min-scale", "4", "--max-scale", "4", "--grid=false"},
+		{"incremental", "--out", out, "--rmat", "4", "--by-year=false"},
+		{"verify", "--data", data, "--out", out, rep},
+		{"compare", "--out", out, rep, rep},
+	} {
+		err, stderr := cli(t, c...)
+		if !errors.As(err, &ue) || err.Error() != want {
+			t.Errorf("%s --out %s: %v, want the usage error %q", c[0], out, err, want)
+		}
+		if strings.Contains(stderr, "correctness") || strings.Contains(stderr, "R-MAT") {
+			t.Errorf("%s computed before refusing --out:\n%s", c[0], stderr)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Errorf("the file in --out's path was changed: %q", b)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"time"
@@ -89,11 +88,8 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *copyMiB < 1 || *copyMiB > 16<<10 {
 		return usageError{fmt.Sprintf("--copy-mib %d out of range: must be in [1, 16384]", *copyMiB)}
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return usageError{fmt.Sprintf("--out %s is a file, want a directory", *out)}
-	}
 	if !*planOnly { // --plan writes nothing
-		if err := checkNotCommitted(*out, *replaceCommitted); err != nil {
+		if err := checkOut(*out, *replaceCommitted); err != nil {
 			return err
 		}
 	}

@@ -64,10 +64,7 @@ func (c *compareFlags) check() error {
 		return usageError{fmt.Sprintf("--max-slowdown %v out of range: must be >= 1 (a ratio of medians, e.g. 1.1)", *c.maxSlowdown)}
 	}
 	if *c.out != "" {
-		if err := checkWritable(*c.out); err != nil {
-			return usageError{err.Error()}
-		}
-		if err := checkNotCommitted(*c.out, *c.replaceCommitted); err != nil {
+		if err := checkOut(*c.out, *c.replaceCommitted); err != nil {
 			return err
 		}
 	}
