@@ -468,9 +468,9 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 	if oracle != nil {
 		m.warm[OracleName] = oracle.Ranks
 	}
-	line := fmt.Sprintf("%-12s %-16s n=%-8d nnz=%-9d +%d -%d (dup %d, absent %d, self-loops %d) update %.2f ms, rebuild %.2f ms, equal %v",
+	line := fmt.Sprintf("%-12s %-16s n=%-8d nnz=%-9d +%d -%d (dup %d, absent %d, self-loops %d) update %s ms, rebuild %s ms, equal %v",
 		in.workload, in.batch.Name, b.N, b.NNZ, b.Inserted, b.Deleted, b.DuplicateInserts, b.AbsentDeletes, b.SelfLoops,
-		upd.MedianMs, reb.MedianMs, b.MatchesRebuild)
+		report.Ms(2, upd.MedianMs), report.Ms(2, reb.MedianMs), b.MatchesRebuild)
 	r.progress("%s", line)
 
 	for _, e := range r.tiers {
@@ -490,11 +490,11 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 		}
 		dev := ""
 		if d := row.DeviceMs; d != nil {
-			dev = fmt.Sprintf(" [by events: update %.2f, warm %.2f, cold %.2f ms]", float64(d.UpdateMs), float64(d.WarmMs), float64(d.ColdMs))
+			dev = fmt.Sprintf(" [by events: update %s, warm %s, cold %s ms]", report.Ms(2, float64(d.UpdateMs)), report.Ms(2, float64(d.WarmMs)), report.Ms(2, float64(d.ColdMs)))
 		}
-		r.progress("  %-18s %-7s warm %3d it %9.2f ms, cold %3d it %9.2f ms; incremental %9.2f ms vs recompute %9.2f ms: %6.2fx%s %s",
-			row.Implementation, row.Status, row.WarmIterations, row.Warm.MedianMs, row.ColdIterations, row.Cold.MedianMs,
-			float64(row.IncrementalMs), float64(row.RecomputeMs), float64(row.Speedup), dev, firstLine(row.Reason))
+		r.progress("  %-18s %-7s warm %3d it %9s ms, cold %3d it %9s ms; incremental %9s ms vs recompute %9s ms: %6.2fx%s %s",
+			row.Implementation, row.Status, row.WarmIterations, report.Ms(2, row.Warm.MedianMs), row.ColdIterations, report.Ms(2, row.Cold.MedianMs),
+			report.Ms(2, float64(row.IncrementalMs)), report.Ms(2, float64(row.RecomputeMs)), float64(row.Speedup), dev, firstLine(row.Reason))
 	}
 	return m, nil
 }

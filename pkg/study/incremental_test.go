@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -345,5 +347,27 @@ func TestIncrementalGPUSkipIsOneLine(t *testing.T) {
 	}
 	if skipped != 2 || opens != 0 {
 		t.Errorf("%d skipped GPU rows in the study (want 2, one per batch), %d sessions opened (want 0)", skipped, opens)
+	}
+}
+
+// The progress lines of a graph of a few nodes (R-MAT 2^4: microseconds
+// per step) print every time with its digits, never "0.00 ms".
+func TestIncrementalProgressKeepsSmallTimes(t *testing.T) {
+	var progress bytes.Buffer
+	_, err := RunIncremental(context.Background(), IncrementalConfig{RMAT: []int{4}, Fractions: []float64{0.1},
+		Kinds: []string{pagerank.BatchInsert}, Runs: 1, Warmups: -1, Progress: &progress,
+		Entries: []Entry{{reference.Oracle(), report.KindCPU}, {reference.Multicore(pagerank.Float32, 1), report.KindCPU}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := progress.String()
+	times := regexp.MustCompile(`(?:update|rebuild|it|incremental|recompute) +([0-9.]+) ms`).FindAllStringSubmatch(out, -1)
+	for _, m := range times {
+		if v, err := strconv.ParseFloat(m[1], 64); err != nil || v == 0 {
+			t.Errorf("a time of a small graph printed as %q; progress:\n%s", m[0], out)
+		}
+	}
+	if len(times) < 6 {
+		t.Errorf("found %d times in the progress, want at least 6:\n%s", len(times), out)
 	}
 }

@@ -110,6 +110,16 @@ type plannedGraph struct {
 	format string     // FamilyFile: the format it was read as
 }
 
+// nSign is how the plan prints n: "=" where it is known (generated graphs,
+// a file already read), "~" for a file not read yet, whose n and nnz are
+// estimated from its size.
+func (g *plannedGraph) nSign() string {
+	if g.File != nil && g.File.NNZ == 0 {
+		return "~"
+	}
+	return "="
+}
+
 // GraphFile is a user's graph file in the scale study.
 type GraphFile struct {
 	Path string
@@ -450,7 +460,7 @@ func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 				why = "as above"
 			}
 			lastSkip = g.Skip
-			lines = append(lines, fmt.Sprintf("  %-10s n=%-9d nnz~%-10d SKIPPED: %s", g.label(), g.N, g.NNZ, why))
+			lines = append(lines, fmt.Sprintf("  %-10s n%s%-9d nnz~%-10d SKIPPED: %s", g.label(), g.nSign(), g.N, g.NNZ, why))
 			continue
 		}
 		ref := OracleName
@@ -471,7 +481,7 @@ func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 			}
 			parts = append(parts, fmt.Sprintf("%s %dx%d", r.Entry.Impl.Name(), rung.Iterations, rung.Runs))
 		}
-		lines = append(lines, fmt.Sprintf("  %-10s n=%-9d nnz~%-10d ~%5.1f s  ref %s | %s", g.label(), g.N, g.NNZ, p.graphS(g), ref, strings.Join(parts, ", ")))
+		lines = append(lines, fmt.Sprintf("  %-10s n%s%-9d nnz~%-10d ~%5.1f s  ref %s | %s", g.label(), g.nSign(), g.N, g.NNZ, p.graphS(g), ref, strings.Join(parts, ", ")))
 	}
 	lines = append(lines, "  (NxR = N iterations per timed run x R runs; rows step down the ladder "+ladderText()+" only where the budget needs it)")
 	return lines

@@ -561,3 +561,20 @@ func TestScalePlanReadsGraphFiles(t *testing.T) {
 		t.Errorf("plan does not give the file's own n=3, nnz=4:\n%s", p)
 	}
 }
+
+// A run (not plan-only) plans a --graph file before reading it, from its
+// size: the plan marks that n as an estimate ("n~"), not as the file's n.
+func TestScalePlanMarksUnreadFileEstimates(t *testing.T) {
+	good := fixture.WriteFile(t, t.TempDir(), "good.el", "0 1\n1 2\n2 0\n2 1\n")
+	cfg, _ := smallScale(t)
+	cfg.MinScale, cfg.MaxScale, cfg.Grid = 4, 4, false
+	cfg.Files = []GraphFile{{Path: good, Name: "good", Load: pagerank.LoadOptions{Format: pagerank.FormatEL}}}
+	s, err := RunScale(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.Join(s.Plan, "\n")
+	if !strings.Contains(p, "file good  n~1         nnz~1 ") || !strings.Contains(p, "rmat 2^4   n=16 ") {
+		t.Errorf("plan does not mark the unread file's n as an estimate (n~) and the generated graph's as known (n=):\n%s", p)
+	}
+}
