@@ -37,6 +37,7 @@ const (
 	implHotHead       = 24 // PRLAB_IMPL_HOTHEAD (csrc/hothead.cu)
 	implHotHeadPacked = 25 // PRLAB_IMPL_HOTHEAD_PACKED
 	implClusterDSMEM  = 28 // PRLAB_IMPL_CLUSTER_DSMEM (csrc/cluster_dsmem.cu): its own code range
+	implPropBlock     = 32 // PRLAB_IMPL_PROPBLOCK (csrc/propblock.cu): its own code range
 )
 
 // Registry names of the GPU designs, as reports and verify know them.
@@ -58,6 +59,7 @@ const (
 	NameT4BucketedReordered = "gpu-t4-bucketed-reordered"
 	NameHotHead             = "gpu-hothead"
 	NameHotHeadPacked       = "gpu-hothead-packed"
+	NamePropBlock           = "gpu-prop-blocking"
 )
 
 // family is how a design's iteration is built, which decides how its bytes,
@@ -192,6 +194,14 @@ var designs = withRelabelled([]design{
 		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + escape offset 4 + invOut 4 + store x' 4 + contrib' 4 per row; code 2 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; + 4 per escaped gap (>= 65535, counted per graph: BytesPerIteration includes them); the segment tables of rows longer than 1024 edges (O(nnz/1024)), the per-block staging of contrib[0, H) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
 		costs: launchPerIteration},
+	{id: implPropBlock, name: NamePropBlock, label: "GPU propagation blocking: contributions streamed into destination bins, then added in shared memory (the hot head's edges gathered from it), graph relabelled by out-degree",
+		family: familyLayout, bytes: ByteFormula{16, 12, 0}, order: LocalityOrder,
+		counted: "per cold edge: source-local index 2 + value store 4 (phase 1), value 4 + destination-local index 2 (phase 2); per hot edge (source in the head) the packed source and destination 4 instead of 12: - 8 x hot edges, counted per graph (BytesPerIteration includes them); per row: contribution staged 4 (phase 1), invOut 4, store x' 4 + contrib' 4 (phase 2); the per-block staging of the head (bins x 4H bytes), the segment tables read by phase 1's search, the items and the dangling partials O(bins x chunks) not counted",
+		memory:  "device memory, and shared memory for the bins' accumulators, the chunks' contributions and the hot head", prims: []int{primEmptyLaunch},
+		costs: func(g *pagerank.Graph, iters int) Costs {
+			I := float64(max(iters, 1))
+			return Costs{HostLaunches: (2*I + 1) / I, Kernels: (2*I + 1) / I, ToleranceReads: 1}
+		}},
 }, []struct{ name, kernelsOf, label string }{
 	{NameCusparseReordered, NameCusparse, "GPU cuSPARSE SpMV on the graph relabelled by out-degree (one-time host relabel)"},
 	{NameFusedReordered, NameFused, "GPU fused iteration on the graph relabelled by out-degree (one-time host relabel)"},
@@ -411,6 +421,10 @@ func (d *gpuDesign) Run(g *pagerank.Graph, p pagerank.Params) (*pagerank.Result,
 		var err error
 		out, err = s.lib.runImpl(s.h, d.id, float32(p.Damping), p.Iterations, tol, s.g.N)
 		d.escapeBytes(res, s)
+		if err != nil {
+			return err
+		}
+		_, err = d.propBlockBytes(res, s, float32(p.Damping))
 		return err
 	})
 	if err != nil {
@@ -532,6 +546,40 @@ func (d *design) setupRow(s *Session, damping float32) (*pagerank.Stage, error) 
 		Ms: h.TuneMs, Formula: h.String() + "; 0 bytes per iteration"}, nil
 }
 
+// PropBlockSetup is the layout gpu-prop-blocking runs with on one graph
+// (prlab_propblock_info): head floats gathered from shared memory in phase
+// 2, rows per bin (at most) and per source chunk, bins, chunks, phase-1
+// work items, the edges whose source is in the head (4 bytes per iteration
+// each instead of 12), and the one-time build's wall time (ms; keys, one
+// radix sort and the tables, on the GPU).
+type PropBlockSetup struct {
+	HotFloats, BinRows, ChunkRows, Bins, Chunks, Items int
+	HotEdges                                           int64
+	BuildMs                                            float64
+}
+
+func (p PropBlockSetup) String() string {
+	return fmt.Sprintf("%d bins of <= %d rows, %d source chunks of %d rows, %d phase-1 items; head %d floats (%d KiB), %d hot edges",
+		p.Bins, p.BinRows, p.Chunks, p.ChunkRows, p.Items, p.HotFloats, p.HotFloats*4/1024, p.HotEdges)
+}
+
+// propBlockBytes subtracts the 8 bytes per iteration each hot edge saves
+// (gpu-prop-blocking; no-op for the other designs) and returns the
+// layout's row of the one-time setup (nil for the other designs).
+func (d *design) propBlockBytes(res *pagerank.Result, s *Session, damping float32) (*pagerank.Stage, error) {
+	if d.id != implPropBlock {
+		return nil, nil
+	}
+	p, err := s.lib.propBlockInfo(s.h, damping)
+	if err != nil {
+		return nil, err
+	}
+	res.BytesPerIteration -= 8 * p.HotEdges
+	res.BytesFormula += fmt.Sprintf(" - 8 x %d hot edges", p.HotEdges)
+	return &pagerank.Stage{Name: "one-time propagation-blocking layout on the GPU (not in the timed iterations)", Kind: pagerank.StageRelabel,
+		Ms: p.BuildMs, Formula: p.String() + "; 0 bytes per iteration"}, nil
+}
+
 // codeRow is gpu-hothead-packed's row of the one-time host encoding (nil
 // for the other designs).
 func (d *design) codeRow(s *Session) *pagerank.Stage {
@@ -601,6 +649,10 @@ func (d *gpuDesign) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p p
 	dmp := float32(p.Damping)
 	perm, err := d.onDevice(g, func(s *Session) error {
 		d.escapeBytes(res, s)
+		pbRow, err := d.propBlockBytes(res, s, dmp)
+		if err != nil {
+			return err
+		}
 		ms, ranks, err := benchmarkChunked(ctx, func(w, r int) ([]float32, []float32, error) {
 			return s.lib.benchmark(s.h, d.id, dmp, p.Iterations, w, r, s.g.N)
 		}, warmups, runs)
@@ -625,6 +677,9 @@ func (d *gpuDesign) BenchmarkContext(ctx context.Context, g *pagerank.Graph, p p
 		}
 		if row := d.codeRow(s); row != nil {
 			res.Stages = append(res.Stages, *row)
+		}
+		if pbRow != nil {
+			res.Stages = append(res.Stages, *pbRow)
 		}
 		row, err := d.setupRow(s, dmp)
 		if row != nil {

@@ -90,6 +90,17 @@
 //	gpu-hothead                one launch per iteration, hot contributions from shared memory      24n + 8nnz
 //	gpu-hothead-packed         the same on the 16-bit column code (EncodeColumns)                  28n + 6nnz + 4 escapes
 //
+// Propagation blocking (csrc/propblock.cu; Beamer, Asanovic, Patterson,
+// IPDPS 2017) also runs only on the relabelled graph: a one-time layout on
+// the GPU (edges by destination bin and source chunk, 16-bit local indices;
+// PropBlockSetup, a Benchmark row with its build time), then two launches
+// of streams per iteration: phase 1 writes every cold edge's contribution
+// into its bin's segment, phase 2 adds a bin's values in shared memory
+// (float atomics: reruns differ in the last bits), the hot head's edges
+// from a staged contrib[0, H), and combines (knobs PRLAB_KNOB_PB_*):
+//
+//	gpu-prop-blocking          two streamed phases per iteration, bins added in shared memory     16n + 12nnz - 8 hot edges
+//
 // The hand-written iteration's 33n + 8nnz + 4 and the library's 41n + 16nnz + 4
 // reproduce the course's 3,437,470 and 6,173,886 bytes for n = 28042,
 // nnz = 314010 (see bytes_test.go). The dangling mass D stays on the device:

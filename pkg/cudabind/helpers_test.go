@@ -160,9 +160,14 @@ func relabelledDesigns() []pagerank.Implementation {
 }
 
 // ownRelabelledDesigns: the designs whose own kernels run only on the
-// relabelled graph (gpu-hothead).
+// relabelled graph (gpu-hothead, gpu-hothead-packed, gpu-prop-blocking).
 func ownRelabelledDesigns() []pagerank.Implementation {
 	return designsWhere(func(d *design) bool { return d.order != "" && d.kernelsOf == "" })
+}
+
+// hotHeadDesigns: gpu-hothead and gpu-hothead-packed (the hot-head knobs' designs).
+func hotHeadDesigns() []pagerank.Implementation {
+	return designsWhere(func(d *design) bool { return d.id == implHotHead || d.id == implHotHeadPacked })
 }
 
 // mustDesign returns the design named name.

@@ -11,6 +11,8 @@ package cudabind
 //	                             then 50 iterations x 5 timed runs); the table is logged and written to
 //	                             $PRLAB_GPU_OUT/hothead-sweep.json
 //	PRLAB_HOTHEAD_CONFIGS=a,b    TestGPUHotHeadSweep: only these settings of hotHeadConfigs (default all)
+//	PRLAB_PROPBLOCK_CONFIGS=a,b  TestGPUHotHeadSweep: only these settings of propBlockConfigs (propblock_test.go;
+//	                             default all, "none": not one), timed after the hot-head settings
 
 import (
 	"fmt"
@@ -152,7 +154,7 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 	}
 	for _, g := range graphs {
 		ref := frOracle(t, g, pagerank.Fixed(iters))
-		for _, im := range ownRelabelledDesigns() {
+		for _, im := range hotHeadDesigns() {
 			family := map[int][]float64{} // by tile knob: the ranks of the first setting with the default grid and groups
 			for _, c := range configs {
 				setHotHead(t, g, c)
@@ -225,7 +227,7 @@ type hotHeadRow struct {
 	Spearman   float64 `json:"spearman"`
 	Pass       bool    `json:"pass"`
 	Error      string  `json:"error,omitempty"`
-	Setup      string  `json:"setup,omitempty"` // the hot-head designs' one-time setup (tuned size and load mode)
+	Setup      string  `json:"setup,omitempty"` // the hot-head designs' one-time setup (tuned size and load mode), gpu-prop-blocking's layout and its build time
 }
 
 func TestGPUHotHeadSweep(t *testing.T) {
@@ -270,7 +272,7 @@ func TestGPUHotHeadSweep(t *testing.T) {
 			}
 			r.MsPerIter, r.CV, r.Bytes = b.Timing.MsPerIteration(), b.Timing.CV, b.BytesPerIteration
 			for _, st := range b.Stages {
-				if strings.HasPrefix(st.Name, "one-time setup of the hot head") {
+				if strings.HasPrefix(st.Name, "one-time setup of the hot head") || strings.HasPrefix(st.Name, "one-time propagation-blocking layout") {
 					r.Setup = fmt.Sprintf("%s (tuned in %.1f ms)", st.Formula, st.Ms)
 				}
 			}
@@ -285,7 +287,13 @@ func TestGPUHotHeadSweep(t *testing.T) {
 				t.Fatalf("PRLAB_HOTHEAD_CONFIGS: %q is not a setting of hotHeadConfigs", name)
 			}
 		}
-		for _, im := range ownRelabelledDesigns() {
+		pbOnly := strings.Split(os.Getenv("PRLAB_PROPBLOCK_CONFIGS"), ",")
+		for _, name := range pbOnly {
+			if name != "" && name != "none" && !slices.ContainsFunc(propBlockConfigs, func(c propBlockConfig) bool { return c.name == name }) {
+				t.Fatalf("PRLAB_PROPBLOCK_CONFIGS: %q is not a setting of propBlockConfigs", name)
+			}
+		}
+		for _, im := range hotHeadDesigns() {
 			for _, c := range hotHeadConfigs {
 				if only[0] != "" && !slices.Contains(only, c.name) {
 					continue
@@ -296,6 +304,13 @@ func TestGPUHotHeadSweep(t *testing.T) {
 				setHotHead(t, g, c)
 				one(im, c.name)
 			}
+		}
+		for _, c := range propBlockConfigs {
+			if pbOnly[0] == "none" || pbOnly[0] != "" && !slices.Contains(pbOnly, c.name) || strings.HasPrefix(c.name, "pb-tiny") {
+				continue
+			}
+			setPropBlock(t, g, c)
+			one(mustDesign(t, NamePropBlock), c.name)
 		}
 		ReleaseRelabelled()
 	}

@@ -66,6 +66,14 @@ const (
 	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block, 8 explicit (alone: two-barrier sum), 16 warp 0 only reduces (auto 0 = 18)
 	knobDSMPipeline = 31 // bits (rows packed into warps only): 1 split cluster barrier (own-row columns read inside it), 2 16-bit column indices, 8 per 16-byte load, 4 rows finished in their packed warp, 8 explicit (alone: none; auto 0: none)
 	knobDSMEnd      = 32
+
+	// gpu-prop-blocking (PRLAB_KNOB_PB_*, csrc/propblock.cu); 0 automatic.
+	knobPBHot       = 40 // head floats gathered from shared memory in phase 2 (0: 12288; 1: none)
+	knobPBBinRows   = 41 // rows per bin at most (0: 16384)
+	knobPBChunkRows = 42 // source rows per chunk (0: 16384)
+	knobPBBinEdges  = 43 // edges per bin at most (0: 262144)
+	knobPBItemEdges = 44 // edges per phase-1 work item (0: 262144)
+	knobPBReplicate = 45 // 1: never keep per-lane replicas of a short bin's sums
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

@@ -55,7 +55,7 @@ func frRealGraph(t *testing.T) *pagerank.Graph {
 
 func TestLayoutRegistry(t *testing.T) {
 	all := Designs()
-	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 6 || len(ownRelabelledDesigns()) != 2 || len(all) != 17 {
+	if len(all) != len(stageDesigns())+len(layoutDesigns())+len(relabelledDesigns())+len(ownRelabelledDesigns()) || len(layoutDesigns()) != 6 || len(ownRelabelledDesigns()) != 3 || len(all) != 18 {
 		t.Fatalf("%d designs in all, %d stage by stage, %d layout, %d relabelled, %d own relabelled", len(all), len(stageDesigns()), len(layoutDesigns()), len(relabelledDesigns()), len(ownRelabelledDesigns()))
 	}
 	seen := map[string]bool{}

@@ -100,6 +100,10 @@ static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, i
                      int *grp, float *ms, char *msg, int len) {
 	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, step, grid, thr, grp, ms, msg, len);
 }
+static int pr_pbinfo(void *f, void *h, float d, int *hot, int *w, int *s, int *bins, int *chunks, int *items,
+                     long long *hotEdges, float *ms, char *msg, int len) {
+	return ((__typeof__(&prlab_propblock_info))f)(h, d, hot, w, s, bins, chunks, items, hotEdges, ms, msg, len);
+}
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
 	return ((__typeof__(&prlab_session_open))f)(dev, impl, n, nnz, rp, ci, od, maxIter, s, msg, len);
@@ -140,6 +144,7 @@ type library struct {
 	abi, count, info, create, free, run, bench, stage, copy, chk unsafe.Pointer
 	layout, knob, prim                                           unsafe.Pointer // optional: nil when absent
 	codes, hhInfo                                                unsafe.Pointer // optional: the hot-head designs' column code and setup
+	pbInfo                                                       unsafe.Pointer // optional: gpu-prop-blocking's layout
 	sOpen, sApply, sRun, sGraph, sClose                          unsafe.Pointer // optional: resident sessions
 }
 
@@ -161,7 +166,7 @@ func (l *library) symbols() []symbol {
 		{"prlab_check_reduction", &l.chk, true},
 		{"prlab_layout_info_get", &l.layout, false}, {"prlab_layout_set", &l.knob, false},
 		{"prlab_time_primitive", &l.prim, false}, {"prlab_hothead_codes", &l.codes, false},
-		{"prlab_hothead_info", &l.hhInfo, false},
+		{"prlab_hothead_info", &l.hhInfo, false}, {"prlab_propblock_info", &l.pbInfo, false},
 		{"prlab_session_open", &l.sOpen, false}, {"prlab_session_apply", &l.sApply, false},
 		{"prlab_session_run", &l.sRun, false}, {"prlab_session_graph", &l.sGraph, false},
 		{"prlab_session_close", &l.sClose, false},
@@ -395,6 +400,21 @@ func (l *library) hotHeadInfo(h unsafe.Pointer, impl int, damping float32) (HotH
 	rc := C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &step, &grid, &thr, &grp, &ms, &msg[0], msgLen)
 	return HotHeadSetup{HotFloats: int(hot), LoadMode: int(mode), LoadsPerStep: int(step), Grid: int(grid), Threads: int(thr),
 		Group: int(grp), TuneMs: float64(ms)}, status("prlab_hothead_info", rc, &msg)
+}
+
+// propBlockInfo is prlab_propblock_info: gpu-prop-blocking's layout on
+// the session's graph (built on first use).
+func (l *library) propBlockInfo(h unsafe.Pointer, damping float32) (PropBlockSetup, error) {
+	if err := l.optional(l.pbInfo, "prlab_propblock_info"); err != nil {
+		return PropBlockSetup{}, err
+	}
+	var msg [msgLen]C.char
+	var hot, w, sz, bins, chunks, items C.int
+	var hotEdges C.longlong
+	var ms C.float
+	rc := C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &msg[0], msgLen)
+	return PropBlockSetup{HotFloats: int(hot), BinRows: int(w), ChunkRows: int(sz), Bins: int(bins), Chunks: int(chunks),
+		Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms)}, status("prlab_propblock_info", rc, &msg)
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

@@ -45,6 +45,9 @@ func (l *library) hotHeadCodes(unsafe.Pointer, ColumnCode) error { return errNoC
 func (l *library) hotHeadInfo(unsafe.Pointer, int, float32) (HotHeadSetup, error) {
 	return HotHeadSetup{}, errNoCgo
 }
+func (l *library) propBlockInfo(unsafe.Pointer, float32) (PropBlockSetup, error) {
+	return PropBlockSetup{}, errNoCgo
+}
 func (l *library) timePrimitive(unsafe.Pointer, int, int, int, int) (float64, error) {
 	return 0, errNoCgo
 }

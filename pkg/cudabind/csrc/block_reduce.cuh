@@ -1,5 +1,6 @@
 // block_reduce.cuh — the fixed-order warp and block sums shared by the
-// one-launch kernels (layout.cu) and gpu-cluster-dsmem (cluster_dsmem.cu):
+// one-launch kernels (layout.cu), gpu-cluster-dsmem (cluster_dsmem.cu) and
+// gpu-prop-blocking (propblock.cu):
 // a butterfly over the warp's 32 lanes, then the warps' sums in lane order,
 // so every call on the same values gives the same bits; the batched gather
 // of a block; and the residual test of the one-cluster kernels.

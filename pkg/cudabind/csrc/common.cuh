@@ -121,6 +121,8 @@ struct Ctx {
   void *hothead = nullptr;
   // gpu-cluster-dsmem (cluster_dsmem.cu): its state, created on first use, freed by dsmemStateFree.
   void *dsmem = nullptr;
+  // gpu-prop-blocking (propblock.cu): its state, created on first use, freed by propblockStateFree.
+  void *propblock = nullptr;
 };
 
 // Allocates max(bytes, 16) bytes so that empty arrays (nnz = 0) still get a

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "hothead.cuh"
+#include "propblock.cuh"
 #include "block_reduce.cuh"
 #include "cluster_dsmem.cuh"
 #include "layout.cuh"
@@ -1655,6 +1656,7 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
     if (prlab::dsmemKnob(knob)) return prlab::dsmemSetKnob(c, knob, value, e);
     if (value < 0) return prlab::fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
     if (prlab::hotheadKnob(knob)) return prlab::hotheadSet(c, knob, value, e);
+    if (prlab::propblockKnob(knob)) return prlab::propblockSet(c, knob, value, e);
     switch (knob) {
     case PRLAB_KNOB_TILE_EDGES:
       if (value != 0 && (value < 32 || value > 8192))

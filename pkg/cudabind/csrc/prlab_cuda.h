@@ -244,6 +244,27 @@ PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot
 #define PRLAB_IMPL_CLUSTER_DSMEM 28
 #define PRLAB_IMPL_DSMEM_END 29
 
+/* Propagation blocking (csrc/propblock.cu; Beamer, Asanovic, Patterson,
+ * IPDPS 2017): two launches of streams per iteration on the graph
+ * relabelled by out-degree, phase 1 writing every cold edge's contribution
+ * into its destination bin's segment, phase 2 adding them in shared memory
+ * (and the hot head's edges from a staged contrib[0, H)) and combining.
+ * Shared-memory float atomics: reruns differ in the last bits. */
+#define PRLAB_IMPL_PROPBLOCK_FIRST 32
+#define PRLAB_IMPL_PROPBLOCK 32
+#define PRLAB_IMPL_PROPBLOCK_END 33
+
+/* The layout gpu-prop-blocking runs with on this graph, after its one-time
+ * build (on the GPU: keys, one radix sort, the tables; not timed): head
+ * floats gathered from shared memory in phase 2 (*hot_floats), rows per
+ * bin (*bin_rows, at most) and per source chunk (*chunk_rows), bins,
+ * chunks, phase-1 work items, the edges whose source is in the head
+ * (*hot_edges: 4 bytes per iteration each instead of a cold edge's 12), and
+ * the build's wall time in ms (host and device). */
+PRLAB_API int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows,
+                                   int *bins, int *chunks, int *items, long long *hot_edges, float *build_ms,
+                                   char *msg, int msg_len);
+
 #define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */
 #define PRLAB_STAGE_T4_SPMV_WARP 65    /* T4 bucket in-degree 33..1024, warp per row */
@@ -263,7 +284,7 @@ PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot
 #define PRLAB_FAMILY_STAGES 0 /* one kernel or library call per stage (api.cu, kernels.cu, library.cu) */
 #define PRLAB_FAMILY_LAYOUT 1 /* built on the per-graph layout (layout.cu) */
 #define PRLAB_MAX_DESIGN_STAGES 4
-#define PRLAB_DESIGN_COUNT 14
+#define PRLAB_DESIGN_COUNT 15
 
 typedef struct prlab_design {
   int impl;           /* PRLAB_IMPL_* */
@@ -303,6 +324,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
     {PRLAB_IMPL_HOTHEAD, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_HOTHEAD_PACKED, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
     {PRLAB_IMPL_CLUSTER_DSMEM, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
+    {PRLAB_IMPL_PROPBLOCK, PRLAB_FAMILY_LAYOUT, {-1, -1, -1, -1}, -1, 0},
 };
 
 /* Primitives timed by prlab_time_primitive (*median_ms is for all `count`). */
@@ -378,6 +400,15 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       no block barrier between gather and combine; 8 explicit (8 alone:
                                       none); auto 0: none */
 #define PRLAB_KNOB_DSM_END 32
+/* Knobs of gpu-prop-blocking (prlab_layout_set routes them to csrc/propblock.cu; 0 = automatic). */
+#define PRLAB_KNOB_PB_FIRST 40
+#define PRLAB_KNOB_PB_HOT 40         /* head floats gathered in phase 2 from shared memory (auto 12288; 1: none) */
+#define PRLAB_KNOB_PB_BIN_ROWS 41    /* rows per bin at most, [32, 65536] (auto 16384) */
+#define PRLAB_KNOB_PB_CHUNK_ROWS 42  /* source rows per chunk, [32, 65536] (auto 16384) */
+#define PRLAB_KNOB_PB_BIN_EDGES 43   /* edges per bin at most, a longer row alone (auto 262144) */
+#define PRLAB_KNOB_PB_ITEM_EDGES 44  /* edges per phase-1 work item (auto 262144) */
+#define PRLAB_KNOB_PB_REPLICATE 45   /* 1: never keep 32 per-lane replicas of a short bin's sums (auto: when rows <= bin rows / 32) */
+#define PRLAB_KNOB_PB_END 46
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

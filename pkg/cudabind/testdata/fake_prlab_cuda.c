@@ -35,6 +35,7 @@ typedef struct {
   unsigned char *dangling;
   int knobs[PRLAB_KNOB_COUNT];
   int codes_uploaded; /* prlab_hothead_codes was called */
+  int pb_hot;         /* PRLAB_KNOB_PB_HOT */
 } fake_ctx;
 
 /* A code the library runs: one of the table of designs (prlab_cuda.h). */
@@ -289,6 +290,11 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
   }
   if (knob >= PRLAB_KNOB_DSM_FIRST && knob < PRLAB_KNOB_DSM_END)
     return value < 0 ? say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0") : PRLAB_OK;
+  if (knob >= PRLAB_KNOB_PB_FIRST && knob < PRLAB_KNOB_PB_END) { /* only the head size changes a fake result (its hot edges) */
+    if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
+    if (knob == PRLAB_KNOB_PB_HOT) c->pb_hot = value;
+    return PRLAB_OK;
+  }
   if (knob < 0 || knob >= PRLAB_KNOB_COUNT) return say(msg, msg_len, PRLAB_ERR_ARG, "knob out of range");
   if (value < 0) return say(msg, msg_len, PRLAB_ERR_ARG, "knob value must be >= 0");
   c->knobs[knob] = value;
@@ -539,5 +545,28 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
   *threads = 1024;
   *group = 1024;
   *tune_ms = 1.5f;
+  return PRLAB_OK;
+}
+
+/* The propagation-blocking layout: the head (knob, default 12288, 1 none)
+ * and its hot edges counted from the uploaded columns; the rest fixed. */
+int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows, int *bins,
+                         int *chunks, int *items, long long *hot_edges, float *build_ms, char *msg, int msg_len) {
+  (void)damping;
+  fake_ctx *c = handle;
+  if (!c || !hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms)
+    return say(msg, msg_len, PRLAB_ERR_ARG, "NULL argument");
+  int hot = c->pb_hot == 1 ? 0 : (c->pb_hot ? c->pb_hot : 12288);
+  if (hot > c->n) hot = c->n;
+  long long he = 0;
+  for (int e = 0; e < c->nnz; ++e) he += c->col_idx[e] < hot;
+  *hot_floats = hot;
+  *bin_rows = 16384;
+  *chunk_rows = 16384;
+  *bins = (c->n + 16383) / 16384;
+  *chunks = c->n > hot ? (c->n - hot + 16383) / 16384 : 0;
+  *items = *chunks;
+  *hot_edges = he;
+  *build_ms = 2.5f;
   return PRLAB_OK;
 }

@@ -1,0 +1,119 @@
+package cudabind
+
+// GPU tests of gpu-prop-blocking (csrc/propblock.cu); they need a GPU and
+// libprlab_cuda.so and skip with the reason otherwise. Its settings are
+// also timed by TestGPUHotHeadSweep (PRLAB_PROPBLOCK_CONFIGS=a,b: only these
+// of propBlockConfigs; "none": not one; the pb-tiny settings never).
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/prlab/prlab/pkg/pagerank"
+)
+
+// propBlockConfig is one setting of the propagation-blocking knobs (0
+// automatic; hot 1: no head; replicate 1: never per-lane replicas).
+type propBlockConfig struct {
+	name                                                    string
+	hot, binRows, chunkRows, binEdges, itemEdges, replicate int
+}
+
+var propBlockConfigs = []propBlockConfig{
+	{"pb-auto", 0, 0, 0, 0, 0, 0}, // head 12288, 16384 rows per bin and chunk, 2^18 edges per bin and item
+	{"pb-none", 1, 0, 0, 0, 0, 0}, // pure propagation blocking: every edge through the bins
+	{"pb-h4k", 4096, 0, 0, 0, 0, 0},
+	{"pb-h24k", 24576, 0, 0, 0, 0, 0},      // 160 KiB per accumulate block: one per SM
+	{"pb-none-w32k", 1, 32768, 0, 0, 0, 0}, // 128 KiB accumulator
+	{"pb-w8k", 0, 8192, 0, 0, 0, 0},        // twice the bins
+	{"pb-s32k", 0, 0, 32768, 0, 0, 0},      // half the chunks, one scatter block per SM
+	{"pb-e64k", 0, 0, 0, 1 << 16, 0, 0},    // bins of fewer edges (better balanced, more head staging)
+	{"pb-e1m", 0, 0, 0, 1 << 20, 0, 0},     // bins of more edges
+	{"pb-i64k", 0, 0, 0, 0, 1 << 16, 0},    // smaller phase-1 items
+	{"pb-norep", 0, 0, 0, 0, 0, 1},         // short bins without per-lane replicas
+	// Small tables on small graphs (correctness: many bins, chunks, items and short bins).
+	{"pb-tiny-h64", 64, 256, 128, 1024, 512, 0},
+	{"pb-tiny-none", 1, 64, 64, 256, 64, 0},
+	{"pb-tiny-norep", 1000, 256, 512, 2048, 2048, 1},
+}
+
+// setPropBlock applies c to the session of the graph gpu-prop-blocking runs
+// on (g relabelled).
+func setPropBlock(t *testing.T, g *pagerank.Graph, c propBlockConfig) {
+	t.Helper()
+	rg, _, _, err := relabelled(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate} {
+		if err := setLayoutKnob(rg, k, v); err != nil {
+			t.Fatalf("propagation-blocking knob %d = %d on %s: %v", k, v, rg.Name, err)
+		}
+	}
+}
+
+// Every setting of propBlockConfigs on the six synthetic cases, the real
+// graph and R-MAT 2^16 and 2^18 against the float64 oracle; a second run
+// passes too and differs from the first by at most 1e-5 relative (the
+// shared-memory atomics' order varies, the bits may); a tolerance run
+// converges like the oracle.
+func TestGPUPropBlockCorrectness(t *testing.T) {
+	frNeedGPU(t)
+	defer ReleaseRelabelled()
+	iters := pagerank.CorrectnessIterations
+	graphs := pagerank.SyntheticCases()
+	configs := propBlockConfigs
+	if frQuick() {
+		iters, configs = 10, []propBlockConfig{propBlockConfigs[0], propBlockConfigs[11], propBlockConfigs[13]}
+	} else {
+		if g := frRealGraph(t); g != nil {
+			graphs = append(graphs, g)
+		}
+		graphs = append(graphs, rmat(t, 16, 1), rmat(t, 18, 1))
+	}
+	im := mustDesign(t, NamePropBlock)
+	for _, g := range graphs {
+		ref := frOracle(t, g, pagerank.Fixed(iters))
+		for _, c := range configs {
+			if strings.HasPrefix(c.name, "pb-tiny") && g.N > 1<<17 {
+				continue // tables of (bins x chunks) segments grow as n^2 / (64 x 64)
+			}
+			setPropBlock(t, g, c)
+			res, err := im.Run(g, pagerank.Fixed(iters))
+			if err != nil {
+				t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
+				continue
+			}
+			v := pagerank.Validate(g, res, ref)
+			if !v.Pass {
+				t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
+			}
+			t.Logf("  %-10s %-14s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
+			if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
+				t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
+			}
+			if want := 16*int64(g.N) + 12*int64(g.NNZ); res.BytesPerIteration > want || res.BytesPerIteration < want-8*int64(g.NNZ) {
+				t.Errorf("%s (%s) on %s: %d bytes per iteration outside [16n + 4nnz, 16n + 12nnz]", im.Name(), c.name, g.Name, res.BytesPerIteration)
+			}
+			again, err := im.Run(g, pagerank.Fixed(iters))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := maxRelErr(again.Ranks, res.Ranks); e > 1e-5 || math.IsNaN(e) {
+				t.Errorf("%s (%s) on %s: a rerun differs by %.3g relative (only the atomics' order may change)", im.Name(), c.name, g.Name, e)
+			}
+		}
+		if frQuick() {
+			continue
+		}
+		setPropBlock(t, g, propBlockConfigs[0])
+		tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
+		if err != nil {
+			t.Fatalf("%s tolerance run on %s: %v", im.Name(), g.Name, err)
+		}
+		if last := tr.Residuals[len(tr.Residuals)-1]; tr.Converged != (last < pagerank.FloatTolerance) || (!tr.Converged && tr.Iterations != 1000) {
+			t.Errorf("%s tolerance run on %s: converged %v after %d, last residual %g", im.Name(), g.Name, tr.Converged, tr.Iterations, last)
+		}
+	}
+}
