@@ -381,6 +381,9 @@ int build(Ctx &c, State &s, Err &e) {
           "cudaFuncSetAttribute(scatterKernel, %zu bytes)", smem1);
   PR_CUDA(e, cudaFuncSetAttribute(accumulateKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem2)),
           "cudaFuncSetAttribute(accumulateKernel, %zu bytes)", smem2);
+  // Two accumulate blocks of 112 KiB need the largest shared-memory carveout (the streams need little L1).
+  PR_CUDA(e, cudaFuncSetAttribute(accumulateKernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+          "cudaFuncSetAttribute(accumulateKernel, shared-memory carveout)");
 
   // Bins: at most W rows and binEdges edges (a longer row alone).
   std::vector<int> rp(static_cast<size_t>(n) + 1);
@@ -402,8 +405,8 @@ int build(Ctx &c, State &s, Err &e) {
   // Keys, sorted: the bin-major order.
   unsigned long long *keys[2] = {nullptr, nullptr};
   void *tmp = nullptr;
-  int *segOff = nullptr, *dPre = nullptr, *dBase = nullptr;
-  auto cleanup = [&]() { freeDevice(keys[0], keys[1], tmp, segOff, dPre, dBase); };
+  int *segOff = nullptr, *dBase = nullptr;
+  auto cleanup = [&]() { freeDevice(keys[0], keys[1], tmp, segOff, dBase); };
   auto body = [&]() -> int {
     const size_t E = static_cast<size_t>(nnz);
     PR_TRY(devAlloc(reinterpret_cast<void **>(&keys[0]), 8 * E, "d_pbKeys", e));
@@ -463,14 +466,13 @@ int build(Ctx &c, State &s, Err &e) {
     PR_TRY(upload(&s.pre, pre, "d_pbPre", e));
     PR_TRY(upload(&s.delta, delta, "d_pbDelta", e));
     PR_TRY(upload(&s.items, items, "d_pbItems", e));
-    PR_TRY(upload(&dPre, pre, "d_pbPreTmp", e));
     PR_TRY(upload(&dBase, base, "d_pbChunkBase", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.src1), 2 * static_cast<size_t>(at), "d_pbSrc1", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dst2), 2 * E, "d_pbDst2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.val), 4 * E, "d_pbVal", e));
     if (nnz > 0) {
       const int gs = std::max(1, std::min(blocksFor(nnz, 256), 65535));
-      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, dPre, dBase, B, s.src1, s.dst2, s.val);
+      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, s.pre, dBase, B, s.src1, s.dst2, s.val);
       PR_LAUNCH(e, "propagation blocking scatterLayoutKernel<<<%d, 256>>>", gs);
     }
     for (int i = 0; i < 2; ++i) {
