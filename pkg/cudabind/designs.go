@@ -550,17 +550,18 @@ func (d *design) setupRow(s *Session, damping float32) (*pagerank.Stage, error) 
 // (prlab_propblock_info): head floats gathered from shared memory in phase
 // 2, rows per bin (at most) and per source chunk, bins, chunks, phase-1
 // work items, the edges whose source is in the head (4 bytes per iteration
-// each instead of 12), and the one-time build's wall time (ms; keys, one
-// radix sort and the tables, on the GPU).
+// each instead of 12), the one-time build's wall time (ms; keys, one
+// radix sort and the tables, on the GPU), and each phase launched alone (ms
+// per launch, the mean of 10: the scatter, the accumulate + combine).
 type PropBlockSetup struct {
 	HotFloats, BinRows, ChunkRows, Bins, Chunks, Items int
 	HotEdges                                           int64
-	BuildMs                                            float64
+	BuildMs, ScatterMs, AccumulateMs                   float64
 }
 
 func (p PropBlockSetup) String() string {
-	return fmt.Sprintf("%d bins of <= %d rows, %d source chunks of %d rows, %d phase-1 items; head %d floats (%d KiB), %d hot edges",
-		p.Bins, p.BinRows, p.Chunks, p.ChunkRows, p.Items, p.HotFloats, p.HotFloats*4/1024, p.HotEdges)
+	return fmt.Sprintf("%d bins of <= %d rows, %d source chunks of %d rows, %d phase-1 items; head %d floats (%d KiB), %d hot edges; alone: scatter %.4f ms, accumulate + combine %.4f ms",
+		p.Bins, p.BinRows, p.Chunks, p.ChunkRows, p.Items, p.HotFloats, p.HotFloats*4/1024, p.HotEdges, p.ScatterMs, p.AccumulateMs)
 }
 
 // propBlockBytes subtracts the 8 bytes per iteration each hot edge saves

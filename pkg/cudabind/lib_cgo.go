@@ -101,8 +101,8 @@ static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, i
 	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, step, grid, thr, grp, ms, msg, len);
 }
 static int pr_pbinfo(void *f, void *h, float d, int *hot, int *w, int *s, int *bins, int *chunks, int *items,
-                     long long *hotEdges, float *ms, char *msg, int len) {
-	return ((__typeof__(&prlab_propblock_info))f)(h, d, hot, w, s, bins, chunks, items, hotEdges, ms, msg, len);
+                     long long *hotEdges, float *ms, float *phaseMs, char *msg, int len) {
+	return ((__typeof__(&prlab_propblock_info))f)(h, d, hot, w, s, bins, chunks, items, hotEdges, ms, phaseMs, msg, len);
 }
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
@@ -412,9 +412,11 @@ func (l *library) propBlockInfo(h unsafe.Pointer, damping float32) (PropBlockSet
 	var hot, w, sz, bins, chunks, items C.int
 	var hotEdges C.longlong
 	var ms C.float
-	rc := C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &msg[0], msgLen)
+	var phase [2]C.float
+	rc := C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &phase[0], &msg[0], msgLen)
 	return PropBlockSetup{HotFloats: int(hot), BinRows: int(w), ChunkRows: int(sz), Bins: int(bins), Chunks: int(chunks),
-		Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms)}, status("prlab_propblock_info", rc, &msg)
+			Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms), ScatterMs: float64(phase[0]), AccumulateMs: float64(phase[1])},
+		status("prlab_propblock_info", rc, &msg)
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

@@ -260,10 +260,13 @@ PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot
  * bin (*bin_rows, at most) and per source chunk (*chunk_rows), bins,
  * chunks, phase-1 work items, the edges whose source is in the head
  * (*hot_edges: 4 bytes per iteration each instead of a cold edge's 12), and
- * the build's wall time in ms (host and device). */
+ * the build's wall time in ms (host and device), and each phase alone
+ * (phase_ms[0] the scatter, [1] the accumulate + combine: ms per launch, the
+ * mean of 10 after one warm-up, measured once per layout, outside any timed
+ * region). */
 PRLAB_API int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows,
                                    int *bins, int *chunks, int *items, long long *hot_edges, float *build_ms,
-                                   char *msg, int msg_len);
+                                   float *phase_ms, char *msg, int msg_len);
 
 #define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */

@@ -95,6 +95,8 @@ struct State {
   int hot = 0, W = 0, S = 0, binEdges = 0, itemEdges = 0, B = 0, C = 0, nItems = 0;
   long long hotEdges = 0;
   float buildMs = 0.0f;
+  // Each phase alone, ms per launch (timePhases; -1 until measured).
+  float phaseMs[2] = {-1.0f, -1.0f};
   int *binStart = nullptr; // [B + 1] first row of bin b
   int *binOff = nullptr;   // [B + 1] first edge of bin b (bin-major)
   int *hotOff = nullptr;   // [B] first hot edge of bin b
@@ -111,6 +113,7 @@ void freeBuffers(State &s) {
   freeDevice(s.binStart, s.binOff, s.hotOff, s.pre, s.delta, s.items, s.src1, s.dst2, s.val, s.contrib[0],
              s.contrib[1], s.dPart[0], s.dPart[1], s.dTot);
   s.built = false;
+  s.phaseMs[0] = s.phaseMs[1] = -1.0f;
 }
 
 int getState(Ctx &c, State **out, Err &e) {
@@ -503,8 +506,9 @@ int launchPrologue(Ctx &c, State &s, Err &e) {
   return PRLAB_OK;
 }
 
-// Iteration k: x[k%2] -> x[1-k%2] (contributions and partials likewise).
-int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
+// Iteration k: x[k%2] -> x[1-k%2] (contributions and partials likewise);
+// phases: bit 1 launches phase 1, bit 2 phase 2 (timePhases times each alone).
+int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   const int p = k & 1;
   ScatterArgs a1{};
   a1.items = s.items;
@@ -522,8 +526,9 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
   a1.dTot = s.dTot;
   a1.val = s.val;
   const int g1 = std::max(1, s.nItems);
-  scatterKernel<<<g1, kT, 4 * static_cast<size_t>(s.S)>>>(a1);
+  if (phases & 1) scatterKernel<<<g1, kT, 4 * static_cast<size_t>(s.S)>>>(a1);
   PR_LAUNCH(e, "propagation blocking scatterKernel<<<%d, %d, %zu bytes>>>", g1, kT, 4 * static_cast<size_t>(s.S));
+  if (!(phases & 2)) return PRLAB_OK;
   AccArgs a2{};
   a2.binStart = s.binStart;
   a2.binOff = s.binOff;
@@ -545,6 +550,25 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e) {
   const size_t smem2 = 4 * (static_cast<size_t>(s.W) + s.hot);
   accumulateKernel<<<s.B, kT, smem2>>>(a2);
   PR_LAUNCH(e, "propagation blocking accumulateKernel<<<%d, %d, %zu bytes>>>", s.B, kT, smem2);
+  return PRLAB_OK;
+}
+
+// s.phaseMs: each phase alone, from x_0 (one warm-up launch, then the mean of
+// 10 launches between two events; outside any timed region: it leaves
+// x and the contributions of some iteration behind, which every run and
+// timed run overwrites from its prologue on).
+int timePhases(Ctx &c, State &s, float d, Err &e) {
+  if (s.phaseMs[0] >= 0.0f) return PRLAB_OK;
+  PR_TRY(launchPrologue(c, s, e));
+  PR_TRY(launchIteration(c, s, 0, d, e)); // val and D of x_0 for phase 2
+  for (int ph = 0; ph < 2; ++ph) {
+    float ms = 0.0f;
+    PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, 1, 1, &ms, [&]() -> int {
+      for (int r = 0; r < 10; ++r) PR_TRY(launchIteration(c, s, 0, d, e, 1 << ph));
+      return PRLAB_OK;
+    }, "propagation-blocking phase", e));
+    s.phaseMs[ph] = ms / 10.0f;
+  }
   return PRLAB_OK;
 }
 
@@ -651,14 +675,19 @@ void propblockStateFree(Ctx &c) {
 extern "C" {
 
 int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows, int *bins,
-                         int *chunks, int *items, long long *hot_edges, float *build_ms, char *msg, int msg_len) {
+                         int *chunks, int *items, long long *hot_edges, float *build_ms, float *phase_ms, char *msg,
+                         int msg_len) {
   return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
     PR_TRY(prlab::checkHandle(handle, e));
-    if (!hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms)
+    if (!hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms || !phase_ms)
       return prlab::fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
     prlab::pb::State *s = nullptr;
     PR_TRY(prlab::pb::prepare(c, &s, damping, e));
+    PR_TRY(prlab::pb::timePhases(c, *s, damping, e));
+    PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (propagation-blocking info)");
+    phase_ms[0] = s->phaseMs[0];
+    phase_ms[1] = s->phaseMs[1];
     *hot_floats = s->hot;
     *bin_rows = s->W;
     *chunk_rows = s->S;
