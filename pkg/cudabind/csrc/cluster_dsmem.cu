@@ -849,20 +849,16 @@ struct DsmState {
   size_t smem = 0;
   long long exchangeFloats = 0;
   std::string why;
-  Args args{};
-  int *col = nullptr, *gid = nullptr, *heavy = nullptr, *pairs = nullptr, *ctl = nullptr, *pnj = nullptr, *prow = nullptr,
-      *rsp = nullptr, *psr = nullptr, *mrow = nullptr, *pcol = nullptr, *lanes = nullptr, *winfo = nullptr;
-  unsigned *rsd = nullptr;
-  unsigned short *sidx = nullptr, *c16 = nullptr;
-  unsigned *desc = nullptr;
-  float *gx = nullptr;
+  Args args{}; // the kernel's arguments; the state owns their device arrays (col .. winfo, c16, gx)
+  int *ctl = nullptr;
 };
 
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 
 void freeBuffers(DsmState &s) {
-  freeDevice(s.col, s.gid, s.heavy, s.pairs, s.ctl, s.sidx, s.desc, s.gx, s.pnj, s.prow, s.rsp, s.rsd, s.psr, s.mrow, s.pcol, s.lanes,
-             s.winfo, s.c16);
+  Args &a = s.args;
+  freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
+             a.winfo, a.c16);
   s.built = false;
   s.C = 0;
 }
@@ -1376,51 +1372,35 @@ int build(Ctx &c, DsmState &s, Err &e) {
     if (!clusterSchedulable(kernelFor<false>(mode), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode), "dsmKernel", C, threads, smem, &why))
       continue;
-    PR_TRY(upload(&s.col, cols, "d_dsmCols", e));
-    PR_TRY(upload(&s.gid, gids, "d_dsmGhostIds", e));
-    PR_TRY(upload(&s.heavy, heavy, "d_dsmHeavy", e));
-    PR_TRY(upload(&s.pairs, pairs, "d_dsmPairs", e));
-    PR_TRY(upload(&s.sidx, sidx, "d_dsmSendIdx", e));
-    PR_TRY(upload(&s.desc, desc, "d_dsmSendDesc", e));
-    PR_TRY(upload(&s.pnj, pnj, "d_dsmPieceCounts", e));
-    PR_TRY(upload(&s.prow, prow, "d_dsmRowPieces", e));
-    PR_TRY(upload(&s.rsp, rsp, "d_dsmRowSendPtr", e));
-    PR_TRY(upload(&s.rsd, rsd, "d_dsmRowSends", e));
-    PR_TRY(upload(&s.psr, psr, "d_dsmPieceRow", e));
-    PR_TRY(upload(&s.mrow, mrow, "d_dsmAddedRows", e));
-    PR_TRY(upload(&s.pcol, pcol, "d_dsmPackedCols", e));
-    PR_TRY(upload(&s.lanes, lanes, "d_dsmPackedLanes", e));
-    PR_TRY(upload(&s.winfo, winfo, "d_dsmPackedWarps", e));
-    PR_TRY(upload(&s.c16, c16, "d_dsmPackedCols16", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     a.rowPtr = c.rowPtr;
     a.invOut = c.invOut;
-    a.col = s.col;
-    a.gid = s.gid;
-    a.heavy = s.heavy;
-    a.sidx = s.sidx;
-    a.desc = s.desc;
-    a.pairs = s.pairs;
-    a.gx = s.gx;
     a.ablate = s.knobAblate;
     a.partials = partials;
     a.direct = staged ? 0 : 1;
     a.pieces = pieces ? 1 : 0;
-    a.pnj = s.pnj;
-    a.prow = s.prow;
-    a.rsp = s.rsp;
-    a.rsd = s.rsd;
     a.fused = fused ? 1 : 0;
-    a.psr = s.psr;
-    a.mrow = s.mrow;
     a.packed = packed ? 1 : 0;
-    a.pcol = s.pcol;
-    a.lanes = s.lanes;
-    a.winfo = s.winfo;
     a.pipeline = pipeline;
-    a.c16 = s.c16;
-    s.args = a;
+    s.args = a; // the layout; its device arrays are uploaded into the state's copy (freed by freeBuffers)
+    Args &g = s.args;
+    PR_TRY(upload(&g.col, cols, "d_dsmCols", e));
+    PR_TRY(upload(&g.gid, gids, "d_dsmGhostIds", e));
+    PR_TRY(upload(&g.heavy, heavy, "d_dsmHeavy", e));
+    PR_TRY(upload(&g.pairs, pairs, "d_dsmPairs", e));
+    PR_TRY(upload(&g.sidx, sidx, "d_dsmSendIdx", e));
+    PR_TRY(upload(&g.desc, desc, "d_dsmSendDesc", e));
+    PR_TRY(upload(&g.pnj, pnj, "d_dsmPieceCounts", e));
+    PR_TRY(upload(&g.prow, prow, "d_dsmRowPieces", e));
+    PR_TRY(upload(&g.rsp, rsp, "d_dsmRowSendPtr", e));
+    PR_TRY(upload(&g.rsd, rsd, "d_dsmRowSends", e));
+    PR_TRY(upload(&g.psr, psr, "d_dsmPieceRow", e));
+    PR_TRY(upload(&g.mrow, mrow, "d_dsmAddedRows", e));
+    PR_TRY(upload(&g.pcol, pcol, "d_dsmPackedCols", e));
+    PR_TRY(upload(&g.lanes, lanes, "d_dsmPackedLanes", e));
+    PR_TRY(upload(&g.winfo, winfo, "d_dsmPackedWarps", e));
+    PR_TRY(upload(&g.c16, c16, "d_dsmPackedCols16", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&g.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     s.C = C;
     s.threads = threads;
     s.mode = mode;

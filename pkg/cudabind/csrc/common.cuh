@@ -19,6 +19,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "prlab_cuda.h"
@@ -130,20 +131,26 @@ struct Ctx {
 int devAlloc(void **p, size_t bytes, const char *name, Err &e);
 
 // upload allocates *dst (devAlloc: max(bytes, 16)) for src.size() elements
-// of T and copies src into it; name is the buffer's name in messages.
-template <class T> int upload(T **dst, const std::vector<T> &src, const char *name, Err &e) {
-  PR_TRY(devAlloc(reinterpret_cast<void **>(dst), sizeof(T) * src.size(), name, e));
+// of T and copies src into it; name is the buffer's name in messages. The
+// pointer may be a read-only view (P = const T): a kernel's argument struct
+// can own its device arrays.
+template <class P, class T> int upload(P **dst, const std::vector<T> &src, const char *name, Err &e) {
+  static_assert(std::is_same<typename std::remove_const<P>::type, T>::value, "upload: element types differ");
+  void *p = nullptr;
+  PR_TRY(devAlloc(&p, sizeof(T) * src.size(), name, e));
+  *dst = static_cast<P *>(p);
   if (!src.empty())
-    PR_CUDA(e, cudaMemcpy(*dst, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
+    PR_CUDA(e, cudaMemcpy(p, src.data(), sizeof(T) * src.size(), cudaMemcpyHostToDevice),
             "cudaMemcpy(%s, %zu bytes, host to device)", name, sizeof(T) * src.size());
   return PRLAB_OK;
 }
 
 // freeDevice frees each device buffer that is set (cudaFree) and sets its
-// pointer to nullptr, so that a freed state can be built again.
+// pointer to nullptr, so that a freed state can be built again (a pointer
+// to const is the owner's read-only view of its buffer).
 template <class... T> void freeDevice(T *&...p) {
   auto one = [](auto *&q) {
-    if (q) cudaFree(q);
+    if (q) cudaFree(const_cast<void *>(static_cast<const void *>(q)));
     q = nullptr;
   };
   (one(p), ...);
