@@ -3,7 +3,9 @@
 // gpu-prop-blocking (propblock.cu):
 // a butterfly over the warp's 32 lanes, then the warps' sums in lane order,
 // so every call on the same values gives the same bits; the batched gather
-// of a block; and the residual test of the one-cluster kernels.
+// of a block; the row sums of a tile staged in shared memory (thread per
+// light row, warp per heavy row) and the store of a block's residual and
+// sum partials; and the residual test of the one-cluster kernels.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -71,6 +73,51 @@ template <int kBatch, class LoadF> __device__ __forceinline__ void gatherBatched
       if (e < edges) vals[e] = v[u];
     }
   });
+}
+
+// The row sums of a tile whose rows are staged in shared memory (row i has
+// the edges [rp[i], rp[i + 1])): every row of at most kLight edges by one
+// thread (rows strided over the block), then each heavy row heavyRow(h),
+// h in [h0, h1), by one warp (strided over the block's warps; lane l adds
+// edges l, l + 32, .., then the butterfly). sum(j, end, step) adds the
+// values of edges j, j + step, .. < end in that order; finish(i, s) gets
+// row i's sum (in lane 0 for a heavy row).
+template <int kLight, class HeavyRowF, class SumF, class FinishF>
+__device__ __forceinline__ void tileRowSums(const int *rp, int rows, int h0, int h1, HeavyRowF heavyRow, SumF sum,
+                                            FinishF finish) {
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
+  for (int i = tid; i < rows; i += bd) {
+    const int b = rp[i], en = rp[i + 1];
+    if (en - b <= kLight) finish(i, sum(b, en, 1));
+  }
+  for (int h = h0 + warp; h < h1; h += warps) {
+    const int i = heavyRow(h);
+    const float s = warpAllSum(sum(rp[i] + lane, rp[i + 1], 32));
+    if (lane == 0) finish(i, s);
+  }
+}
+
+// The sum functor of tileRowSums over values staged per edge: vals[j] + vals[j + step] + ...
+struct StagedSum {
+  const float *vals;
+  __device__ __forceinline__ float operator()(int j, int end, int step) const {
+    float s = 0.0f;
+    for (; j < end; j += step) s += vals[j];
+    return s;
+  }
+};
+
+// Thread 0 stores the block's residual and rank-sum partials of an
+// iteration (correctness runs): blockSum of res (scratch fs) and of sum
+// (scratch ds) into *rOut and *sOut.
+__device__ __forceinline__ void storeBlockPartials(float res, double sum, float *fs, double *ds, float *rOut,
+                                                   double *sOut) {
+  res = blockSum(res, fs);
+  sum = blockSum(sum, ds);
+  if (threadIdx.x == 0) {
+    *rOut = res;
+    *sOut = sum;
+  }
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -713,28 +713,17 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         if (lane == 0) finish(i, x >= 0 ? hs + valS[x] : hs);
       }
     } else if ((a.ablate & kNoRows) == 0) {
-      for (int i = tid; i < R; i += bd) {
-        const int b = rpS[i], en = rpS[i + 1];
-        if (en - b <= kLight) {
-          float s = 0.0f;
-          if (!staged)
-            for (int j = b; j < en; ++j) s += cur[colS[j]];
-          else
-            for (int j = b; j < en; ++j) s += valS[j];
-          finish(i, s);
-        }
-      }
-      for (int h = warp; h < H; h += warps) {
-        const int i = heavyS[h];
-        const int b = rpS[i], en = rpS[i + 1];
-        float s = 0.0f;
-        if (!staged)
-          for (int j = b + lane; j < en; j += 32) s += cur[colS[j]];
-        else
-          for (int j = b + lane; j < en; j += 32) s += valS[j];
-        s = warpAllSum(s);
-        if (lane == 0) finish(i, s);
-      }
+      dev::tileRowSums<kLight>(
+          rpS, R, 0, H, [&](int h) { return heavyS[h]; },
+          [&](int j, int en, int step) {
+            float s = 0.0f;
+            if (!staged)
+              for (; j < en; j += step) s += cur[colS[j]];
+            else
+              for (; j < en; j += step) s += valS[j];
+            return s;
+          },
+          finish);
     }
     if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
       dg = warpAllSum(dg);
@@ -745,14 +734,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (tid == 0) dP[1 - p] = dg;
       if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
     }
-    if (kInstr) {
-      res = blockSum(res, fs);
-      sum = blockSum(sum, ds);
-      if (tid == 0) {
-        rP[1 - p] = res;
-        sP[1 - p] = sum;
-      }
-    }
+    if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rP + 1 - p, sP + 1 - p);
     if (exchange && k + 1 < iters) {
       if (kMode == kStores) {
         const int ofs4 = ((1 - p) * a.gmax) >> 2;

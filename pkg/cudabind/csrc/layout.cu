@@ -308,8 +308,7 @@ __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF co
 template <bool kInstr, bool kCoherent>
 __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Shared &sh,
                              float *vals, int *rp, float *fs, Acc &a, const PrePartials *pp) {
-  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
-            warps = bd >> 5;
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5;
   const float *cin = P.cIn;
   bool needD = pp != nullptr;
   auto publishD = [&]() {
@@ -338,24 +337,12 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Sh
     publishD();
     __syncthreads();
     const float D = sh.D;
-    for (int i = tid; i < rows; i += bd) {
-      const int b = rp[i], en = rp[i + 1];
-      if (en - b <= kLight) {
-        float s = 0.0f;
-        for (int j = b; j < en; ++j) s += vals[j];
-        const float iv = i == tid ? ivFirst : __ldg(g.invOut + r0 + i);
-        finishRowIv<kInstr>(r0 + i, s, D, iv, P, c, a);
-      }
-    }
-    const int hEnd = __ldg(g.heavyStart + t + 1);
-    for (int h = __ldg(g.heavyStart + t) + warp; h < hEnd; h += warps) {
-      const int v = __ldg(g.heavy + h);
-      const int b = rp[v - r0], en = rp[v - r0 + 1];
-      float s = 0.0f;
-      for (int j = b + lane; j < en; j += 32) s += vals[j];
-      s = warpAllSum(s);
-      if (lane == 0) finishRow<kInstr>(v, s, D, P, g.invOut, c, a);
-    }
+    dev::tileRowSums<kLight>(
+        rp, rows, __ldg(g.heavyStart + t), __ldg(g.heavyStart + t + 1), [&](int h) { return __ldg(g.heavy + h) - r0; },
+        dev::StagedSum{vals}, [&](int i, float s) {
+          const float iv = i == tid ? ivFirst : __ldg(g.invOut + r0 + i); // the same value (ivFirst: row tid's)
+          finishRowIv<kInstr>(r0 + i, s, D, iv, P, c, a);
+        });
     __syncthreads(); // the next tile overwrites vals and rp
   }
   publishD(); // a block without tiles (not launched: grids never exceed the tile count)
@@ -495,6 +482,9 @@ __global__ void __launch_bounds__(kThreads) persistentKernel(DevGraph g, Vec V, 
       publishD();
       __syncthreads();
       const float D = sh.D;
+      // dev::tileRowSums written out: through the helper ptxas (CUDA 11.8, sm_90)
+      // gives the timed kernel 48 registers and an 8-byte spill instead of 64 and
+      // none, and with them another occupancy and grid (NOTES.md, the row-sum helper).
       for (int i = tid; i < rows; i += bd) {
         const int b = rpS[i], en = rpS[i + 1];
         if (en - b <= kLight) {
@@ -619,7 +609,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
   cg::cluster_group cl = cg::this_cluster();
   const int rank = static_cast<int>(cl.block_rank());
   const int C = static_cast<int>(cl.num_blocks());
-  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31;
   extern __shared__ double smem[];
   double *sPartS = smem;                                   // [2]
   float *dPartS = reinterpret_cast<float *>(smem + 2);     // [2]
@@ -725,32 +715,10 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
         }
       }
     };
-    for (int i = tid; i < rows; i += bd) {
-      const int b = rpS[i], en = rpS[i + 1];
-      if (en - b <= kLight) {
-        float s = 0.0f;
-        for (int j = b; j < en; ++j) s += valS[j];
-        finish(i, s);
-      }
-    }
-    for (int h = warp; h < nh; h += warps) {
-      const int i = heavyS[h];
-      const int b = rpS[i], en = rpS[i + 1];
-      float s = 0.0f;
-      for (int j = b + lane; j < en; j += 32) s += valS[j];
-      s = warpAllSum(s);
-      if (lane == 0) finish(i, s);
-    }
+    dev::tileRowSums<kLight>(rpS, rows, 0, nh, [&](int h) { return heavyS[h]; }, dev::StagedSum{valS}, finish);
     dg = blockSum(dg, fs);
     if (tid == 0) dPartS[1 - p] = dg;
-    if (kInstr) {
-      res = blockSum(res, fs);
-      sum = blockSum(sum, ds);
-      if (tid == 0) {
-        rPartS[1 - p] = res;
-        sPartS[1 - p] = sum;
-      }
-    }
+    if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rPartS + 1 - p, sPartS + 1 - p);
     cl.sync(); // publishes the next contributions (own or pushed), x' and the partials to the whole cluster
     p ^= 1;
   }
