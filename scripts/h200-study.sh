@@ -92,9 +92,11 @@ phase_sanitize() {
     san "course" 120 "$tool" "$course"
     san "layout" 120 "$tool" "$layout"
     san "hothead" 120 "$tool" TestGPUHotHeadCorrectness
+    san "propblock" 120 "$tool" TestGPUPropBlockCorrectness
   done
   san "course" 120 racecheck "$course"
   san "hothead" 120 racecheck TestGPUHotHeadCorrectness
+  san "propblock" 120 racecheck TestGPUPropBlockCorrectness
   san "layout, no cluster" 120 racecheck "$layout" PRLAB_GPU_ONLY=gpu-t4-bucketed,gpu-fused,gpu-graph,gpu-persistent
   if [[ ${CLUSTER_RACECHECK:-1} == 1 ]]; then
     san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$layout" PRLAB_GPU_ONLY=gpu-cluster PRLAB_GPU_CASES=tiny PRLAB_GPU_LAYOUTS=auto
