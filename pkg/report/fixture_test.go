@@ -36,7 +36,7 @@ func fixtureRun(withGPU bool) *Run {
 	}
 	add := func(cse, impl, label, kind string, prec pagerank.Precision, status string) {
 		c := Check{Case: cse, Identity: Identity{Implementation: impl, Label: label, Kind: kind, Precision: prec}, Iterations: 100, Status: status,
-			ErrOverTol: 0.01, MaxRelErr: 1e-9, SumMinus1: 2e-8, SumAllowed: 1e-6, Spearman: 1, SumPass: true, SpearmanPass: true, ErrPass: true}
+			ErrOverTol: 0.01, MaxRelErr: 1e-9, SumAndSpearman: SumAndSpearman{SumMinus1: 2e-8, SumAllowed: 1e-6, Spearman: 1}, SumPass: true, SpearmanPass: true, ErrPass: true}
 		for _, k := range run.Cases {
 			if k.Name == cse {
 				c.N, c.NNZ = k.N, k.NNZ
@@ -77,7 +77,7 @@ func fixtureRun(withGPU bool) *Run {
 		}
 		res := geometric(0.9, 0.78, tol)
 		run.Convergence = append(run.Convergence, Convergence{Identity: Identity{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision},
-			Tolerance: tol, Iterations: len(res), Converged: true, FinalResidual: F(res[len(res)-1]), SumMinus1: 2e-7, SumAllowed: 7.985e-5, Spearman: 1, Status: StatusPass})
+			Tolerance: tol, Iterations: len(res), Converged: true, FinalResidual: F(res[len(res)-1]), SumAndSpearman: SumAndSpearman{SumMinus1: 2e-7, SumAllowed: 7.985e-5, Spearman: 1}, Status: StatusPass})
 		sums := make([]float64, len(res))
 		for i := range sums {
 			sums[i] = 1

@@ -122,11 +122,9 @@ type BatchRow struct {
 type GateCheck struct {
 	Against    string `json:"against" csv:"against"` // what it was compared with
 	ErrOverTol F      `json:"err_over_tol" csv:"err_over_tol"`
-	SumMinus1  F      `json:"sum_minus_1" csv:"sum_minus_1"`
-	SumAllowed F      `json:"sum_allowed" csv:"sum_allowed"`
-	Spearman   F      `json:"spearman" csv:"spearman"`
-	Pass       bool   `json:"pass" csv:"pass"`
-	Reason     string `json:"reason,omitempty" csv:"reason"`
+	SumAndSpearman
+	Pass   bool   `json:"pass" csv:"pass"`
+	Reason string `json:"reason,omitempty" csv:"reason"`
 }
 
 // IncrementalRow is one implementation on one batch. Times in ms (medians

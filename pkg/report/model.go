@@ -251,6 +251,31 @@ type Identity struct {
 	Precision      pagerank.Precision `json:"precision" csv:"precision"`
 }
 
+// SumAndSpearman holds the two gates of a validation (pagerank.Validate)
+// that every correctness, convergence and incremental check row records:
+// SumMinus1 = sum(ranks) − 1, which passes when |SumMinus1| <= SumAllowed =
+// 4·FLT_EPSILON·sqrt(n), and Spearman's rho over the oracle's top 100 (gate
+// 0.999). Embedded where the three columns stand together, so JSON and CSV
+// write them in place under the same names. NaN (null in JSON, empty in
+// CSV) where the row was not validated.
+type SumAndSpearman struct {
+	SumMinus1  F `json:"sum_minus_1" csv:"sum_minus_1"`
+	SumAllowed F `json:"sum_allowed" csv:"sum_allowed"`
+	Spearman   F `json:"spearman" csv:"spearman"`
+}
+
+// SumAndSpearmanOf keeps the sum and Spearman numbers of v.
+func SumAndSpearmanOf(v pagerank.Validation) SumAndSpearman {
+	return SumAndSpearman{SumMinus1: F(v.SumMinus1), SumAllowed: F(v.SumAllowed), Spearman: F(v.Spearman)}
+}
+
+// Unvalidated is the SumAndSpearman of a row that was not validated: NaN sum
+// and rho beside allowed, the bound the row would have been held to (NaN
+// where not known).
+func Unvalidated(allowed F) SumAndSpearman {
+	return SumAndSpearman{SumMinus1: NaN, SumAllowed: allowed, Spearman: NaN}
+}
+
 // Check is one case × implementation correctness row: Iterations fixed
 // iterations validated against the oracle's Result for the same iterations.
 // SumMinus1 is sum(ranks) − 1, allowed |SumMinus1| <= SumAllowed =
@@ -261,19 +286,17 @@ type Identity struct {
 type Check struct {
 	Case string `json:"case" csv:"case"`
 	Identity
-	N            int    `json:"n" csv:"n"`
-	NNZ          int    `json:"nnz" csv:"nnz"`
-	Iterations   int    `json:"iterations" csv:"iterations"`
-	Status       string `json:"status" csv:"status"`
-	Reason       string `json:"reason,omitempty" csv:"reason"`
-	ErrOverTol   F      `json:"err_over_tol" csv:"err_over_tol"`
-	MaxRelErr    F      `json:"max_rel_err" csv:"max_rel_err"`
-	SumMinus1    F      `json:"sum_minus_1" csv:"sum_minus_1"`
-	SumAllowed   F      `json:"sum_allowed" csv:"sum_allowed"`
-	Spearman     F      `json:"spearman" csv:"spearman"`
-	SumPass      bool   `json:"sum_pass" csv:"sum_pass"`
-	SpearmanPass bool   `json:"spearman_pass" csv:"spearman_pass"`
-	ErrPass      bool   `json:"err_pass" csv:"err_pass"`
+	N          int    `json:"n" csv:"n"`
+	NNZ        int    `json:"nnz" csv:"nnz"`
+	Iterations int    `json:"iterations" csv:"iterations"`
+	Status     string `json:"status" csv:"status"`
+	Reason     string `json:"reason,omitempty" csv:"reason"`
+	ErrOverTol F      `json:"err_over_tol" csv:"err_over_tol"`
+	MaxRelErr  F      `json:"max_rel_err" csv:"max_rel_err"`
+	SumAndSpearman
+	SumPass      bool `json:"sum_pass" csv:"sum_pass"`
+	SpearmanPass bool `json:"spearman_pass" csv:"spearman_pass"`
+	ErrPass      bool `json:"err_pass" csv:"err_pass"`
 	// Top is this row's own top-k node ids (k = the protocol's SpearmanTopK),
 	// highest rank first, for re-verification; empty when the row did not
 	// run and in reports written before it was kept.
@@ -285,16 +308,14 @@ type Check struct {
 // ranks validated against the oracle's converged ranks.
 type Convergence struct {
 	Identity
-	Tolerance     float64  `json:"tolerance" csv:"tolerance"`
-	Iterations    int      `json:"iterations" csv:"iterations"`
-	Converged     bool     `json:"converged" csv:"converged"`
-	FinalResidual F        `json:"final_residual" csv:"final_residual"`
-	SumMinus1     F        `json:"sum_minus_1" csv:"sum_minus_1"`
-	SumAllowed    F        `json:"sum_allowed" csv:"sum_allowed"`
-	Spearman      F        `json:"spearman" csv:"spearman"`
-	Status        string   `json:"status" csv:"status"`
-	Reason        string   `json:"reason,omitempty" csv:"reason"`
-	Top           []string `json:"top,omitempty" csv:"-"` // this row's top-k ids (see Check.Top)
+	Tolerance     float64 `json:"tolerance" csv:"tolerance"`
+	Iterations    int     `json:"iterations" csv:"iterations"`
+	Converged     bool    `json:"converged" csv:"converged"`
+	FinalResidual F       `json:"final_residual" csv:"final_residual"`
+	SumAndSpearman
+	Status string   `json:"status" csv:"status"`
+	Reason string   `json:"reason,omitempty" csv:"reason"`
+	Top    []string `json:"top,omitempty" csv:"-"` // this row's top-k ids (see Check.Top)
 }
 
 // TopRow is one row of the top-k table (the course prints 20): a highly

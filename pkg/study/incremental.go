@@ -501,8 +501,8 @@ func (r *incrementalRunner) measureBatch(in snapshotInput) (*measured, error) {
 
 // gateCheck turns a validation into a GateCheck.
 func gateCheck(against string, v pagerank.Validation) report.GateCheck {
-	c := report.GateCheck{Against: against, ErrOverTol: report.F(v.ErrOverTol), SumMinus1: report.F(v.SumMinus1),
-		SumAllowed: report.F(v.SumAllowed), Spearman: report.F(v.Spearman), Pass: v.Pass && v.Problem == ""}
+	c := report.GateCheck{Against: against, ErrOverTol: report.F(v.ErrOverTol), SumAndSpearman: report.SumAndSpearmanOf(v),
+		Pass: v.Pass && v.Problem == ""}
 	switch {
 	case v.Problem != "":
 		c.Reason = v.Problem
@@ -686,7 +686,7 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pager
 	row.IterationRatio = report.F(float64(warm.Iterations) / float64(max(cold.Iterations, 1)))
 	row.Agreement = gateCheck("cold start", pagerank.Validate(g, warm, cold))
 	if oerr != nil {
-		row.WarmCheck = report.GateCheck{Against: OracleName, Reason: "no oracle result: " + oerr.Error(), ErrOverTol: report.NaN, SumMinus1: report.NaN, SumAllowed: report.NaN, Spearman: report.NaN}
+		row.WarmCheck = report.GateCheck{Against: OracleName, Reason: "no oracle result: " + oerr.Error(), ErrOverTol: report.NaN, SumAndSpearman: report.Unvalidated(report.NaN)}
 		row.ColdCheck = row.WarmCheck
 	} else {
 		row.WarmCheck = gateCheck(OracleName, pagerank.Validate(g, warm, oracle))

@@ -434,8 +434,7 @@ func nan() report.F { return report.NaN }
 // check turns a validation into a correctness row.
 func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) report.Check {
 	c := report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations,
-		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumMinus1: report.F(v.SumMinus1),
-		SumAllowed: report.F(v.SumAllowed), Spearman: report.F(v.Spearman),
+		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumAndSpearman: report.SumAndSpearmanOf(v),
 		SumPass: v.SumPass, SpearmanPass: v.SpearmanPass, ErrPass: v.ErrPass}
 	c.Status, c.Reason = Verdict(v)
 	if e.Impl.Name() == OracleName && c.Reason == "" {
@@ -446,7 +445,7 @@ func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) re
 
 func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason string) report.Check {
 	return report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations, Status: status, Reason: reason,
-		ErrOverTol: nan(), MaxRelErr: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
+		ErrOverTol: nan(), MaxRelErr: nan(), SumAndSpearman: report.Unvalidated(report.F(pagerank.SumAllowed(g.N)))}
 }
 
 // correctness runs every entry on case g for the fixed iteration count and
@@ -552,7 +551,7 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 		}
 		name := e.Impl.Name()
 		tol := r.tolerance(e.Impl.Precision())
-		c := report.Convergence{Identity: e.Identity(), Tolerance: tol, FinalResidual: nan(), SumMinus1: nan(), SumAllowed: report.F(pagerank.SumAllowed(g.N)), Spearman: nan()}
+		c := report.Convergence{Identity: e.Identity(), Tolerance: tol, FinalResidual: nan(), SumAndSpearman: report.Unvalidated(report.F(pagerank.SumAllowed(g.N)))}
 		var res *pagerank.Result
 		var err error
 		switch {
@@ -576,7 +575,7 @@ func (r *runner) convergence(ctx context.Context, g *pagerank.Graph, papers *pag
 					c.Status, c.Reason = report.StatusFailed, "no converged oracle to validate against"
 				} else {
 					v := pagerank.Validate(g, res, oracle)
-					c.SumMinus1, c.SumAllowed, c.Spearman = report.F(v.SumMinus1), report.F(v.SumAllowed), report.F(v.Spearman)
+					c.SumAndSpearman = report.SumAndSpearmanOf(v)
 					// The tolerance run is graded on the sum invariant and the top-100 order.
 					switch {
 					case v.Problem != "":
