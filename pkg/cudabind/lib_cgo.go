@@ -218,20 +218,30 @@ func status(op string, rc C.int, msg *[msgLen]C.char) error {
 	return &Error{Op: op, Status: int(rc), Message: C.GoString(&msg[0])}
 }
 
+// call runs one entry point of the library through f, which passes it the
+// message buffer every prlab_* function takes last (msg, size: msgLen
+// bytes), and turns the status code it returns and that message into an
+// *Error (status; nil on PRLAB_OK).
+func call(op string, f func(msg *C.char, size C.int) C.int) error {
+	var msg [msgLen]C.char
+	return status(op, f(&msg[0], msgLen), &msg)
+}
+
 func (l *library) abiVersion() int { return int(C.pr_abi(l.abi)) }
 
 func (l *library) deviceCount() (int, error) {
-	var msg [msgLen]C.char
 	var n C.int
-	rc := C.pr_count(l.count, &n, &msg[0], msgLen)
-	return int(n), status("prlab_device_count", rc, &msg)
+	err := call("prlab_device_count", func(msg *C.char, size C.int) C.int {
+		return C.pr_count(l.count, &n, msg, size)
+	})
+	return int(n), err
 }
 
 func (l *library) deviceInfo(dev int) (Device, error) {
-	var msg [msgLen]C.char
 	var di C.prlab_device_info
-	rc := C.pr_info(l.info, C.int(dev), &di, &msg[0], msgLen)
-	if err := status("prlab_device_info_get", rc, &msg); err != nil {
+	if err := call("prlab_device_info_get", func(msg *C.char, size C.int) C.int {
+		return C.pr_info(l.info, C.int(dev), &di, msg, size)
+	}); err != nil {
 		return Device{}, err
 	}
 	return Device{
@@ -263,29 +273,30 @@ func (l *library) graphCreate(dev int, g *pagerank.Graph, maxIter int) (unsafe.P
 	for i, v := range g.InvOutDegree {
 		inv[i] = float32(v)
 	}
-	var msg [msgLen]C.char
 	var h unsafe.Pointer
-	rc := C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
-		floatPtr(inv), cPtr[C.uchar](g.Dangling), C.int(maxIter), &h, &msg[0], msgLen)
-	if err := status("prlab_graph_create", rc, &msg); err != nil {
+	if err := call("prlab_graph_create", func(msg *C.char, size C.int) C.int {
+		return C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
+			floatPtr(inv), cPtr[C.uchar](g.Dangling), C.int(maxIter), &h, msg, size)
+	}); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
 func (l *library) graphFree(h unsafe.Pointer) error {
-	var msg [msgLen]C.char
-	return status("prlab_graph_free", C.pr_free(l.free, h, &msg[0], msgLen), &msg)
+	return call("prlab_graph_free", func(msg *C.char, size C.int) C.int {
+		return C.pr_free(l.free, h, msg, size)
+	})
 }
 
 func (l *library) runImpl(h unsafe.Pointer, impl int, d float32, iters int, tol float32, n int) (runOut, error) {
 	out := newRunOut(n, iters)
-	var msg [msgLen]C.char
 	var done, conv C.int
 	ranks, res, sums := out.outPtrs()
-	rc := C.pr_run(l.run, h, C.int(impl), C.float(d), C.int(iters), C.float(tol), ranks, res, sums, &done, &conv,
-		&msg[0], msgLen)
-	if err := status("prlab_run", rc, &msg); err != nil {
+	if err := call("prlab_run", func(msg *C.char, size C.int) C.int {
+		return C.pr_run(l.run, h, C.int(impl), C.float(d), C.int(iters), C.float(tol), ranks, res, sums, &done, &conv,
+			msg, size)
+	}); err != nil {
 		return runOut{}, err
 	}
 	out.finish(done, conv)
@@ -295,38 +306,40 @@ func (l *library) runImpl(h unsafe.Pointer, impl int, d float32, iters int, tol 
 func (l *library) benchmark(h unsafe.Pointer, impl int, d float32, iters, warmups, runs, n int) ([]float32, []float32, error) {
 	ms := make([]float32, runs)
 	ranks := make([]float32, n)
-	var msg [msgLen]C.char
-	rc := C.pr_bench(l.bench, h, C.int(impl), C.float(d), C.int(iters), C.int(warmups), C.int(runs), floatPtr(ms),
-		floatPtr(ranks), &msg[0], msgLen)
-	if err := status("prlab_benchmark", rc, &msg); err != nil {
+	if err := call("prlab_benchmark", func(msg *C.char, size C.int) C.int {
+		return C.pr_bench(l.bench, h, C.int(impl), C.float(d), C.int(iters), C.int(warmups), C.int(runs), floatPtr(ms),
+			floatPtr(ranks), msg, size)
+	}); err != nil {
 		return nil, nil, err
 	}
 	return ms, ranks, nil
 }
 
 func (l *library) timeStage(h unsafe.Pointer, stage int, d float32, warmups, repeats int) (float64, error) {
-	var msg [msgLen]C.char
 	var med C.float
-	rc := C.pr_stage(l.stage, h, C.int(stage), C.float(d), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
-	return float64(med), status(fmt.Sprintf("prlab_time_stage(%s)", stageName(stage)), rc, &msg)
+	err := call(fmt.Sprintf("prlab_time_stage(%s)", stageName(stage)), func(msg *C.char, size C.int) C.int {
+		return C.pr_stage(l.stage, h, C.int(stage), C.float(d), C.int(warmups), C.int(repeats), &med, msg, size)
+	})
+	return float64(med), err
 }
 
 func (l *library) timeCopy(h unsafe.Pointer, bytes int64, warmups, repeats int) (float64, error) {
-	var msg [msgLen]C.char
 	var med C.float
-	rc := C.pr_copy(l.copy, h, C.longlong(bytes), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
-	return float64(med), status("prlab_time_copy", rc, &msg)
+	err := call("prlab_time_copy", func(msg *C.char, size C.int) C.int {
+		return C.pr_copy(l.copy, h, C.longlong(bytes), C.int(warmups), C.int(repeats), &med, msg, size)
+	})
+	return float64(med), err
 }
 
 // checkReduction runs one reduction kind on host arrays (a test hook; see
 // prlab_check_reduction). b may be nil for which = 0, mask nil for which = 1.
 func (l *library) checkReduction(h unsafe.Pointer, kind, which int, a, b []float32, mask []uint8, threads int) (value float64, written, grid int, err error) {
-	var msg [msgLen]C.char
 	var v C.double
 	var w, gr C.int
-	rc := C.pr_check(l.chk, h, C.int(kind), C.int(which), C.int(len(a)), floatPtr(a), floatPtr(b), cPtr[C.uchar](mask),
-		C.int(threads), &v, &w, &gr, &msg[0], msgLen)
-	if err := status("prlab_check_reduction", rc, &msg); err != nil {
+	if err := call("prlab_check_reduction", func(msg *C.char, size C.int) C.int {
+		return C.pr_check(l.chk, h, C.int(kind), C.int(which), C.int(len(a)), floatPtr(a), floatPtr(b), cPtr[C.uchar](mask),
+			C.int(threads), &v, &w, &gr, msg, size)
+	}); err != nil {
 		return 0, 0, 0, err
 	}
 	return float64(v), int(w), int(gr), nil
@@ -337,10 +350,10 @@ func (l *library) layoutInfo(h unsafe.Pointer) (Layout, error) {
 	if err := l.optional(l.layout, "prlab_layout_info_get"); err != nil {
 		return Layout{}, err
 	}
-	var msg [msgLen]C.char
 	var fi C.prlab_layout_info
-	rc := C.pr_layout(l.layout, h, &fi, &msg[0], msgLen)
-	if err := status("prlab_layout_info_get", rc, &msg); err != nil {
+	if err := call("prlab_layout_info_get", func(msg *C.char, size C.int) C.int {
+		return C.pr_layout(l.layout, h, &fi, msg, size)
+	}); err != nil {
 		return Layout{}, err
 	}
 	out := Layout{
@@ -366,9 +379,9 @@ func (l *library) setKnob(h unsafe.Pointer, knob, value int) error {
 	if err := l.optional(l.knob, "prlab_layout_set"); err != nil {
 		return err
 	}
-	var msg [msgLen]C.char
-	rc := C.pr_knob(l.knob, h, C.int(knob), C.int(value), &msg[0], msgLen)
-	return status("prlab_layout_set", rc, &msg)
+	return call("prlab_layout_set", func(msg *C.char, size C.int) C.int {
+		return C.pr_knob(l.knob, h, C.int(knob), C.int(value), msg, size)
+	})
 }
 
 // hotHeadCodes is prlab_hothead_codes: uploads c for gpu-hothead-packed.
@@ -376,7 +389,6 @@ func (l *library) hotHeadCodes(h unsafe.Pointer, c ColumnCode) error {
 	if err := l.optional(l.codes, "prlab_hothead_codes"); err != nil {
 		return err
 	}
-	var msg [msgLen]C.char
 	var none [1]int32 // a valid pointer for an empty array
 	codes, exc := cPtr[C.ushort](c.Codes), intPtr(c.Exc)
 	if codes == nil {
@@ -385,8 +397,9 @@ func (l *library) hotHeadCodes(h unsafe.Pointer, c ColumnCode) error {
 	if exc == nil {
 		exc = intPtr(none[:])
 	}
-	rc := C.pr_codes(l.codes, h, codes, intPtr(c.ExcPtr), exc, C.int(len(c.Exc)), &msg[0], msgLen)
-	return status("prlab_hothead_codes", rc, &msg)
+	return call("prlab_hothead_codes", func(msg *C.char, size C.int) C.int {
+		return C.pr_codes(l.codes, h, codes, intPtr(c.ExcPtr), exc, C.int(len(c.Exc)), msg, size)
+	})
 }
 
 // hotHeadInfo is prlab_hothead_info: the setup of hot-head design impl.
@@ -394,12 +407,13 @@ func (l *library) hotHeadInfo(h unsafe.Pointer, impl int, damping float32) (HotH
 	if err := l.optional(l.hhInfo, "prlab_hothead_info"); err != nil {
 		return HotHeadSetup{}, err
 	}
-	var msg [msgLen]C.char
 	var hot, mode, step, grid, thr, grp C.int
 	var ms C.float
-	rc := C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &step, &grid, &thr, &grp, &ms, &msg[0], msgLen)
+	err := call("prlab_hothead_info", func(msg *C.char, size C.int) C.int {
+		return C.pr_hhinfo(l.hhInfo, h, C.int(impl), C.float(damping), &hot, &mode, &step, &grid, &thr, &grp, &ms, msg, size)
+	})
 	return HotHeadSetup{HotFloats: int(hot), LoadMode: int(mode), LoadsPerStep: int(step), Grid: int(grid), Threads: int(thr),
-		Group: int(grp), TuneMs: float64(ms)}, status("prlab_hothead_info", rc, &msg)
+		Group: int(grp), TuneMs: float64(ms)}, err
 }
 
 // propBlockInfo is prlab_propblock_info: gpu-prop-blocking's layout on
@@ -408,15 +422,15 @@ func (l *library) propBlockInfo(h unsafe.Pointer, damping float32) (PropBlockSet
 	if err := l.optional(l.pbInfo, "prlab_propblock_info"); err != nil {
 		return PropBlockSetup{}, err
 	}
-	var msg [msgLen]C.char
 	var hot, w, sz, bins, chunks, items C.int
 	var hotEdges C.longlong
 	var ms C.float
 	var phase [2]C.float
-	rc := C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &phase[0], &msg[0], msgLen)
+	err := call("prlab_propblock_info", func(msg *C.char, size C.int) C.int {
+		return C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &phase[0], msg, size)
+	})
 	return PropBlockSetup{HotFloats: int(hot), BinRows: int(w), ChunkRows: int(sz), Bins: int(bins), Chunks: int(chunks),
-			Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms), ScatterMs: float64(phase[0]), AccumulateMs: float64(phase[1])},
-		status("prlab_propblock_info", rc, &msg)
+		Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms), ScatterMs: float64(phase[0]), AccumulateMs: float64(phase[1])}, err
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.
@@ -424,10 +438,11 @@ func (l *library) timePrimitive(h unsafe.Pointer, which, count, warmups, repeats
 	if err := l.optional(l.prim, "prlab_time_primitive"); err != nil {
 		return 0, err
 	}
-	var msg [msgLen]C.char
 	var med C.float
-	rc := C.pr_prim(l.prim, h, C.int(which), C.int(count), C.int(warmups), C.int(repeats), &med, &msg[0], msgLen)
-	return float64(med), status(fmt.Sprintf("prlab_time_primitive(%d)", which), rc, &msg)
+	err := call(fmt.Sprintf("prlab_time_primitive(%d)", which), func(msg *C.char, size C.int) C.int {
+		return C.pr_prim(l.prim, h, C.int(which), C.int(count), C.int(warmups), C.int(repeats), &med, msg, size)
+	})
+	return float64(med), err
 }
 
 // designStages returns the stages of design code impl from the C table of
@@ -511,11 +526,11 @@ func (l *library) sessionOpen(dev, impl int, g *pagerank.Graph, outDeg []int32, 
 	if err := l.hasSessions(); err != nil {
 		return nil, err
 	}
-	var msg [msgLen]C.char
 	var h unsafe.Pointer
-	rc := C.pr_sopen(l.sOpen, C.int(dev), C.int(impl), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
-		intPtr(outDeg), C.int(maxIter), &h, &msg[0], msgLen)
-	if err := status("prlab_session_open", rc, &msg); err != nil {
+	if err := call("prlab_session_open", func(msg *C.char, size C.int) C.int {
+		return C.pr_sopen(l.sOpen, C.int(dev), C.int(impl), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
+			intPtr(outDeg), C.int(maxIter), &h, msg, size)
+	}); err != nil {
 		return nil, err
 	}
 	return h, nil
@@ -530,11 +545,11 @@ func edgePtr(es []pagerank.Edge) *C.int { return cPtr[C.int](es) }
 
 // sessionApply is prlab_session_apply of one batch.
 func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagerank.Edge) (deviceStats, error) {
-	var msg [msgLen]C.char
 	var st C.prlab_batch_stats
-	rc := C.pr_sapply(l.sApply, h, C.int(newNodes), edgePtr(ins), C.int(len(ins)), edgePtr(del), C.int(len(del)),
-		&st, &msg[0], msgLen)
-	if err := status("prlab_session_apply", rc, &msg); err != nil {
+	if err := call("prlab_session_apply", func(msg *C.char, size C.int) C.int {
+		return C.pr_sapply(l.sApply, h, C.int(newNodes), edgePtr(ins), C.int(len(ins)), edgePtr(del), C.int(len(del)),
+			&st, msg, size)
+	}); err != nil {
 		return deviceStats{}, err
 	}
 	return deviceStats{
@@ -550,13 +565,13 @@ func (l *library) sessionApply(h unsafe.Pointer, newNodes int, ins, del []pagera
 // sessionRun is prlab_session_run from start [n] (nil: 1/n).
 func (l *library) sessionRun(h unsafe.Pointer, d float32, iters int, tol float32, start []float32, n int) (runOut, float64, error) {
 	out := newRunOut(n, iters)
-	var msg [msgLen]C.char
 	var done, conv C.int
 	var ms C.float
 	ranks, res, sums := out.outPtrs()
-	rc := C.pr_srun(l.sRun, h, C.float(d), C.int(iters), C.float(tol), floatPtr(start), ranks, res, sums, &done, &conv,
-		&ms, &msg[0], msgLen)
-	if err := status("prlab_session_run", rc, &msg); err != nil {
+	if err := call("prlab_session_run", func(msg *C.char, size C.int) C.int {
+		return C.pr_srun(l.sRun, h, C.float(d), C.int(iters), C.float(tol), floatPtr(start), ranks, res, sums, &done, &conv,
+			&ms, msg, size)
+	}); err != nil {
 		return runOut{}, 0, err
 	}
 	out.finish(done, conv)
@@ -565,16 +580,18 @@ func (l *library) sessionRun(h unsafe.Pointer, d float32, iters int, tol float32
 
 // sessionGraph is prlab_session_graph: the resident graph, copied to the host.
 func (l *library) sessionGraph(h unsafe.Pointer) (*residentGraph, error) {
-	var msg [msgLen]C.char
 	var n, nnz C.int
-	if err := status("prlab_session_graph", C.pr_sgraph(l.sGraph, h, &n, &nnz, nil, nil, nil, nil, nil, &msg[0], msgLen), &msg); err != nil {
+	if err := call("prlab_session_graph", func(msg *C.char, size C.int) C.int {
+		return C.pr_sgraph(l.sGraph, h, &n, &nnz, nil, nil, nil, nil, nil, msg, size)
+	}); err != nil {
 		return nil, err
 	}
 	g := &residentGraph{RowPtr: make([]int32, int(n)+1), ColIdx: make([]int32, int(nnz)), OutDegree: make([]int32, int(n)),
 		Dangling: make([]uint8, int(n)), InvOut: make([]float32, int(n))}
-	rc := C.pr_sgraph(l.sGraph, h, &n, &nnz, intPtr(g.RowPtr), intPtr(g.ColIdx), intPtr(g.OutDegree),
-		cPtr[C.uchar](g.Dangling), floatPtr(g.InvOut), &msg[0], msgLen)
-	if err := status("prlab_session_graph", rc, &msg); err != nil {
+	if err := call("prlab_session_graph", func(msg *C.char, size C.int) C.int {
+		return C.pr_sgraph(l.sGraph, h, &n, &nnz, intPtr(g.RowPtr), intPtr(g.ColIdx), intPtr(g.OutDegree),
+			cPtr[C.uchar](g.Dangling), floatPtr(g.InvOut), msg, size)
+	}); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -582,6 +599,7 @@ func (l *library) sessionGraph(h unsafe.Pointer) (*residentGraph, error) {
 
 // sessionClose is prlab_session_close.
 func (l *library) sessionClose(h unsafe.Pointer) error {
-	var msg [msgLen]C.char
-	return status("prlab_session_close", C.pr_sclose(l.sClose, h, &msg[0], msgLen), &msg)
+	return call("prlab_session_close", func(msg *C.char, size C.int) C.int {
+		return C.pr_sclose(l.sClose, h, msg, size)
+	})
 }
