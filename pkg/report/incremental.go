@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/prlab/prlab/pkg/pagerank"
 )
@@ -230,45 +229,41 @@ func (s *IncrementalStudy) Validate() error {
 		return err
 	}
 	workloads := map[string]bool{}
-	for i, w := range s.Workloads {
-		p := fmt.Sprintf("workloads[%d]", i)
-		if w.Name == "" || workloads[w.Name] {
-			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(w.Name))
-		}
-		workloads[w.Name] = true
-		if err := oneOf(p+".kind", w.Kind, workloadKinds); err != nil {
+	if err := eachRow(s.Workloads, "workloads", func(p string, w Workload) error {
+		if err := unique(workloads, p+".name", w.Name); err != nil {
 			return err
 		}
+		return oneOf(p+".kind", w.Kind, workloadKinds)
+	}); err != nil {
+		return err
 	}
 	batchKinds := append([]string{BatchYear}, pagerank.BatchKinds...)
-	batches := map[string]bool{}
-	for i, b := range s.Batches {
-		p := fmt.Sprintf("batches[%d]", i)
+	batches := map[string]map[string]bool{} // workload -> its batches
+	if err := eachRow(s.Batches, "batches", func(p string, b BatchRow) error {
 		if !workloads[b.Workload] {
 			return fmt.Errorf("%s.workload: %q is not in workloads", p, clip(b.Workload))
 		}
 		if err := oneOf(p+".kind", b.Kind, batchKinds); err != nil {
 			return err
 		}
-		key := b.Workload + "\x00" + b.Batch
-		if b.Batch == "" || batches[key] {
-			return fmt.Errorf("%s.batch: %q is empty or a duplicate in workload %q", p, clip(b.Batch), b.Workload)
+		if batches[b.Workload] == nil {
+			batches[b.Workload] = map[string]bool{}
 		}
-		batches[key] = true
+		if err := unique(batches[b.Workload], p+".batch", b.Batch); err != nil {
+			return err
+		}
 		if b.N < 0 || b.NNZ < 0 || b.Inserted < 0 || b.Deleted < 0 || b.DuplicateInserts < 0 || b.AbsentDeletes < 0 {
 			return fmt.Errorf("%s: counts must be >= 0", p)
 		}
-		for _, t := range []pagerank.Timing{b.Update, b.Rebuild} {
-			for j, ms := range t.RunsMs {
-				if math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 {
-					return fmt.Errorf("%s: timed run %d is %v ms", p, j, ms)
-				}
-			}
+		if err := timedRuns(p+".update.runs_ms", b.Update.RunsMs); err != nil {
+			return err
 		}
+		return timedRuns(p+".rebuild.runs_ms", b.Rebuild.RunsMs)
+	}); err != nil {
+		return err
 	}
-	for i, r := range s.Rows {
-		p := fmt.Sprintf("rows[%d]", i)
-		if !batches[r.Workload+"\x00"+r.Batch] {
+	if err := eachRow(s.Rows, "rows", func(p string, r IncrementalRow) error {
+		if !batches[r.Workload][r.Batch] {
 			return fmt.Errorf("%s: batch %q of workload %q is not in batches", p, clip(r.Batch), clip(r.Workload))
 		}
 		if err := r.Identity.check(p, r.Status); err != nil {
@@ -277,6 +272,9 @@ func (s *IncrementalStudy) Validate() error {
 		if r.WarmIterations < 0 || r.ColdIterations < 0 {
 			return fmt.Errorf("%s: iterations must be >= 0", p)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	for i, y := range s.Years {
 		for j, t := range y.Top {

@@ -307,6 +307,30 @@ func oneOf(p, v string, allowed []string) error {
 	return fmt.Errorf("%s: %q is not one of %s", p, clip(v), strings.Join(allowed, ", "))
 }
 
+// unique is nil when name is not empty and not yet in seen, which it then
+// joins; else the error naming the field p.
+func unique(seen map[string]bool, p, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%s: missing", p)
+	case seen[name]:
+		return fmt.Errorf("%s: duplicate %q", p, clip(name))
+	}
+	seen[name] = true
+	return nil
+}
+
+// timedRuns is nil when every timed run in runsMs is a finite number of ms,
+// else the error naming the field p[j].
+func timedRuns(p string, runsMs []float64) error {
+	for j, ms := range runsMs {
+		if !finite(ms) {
+			return fmt.Errorf("%s[%d]: %v is not a number of ms", p, j, ms)
+		}
+	}
+	return nil
+}
+
 // check is the error naming row p's field when the row's implementation is
 // missing or its kind or status (status) is not a known one.
 func (id Identity) check(p, status string) error {
@@ -335,13 +359,9 @@ func (run *Run) Validate() error {
 	impls := map[string]bool{}
 	for i, im := range run.Implementations {
 		p := fmt.Sprintf("implementations[%d]", i)
-		if im.Name == "" {
-			return fmt.Errorf("%s.name: missing", p)
+		if err := unique(impls, p+".name", im.Name); err != nil {
+			return err
 		}
-		if impls[im.Name] {
-			return fmt.Errorf("%s.name: duplicate %q", p, im.Name)
-		}
-		impls[im.Name] = true
 		if err := oneOf(p+".kind", im.Kind, kinds); err != nil {
 			return err
 		}

@@ -258,21 +258,21 @@ func (s *ScaleStudy) Validate() error {
 		return err
 	}
 	graphs := map[string]bool{}
-	for i, g := range s.Graphs {
-		p := fmt.Sprintf("graphs[%d]", i)
+	if err := eachRow(s.Graphs, "graphs", func(p string, g ScaleGraph) error {
 		if err := oneOf(p+".family", g.Family, families); err != nil {
 			return err
 		}
-		if g.Name == "" || graphs[g.Name] {
-			return fmt.Errorf("%s.name: %q is empty or a duplicate", p, clip(g.Name))
+		if err := unique(graphs, p+".name", g.Name); err != nil {
+			return err
 		}
-		graphs[g.Name] = true
 		if g.N < 0 || g.NNZ < 0 {
 			return fmt.Errorf("%s: n %d and nnz %d must be >= 0", p, g.N, g.NNZ)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	for i, r := range s.Rows {
-		p := fmt.Sprintf("rows[%d]", i)
+	if err := eachRow(s.Rows, "rows", func(p string, r ScaleRow) error {
 		if !graphs[r.Graph] {
 			return fmt.Errorf("%s.graph: %q is not in graphs", p, clip(r.Graph))
 		}
@@ -282,16 +282,9 @@ func (s *ScaleStudy) Validate() error {
 		if r.N < 0 || r.NNZ < 0 || r.FloorBytes < 0 || r.CodeFloorBytes < 0 || r.BytesPerIteration < 0 {
 			return fmt.Errorf("%s: n, nnz and byte counts must be >= 0", p)
 		}
-		for j, ms := range r.Timing.RunsMs {
-			if math.IsNaN(ms) || math.IsInf(ms, 0) {
-				return fmt.Errorf("%s.timing.runs_ms[%d]: %v is not a number of ms", p, j, ms)
-			}
-		}
+		return timedRuns(p+".timing.runs_ms", r.Timing.RunsMs)
+	}); err != nil {
+		return err
 	}
-	for i, g := range s.Goals {
-		if err := oneOf(fmt.Sprintf("goals[%d].status", i), g.Status, goalStatuses); err != nil {
-			return err
-		}
-	}
-	return nil
+	return eachRow(s.Goals, "goals", func(p string, g Goal) error { return oneOf(p+".status", g.Status, goalStatuses) })
 }
