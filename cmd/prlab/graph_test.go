@@ -166,6 +166,8 @@ func TestGraphFlagUsageErrors(t *testing.T) {
 		{[]string{"report", "--graph", tinyEl}, `graph name "tiny" is taken by a synthetic case or the "real" alias; it comes from the file name of --graph ` + tinyEl + ": choose another with --name"},
 		{[]string{"scale", "--plan", "--graph", tinyEl}, `graph name "tiny" is taken by a synthetic case or the "real" alias; it comes from the file name of --graph ` + tinyEl + ": rename the file"},
 		{[]string{"report", "--graph", el, "--columns", "a"}, "--columns wants two names"},
+		{[]string{"report", "--graph", el, "--metadata", filepath.Join(user, "none.tsv")}, "--metadata: stat " + filepath.Join(user, "none.tsv") + ": no such file or directory"},
+		{[]string{"report", "--graph", el, "--metadata", user}, "--metadata " + user + " is a directory, want a file"},
 		{[]string{"scale", "--plan", "--graph", el, "--graph", el}, "is given twice"},
 		{[]string{"scale", "--plan", "--graph", filepath.Join(user, "none.el")}, "no such file"},
 		{[]string{"export", "--rmat", "8", "--grid", "8", "--format", "el", "--out", "x"}, "exactly one of"},

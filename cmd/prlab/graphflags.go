@@ -75,6 +75,13 @@ func (gf *graphFlags) options() (pagerank.LoadOptions, error) {
 	if len(gf.columns) != 0 && len(gf.columns) != 2 {
 		return pagerank.LoadOptions{}, usageError{fmt.Sprintf("--columns wants two names (source,target), got %d", len(gf.columns))}
 	}
+	if gf.metadata != "" { // read after the graph: a missing one is said now, not after loading a large graph
+		if st, err := os.Stat(gf.metadata); err != nil {
+			return pagerank.LoadOptions{}, usageError{"--metadata: " + err.Error()}
+		} else if st.IsDir() {
+			return pagerank.LoadOptions{}, usageError{fmt.Sprintf("--metadata %s is a directory, want a file", gf.metadata)}
+		}
+	}
 	return pagerank.LoadOptions{Format: f, Undirected: gf.undirected, Columns: gf.columns}, nil
 }
 
