@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,5 +95,64 @@ func TestIncrementalSkippedRowHasNoSpearman(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no ρ or sum gate compared")
+	}
+}
+
+// A skipped row of the by-year and random-batch tables (a GPU tier without
+// the CUDA library) shows "—" for its iterations and times, not measured
+// zeros ("0 0 0.000 0.000"), and points to the skip reason the summary
+// gives once instead of repeating it; a measured row keeps its numbers.
+func TestIncrementalSkippedRowShowsNoTimes(t *testing.T) {
+	s, err := Read[IncrementalStudy](filepath.Join("..", "..", "reports", "incremental-h200-2026-12-02", IncrementalJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Rows {
+		if s.Rows[i].Implementation == "gpu-cusparse" {
+			// as a run without a GPU records it: no times but the batch's rebuild
+			nan := F(math.NaN())
+			s.Rows[i] = IncrementalRow{Workload: s.Rows[i].Workload, Batch: s.Rows[i].Batch, Year: s.Rows[i].Year, Identity: s.Rows[i].Identity,
+				BatchKind: s.Rows[i].BatchKind, Status: StatusSkipped, Reason: "the CUDA library is not built", BuildMs: s.Rows[i].BuildMs,
+				UpdateMs: nan, LoadMs: nan, IncrementalMs: nan, RecomputeMs: nan, Speedup: nan}
+		}
+	}
+	s.GPUSkipped = "the CUDA library is not built"
+	page, err := RenderIncrementalHTML(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), s.GPUSkipped); n != 1 {
+		t.Errorf("the GPU skip reason is on the page %d times, want once (the summary); each row says \"no GPU here\"", n)
+	}
+	// 26 + 2 rows skipped, none failed: the summary counts them apart, green.
+	if want := `<span class="pass">28 of 56 rows pass</span> (28 skipped) every gate`; !strings.Contains(string(page), want) {
+		t.Errorf("summary does not say %q", want)
+	}
+	dash := `<td class="num">—</td><td class="num">—</td><td class="num">—</td><td class="num">—</td>`
+	for _, id := range []string{"by-year-table", "random-table"} {
+		p := string(page)
+		i := strings.Index(p, `<table id="`+id+`">`)
+		if i < 0 {
+			t.Fatalf("no %s", id)
+		}
+		table := p[i : i+strings.Index(p[i:], "</table>")]
+		var skipped, measured int
+		for _, row := range strings.Split(table, "<tr>") {
+			switch {
+			case strings.Contains(row, "<code>gpu-cusparse</code>"):
+				skipped++
+				if !strings.Contains(row, dash) || strings.Contains(row, ">0.000<") || !strings.Contains(row, "no GPU here (the reason is above)") {
+					t.Errorf("%s: skipped row shows numbers: %.400s", id, row)
+				}
+			case strings.Contains(row, "<code>gpu-warp-per-row</code>"):
+				measured++
+				if strings.Contains(row, dash) {
+					t.Errorf("%s: measured row shows dashes: %.400s", id, row)
+				}
+			}
+		}
+		if skipped == 0 || measured == 0 {
+			t.Errorf("%s: %d skipped and %d measured rows, want both", id, skipped, measured)
+		}
 	}
 }

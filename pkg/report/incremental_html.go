@@ -29,6 +29,8 @@ type incrementalView struct {
 	SpeedupChart    template.HTML
 	IterationsChart template.HTML
 	Passed, Total   int
+	Skipped         int // rows not run (a GPU tier without the CUDA library): neither pass nor fail
+	Ran             int // Total - Skipped: the summary is green when all of them pass
 	ByYear          []IncrementalRow
 	Random          []IncrementalRow
 	Titles          map[string]string // id -> title, for the movers
@@ -43,8 +45,11 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 	v := &incrementalView{IncrementalStudy: s, EChartsJS: template.JS(echartsJS), Titles: map[string]string{}}
 	for _, r := range s.Rows {
 		v.Total++
-		if r.Status == StatusPass {
+		switch r.Status {
+		case StatusPass:
 			v.Passed++
+		case StatusSkipped:
+			v.Skipped++
 		}
 		if r.BatchKind == BatchYear {
 			v.ByYear = append(v.ByYear, r)
@@ -52,6 +57,7 @@ func RenderIncrementalHTML(s *IncrementalStudy) ([]byte, error) {
 			v.Random = append(v.Random, r)
 		}
 	}
+	v.Ran = v.Total - v.Skipped
 	for _, y := range s.Years {
 		for _, t := range y.Top {
 			v.Titles[t.ID] = t.Title
