@@ -106,7 +106,15 @@ func ScaleFindings(s *ScaleStudy) []string {
 		g := failed[im]
 		lines = append(lines, fmt.Sprintf("**`%s` fails** on %d of %d graphs (%s); on the last: %s.", im, g.n, len(s.Graphs), strings.Join(g.graphs, ", "), g.reason))
 	}
+	// Implementations skipped on the same graphs for the same reason (every
+	// GPU design without the CUDA library) are one line, not one each.
 	order, skipped := collect(func(st string) bool { return st == StatusSkipped })
+	type skipLine struct {
+		impls []string
+		where string
+		g     *group
+	}
+	var skips []*skipLine
 	for _, im := range order {
 		g := skipped[im]
 		where := strings.Join(g.graphs, ", ")
@@ -116,7 +124,19 @@ func ScaleFindings(s *ScaleStudy) []string {
 				where = "every graph but " + strings.Join(r, ", ")
 			}
 		}
-		lines = append(lines, fmt.Sprintf("**`%s` is skipped** on %d of %d graphs (%s): %s.", im, g.n, len(s.Graphs), where, clipText(ShortReason(g.reason), 220)))
+		i := slices.IndexFunc(skips, func(l *skipLine) bool { return l.where == where && l.g.n == g.n && l.g.reason == g.reason })
+		if i < 0 {
+			skips = append(skips, &skipLine{where: where, g: g})
+			i = len(skips) - 1
+		}
+		skips[i].impls = append(skips[i].impls, im)
+	}
+	for _, l := range skips {
+		what := fmt.Sprintf("**`%s` is skipped**", l.impls[0])
+		if len(l.impls) > 1 {
+			what = fmt.Sprintf("**%d implementations are skipped** (`%s`)", len(l.impls), strings.Join(l.impls, "`, `"))
+		}
+		lines = append(lines, fmt.Sprintf("%s on %d of %d graphs (%s): %s.", what, l.g.n, len(s.Graphs), l.where, clipText(ShortReason(l.g.reason), 220)))
 	}
 	return lines
 }

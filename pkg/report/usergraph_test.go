@@ -101,3 +101,36 @@ func TestMsShowsTinyTimes(t *testing.T) {
 		t.Errorf("timing table of a tiny graph: \"0.0000\" shown, or 0.000042 ms per iteration missing")
 	}
 }
+
+// Implementations skipped on the same graphs for the same reason (every GPU
+// design of a run without the CUDA library) are one finding naming them
+// all, not one line each; another reason keeps its own line.
+func TestScaleFindingsGroupEqualSkips(t *testing.T) {
+	s := scaleFixture2()
+	var extra []ScaleRow
+	for _, r := range s.Rows {
+		if r.Implementation == "gpu-cluster" {
+			for _, im := range []string{"gpu-x", "gpu-y"} {
+				c := r
+				c.Implementation = im
+				extra = append(extra, c)
+			}
+			c := r
+			c.Implementation, c.Reason = "gpu-z", "another reason"
+			extra = append(extra, c)
+		}
+	}
+	s.Rows = append(s.Rows, extra...)
+	lines := strings.Join(ScaleFindings(s), "\n")
+	for _, want := range []string{
+		"**3 implementations are skipped** (`gpu-cluster`, `gpu-x`, `gpu-y`) on 3 of 3 graphs (rmat10, rmat11, rmat12): graph needs too much shared memory.",
+		"**`gpu-z` is skipped** on 3 of 3 graphs (rmat10, rmat11, rmat12): another reason.",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("findings lack %q:\n%s", want, lines)
+		}
+	}
+	if n := strings.Count(lines, "graph needs too much shared memory"); n != 1 {
+		t.Errorf("the shared skip reason is in %d findings, want 1:\n%s", n, lines)
+	}
+}
