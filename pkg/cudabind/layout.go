@@ -74,6 +74,7 @@ const (
 	knobPBBinEdges  = 43 // edges per bin at most (0: 262144)
 	knobPBItemEdges = 44 // edges per phase-1 work item (0: 262144)
 	knobPBReplicate = 45 // 1: never keep per-lane replicas of a short bin's sums
+	knobPBRuns      = 46 // 1: segments ordered by destination, phase 2 adds each lane's runs of one destination once
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

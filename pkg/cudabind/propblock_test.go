@@ -14,28 +14,33 @@ import (
 )
 
 // propBlockConfig is one setting of the propagation-blocking knobs (0
-// automatic; hot 1: no head; replicate 1: never per-lane replicas).
+// automatic; hot 1: no head; replicate 1: never per-lane replicas; runs 1:
+// segments by destination, runs of one destination added once).
 type propBlockConfig struct {
-	name                                                    string
-	hot, binRows, chunkRows, binEdges, itemEdges, replicate int
+	name                                                          string
+	hot, binRows, chunkRows, binEdges, itemEdges, replicate, runs int
 }
 
 var propBlockConfigs = []propBlockConfig{
-	{"pb-auto", 0, 0, 0, 0, 0, 0}, // head 12288, 16384 rows per bin and chunk, 2^18 edges per bin and item
-	{"pb-none", 1, 0, 0, 0, 0, 0}, // pure propagation blocking: every edge through the bins
-	{"pb-h4k", 4096, 0, 0, 0, 0, 0},
-	{"pb-h24k", 24576, 0, 0, 0, 0, 0},      // 160 KiB per accumulate block: one per SM
-	{"pb-none-w32k", 1, 32768, 0, 0, 0, 0}, // 128 KiB accumulator
-	{"pb-w8k", 0, 8192, 0, 0, 0, 0},        // twice the bins
-	{"pb-s32k", 0, 0, 32768, 0, 0, 0},      // half the chunks, one scatter block per SM
-	{"pb-e64k", 0, 0, 0, 1 << 16, 0, 0},    // bins of fewer edges (better balanced, more head staging)
-	{"pb-e1m", 0, 0, 0, 1 << 20, 0, 0},     // bins of more edges
-	{"pb-i64k", 0, 0, 0, 0, 1 << 16, 0},    // smaller phase-1 items
-	{"pb-norep", 0, 0, 0, 0, 0, 1},         // short bins without per-lane replicas
+	{"pb-auto", 0, 0, 0, 0, 0, 0, 0}, // head 12288, 16384 rows per bin and chunk, 2^18 edges per bin and item
+	{"pb-none", 1, 0, 0, 0, 0, 0, 0}, // pure propagation blocking: every edge through the bins
+	{"pb-h4k", 4096, 0, 0, 0, 0, 0, 0},
+	{"pb-h24k", 24576, 0, 0, 0, 0, 0, 0},      // 160 KiB per accumulate block: one per SM
+	{"pb-none-w32k", 1, 32768, 0, 0, 0, 0, 0}, // 128 KiB accumulator
+	{"pb-w8k", 0, 8192, 0, 0, 0, 0, 0},        // twice the bins
+	{"pb-s32k", 0, 0, 32768, 0, 0, 0, 0},      // half the chunks, one scatter block per SM
+	{"pb-e64k", 0, 0, 0, 1 << 16, 0, 0, 0},    // bins of fewer edges (better balanced, more head staging)
+	{"pb-e1m", 0, 0, 0, 1 << 20, 0, 0, 0},     // bins of more edges
+	{"pb-i64k", 0, 0, 0, 0, 1 << 16, 0, 0},    // smaller phase-1 items
+	{"pb-norep", 0, 0, 0, 0, 0, 1, 0},         // short bins without per-lane replicas
+	{"pb-runs", 0, 0, 0, 0, 0, 0, 1},          // destination-ordered segments, one atomic per run of a destination
+	{"pb-runs-none", 1, 0, 0, 0, 0, 0, 1},
+	{"pb-runs-h24k", 24576, 0, 0, 0, 0, 0, 1},
 	// Small tables on small graphs (correctness: many bins, chunks, items and short bins).
-	{"pb-tiny-h64", 64, 256, 128, 1024, 512, 0},
-	{"pb-tiny-none", 1, 64, 64, 256, 64, 0},
-	{"pb-tiny-norep", 1000, 256, 512, 2048, 2048, 1},
+	{"pb-tiny-h64", 64, 256, 128, 1024, 512, 0, 0},
+	{"pb-tiny-none", 1, 64, 64, 256, 64, 0, 0},
+	{"pb-tiny-norep", 1000, 256, 512, 2048, 2048, 1, 0},
+	{"pb-tiny-runs", 64, 256, 128, 1024, 512, 0, 1},
 }
 
 // setPropBlock applies c to the session of the graph gpu-prop-blocking runs
@@ -46,7 +51,7 @@ func setPropBlock(t *testing.T, g *pagerank.Graph, c propBlockConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate} {
+	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate, knobPBRuns: c.runs} {
 		if err := setLayoutKnob(rg, k, v); err != nil {
 			t.Fatalf("propagation-blocking knob %d = %d on %s: %v", k, v, rg.Name, err)
 		}
@@ -65,7 +70,12 @@ func TestGPUPropBlockCorrectness(t *testing.T) {
 	graphs := pagerank.SyntheticCases()
 	configs := propBlockConfigs
 	if frQuick() {
-		iters, configs = 10, []propBlockConfig{propBlockConfigs[0], propBlockConfigs[11], propBlockConfigs[12]} // all hot, mixed, all cold
+		iters, configs = 10, nil
+		for _, c := range propBlockConfigs { // all hot, mixed, all cold, destination runs
+			if c.name == "pb-auto" || c.name == "pb-tiny-h64" || c.name == "pb-tiny-none" || c.name == "pb-tiny-runs" {
+				configs = append(configs, c)
+			}
+		}
 	} else {
 		if g := frRealGraph(t); g != nil {
 			graphs = append(graphs, g)

@@ -411,7 +411,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_PB_BIN_EDGES 43   /* edges per bin at most, a longer row alone (auto 262144) */
 #define PRLAB_KNOB_PB_ITEM_EDGES 44  /* edges per phase-1 work item (auto 262144) */
 #define PRLAB_KNOB_PB_REPLICATE 45   /* 1: never keep 32 per-lane replicas of a short bin's sums (auto: when rows <= bin rows / 32) */
-#define PRLAB_KNOB_PB_END 46
+#define PRLAB_KNOB_PB_RUNS 46        /* 1: segments ordered by destination, phase 2 takes 8 consecutive edges per lane
+                                       and adds each run of one destination with one atomic (auto 0: by source) */
+#define PRLAB_KNOB_PB_END 47
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

@@ -88,7 +88,7 @@ constexpr int kDefaultItemEdges = 1 << 18;
 constexpr int kMaxLocal = 65536; // 16-bit local indices
 
 struct State {
-  int knobHot = 0, knobBinRows = 0, knobChunkRows = 0, knobBinEdges = 0, knobItemEdges = 0, knobReplicate = 0;
+  int knobHot = 0, knobBinRows = 0, knobChunkRows = 0, knobBinEdges = 0, knobItemEdges = 0, knobReplicate = 0, knobRuns = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   // The layout in use (knobs resolved) and what it came to.
@@ -135,9 +135,10 @@ __device__ __forceinline__ int binOf(const int *binStart, int B, int v) {
 }
 
 // One key per edge (warp per row): segment (b (C + 1) + chunk, or + C for
-// a hot source) << 32 | source-local << 16 | destination-local.
+// a hot source) << 32 | source-local << 16 | destination-local (dstMajor:
+// the two local indices swapped, so a segment is ordered by destination).
 __global__ void keyKernel(const int *rowPtr, const int *colIdx, int n, const int *binStart, int B, int C, int hot,
-                          int S, unsigned long long *keys) {
+                          int S, bool dstMajor, unsigned long long *keys) {
   const int lane = threadIdx.x & 31;
   for (int v = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < n; v += (gridDim.x * blockDim.x) >> 5) {
     const int b = binOf(binStart, B, v);
@@ -154,7 +155,7 @@ __global__ void keyKernel(const int *rowPtr, const int *colIdx, int n, const int
         seg = segBase + static_cast<unsigned long long>(ch);
         sl = static_cast<unsigned long long>(u - hot - ch * S);
       }
-      keys[e] = seg << 32 | sl << 16 | dl;
+      keys[e] = seg << 32 | (dstMajor ? dl << 16 | sl : sl << 16 | dl);
     }
   }
 }
@@ -174,12 +175,13 @@ __global__ void segmentKernel(const unsigned long long *keys, int nnz, int ns, i
 // The per-edge arrays from the sorted keys: dst2 (bin-major), a hot edge's
 // packed val, a cold edge's src1 at its phase-1 position.
 __global__ void scatterLayoutKernel(const unsigned long long *keys, int nnz, int C, const int *segOff, const int *pre,
-                                    const int *chunkBase, int B, unsigned short *src1, unsigned short *dst2,
-                                    float *val) {
+                                    const int *chunkBase, int B, bool dstMajor, unsigned short *src1,
+                                    unsigned short *dst2, float *val) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < nnz; i += gridDim.x * blockDim.x) {
     const unsigned long long k = keys[i];
     const long long s = static_cast<long long>(k >> 32);
-    const unsigned sl = static_cast<unsigned>(k >> 16) & 0xFFFFu, dl = static_cast<unsigned>(k) & 0xFFFFu;
+    const unsigned hi = static_cast<unsigned>(k >> 16) & 0xFFFFu, lo = static_cast<unsigned>(k) & 0xFFFFu;
+    const unsigned sl = dstMajor ? lo : hi, dl = dstMajor ? hi : lo;
     dst2[i] = static_cast<unsigned short>(dl);
     const int b = static_cast<int>(s / (C + 1)), ch = static_cast<int>(s % (C + 1));
     if (ch == C) {
@@ -281,6 +283,11 @@ __device__ __forceinline__ void warpRange(int e0, int e1, int warp, int &wa, int
 }
 
 // Phase 2 (see the file comment). Dynamic shared memory: W + H floats.
+// kRuns (knob PRLAB_KNOB_PB_RUNS, segments ordered by destination): each
+// lane takes 8 consecutive edges (16- and 32-byte loads of 8-aligned
+// groups, the edges outside the range masked) and adds each run of equal
+// destinations with one atomic.
+template <bool kRuns>
 __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
   extern __shared__ float sm[];
   __shared__ float scratch[32];
@@ -295,31 +302,78 @@ __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
   __syncthreads();
   const int e0 = a.binOff[b], eh = a.hotOff[b], e1 = a.binOff[b + 1];
   int wa, wb;
-  warpRange(e0, eh, warp, wa, wb);
-  for (int g = wa + lane; g < wb; g += 32 * kU) {
-    float v[kU];
-    unsigned short dd[kU];
+  if constexpr (kRuns) {
+    // Groups [q0, q1) of 8 edges covering [lo, hi); hot: val holds src << 16 | dst.
+    auto runs = [&](int lo, int hi, bool hotPart) {
+      if (lo >= hi) return;
+      const int q0 = lo >> 3, q1 = (hi + 7) >> 3;
+      int qa, qb;
+      warpRange(q0, q1, warp, qa, qb);
+      for (int q = qa + lane; q < qb; q += 32) {
+        const int base = q << 3;
+        const float4 v0 = __ldcs(reinterpret_cast<const float4 *>(a.val + base));
+        const float4 v1 = __ldcs(reinterpret_cast<const float4 *>(a.val + base) + 1);
+        const float vv[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+        unsigned d[8];
+        if (hotPart) {
 #pragma unroll
-    for (int j = 0; j < kU; ++j) {
-      const int gj = g + 32 * j;
-      v[j] = gj < wb ? __ldcs(a.val + gj) : 0.0f;
-      dd[j] = gj < wb ? __ldcs(a.dst2 + gj) : static_cast<unsigned short>(0);
+          for (int j = 0; j < 8; ++j) d[j] = __float_as_uint(vv[j]) & 0xFFFFu;
+        } else {
+          const uint4 w = __ldcs(reinterpret_cast<const uint4 *>(a.dst2 + base));
+          const unsigned ws[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            d[2 * j] = ws[j] & 0xFFFFu;
+            d[2 * j + 1] = ws[j] >> 16;
+          }
+        }
+        int cur = -1;
+        float sum = 0.0f;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+          const int e = base + j;
+          if (e < lo || e >= hi) continue;
+          const float x = hotPart ? head[__float_as_uint(vv[j]) >> 16] : vv[j];
+          if (static_cast<int>(d[j]) != cur) {
+            if (cur >= 0) atomicAdd(acc + ((cur << sh) | rl), sum);
+            cur = static_cast<int>(d[j]);
+            sum = x;
+          } else {
+            sum += x;
+          }
+        }
+        if (cur >= 0) atomicAdd(acc + ((cur << sh) | rl), sum);
+      }
+    };
+    runs(e0, eh, false);
+    runs(eh, e1, true);
+  } else {
+    warpRange(e0, eh, warp, wa, wb);
+    for (int g = wa + lane; g < wb; g += 32 * kU) {
+      float v[kU];
+      unsigned short dd[kU];
+#pragma unroll
+      for (int j = 0; j < kU; ++j) {
+        const int gj = g + 32 * j;
+        v[j] = gj < wb ? __ldcs(a.val + gj) : 0.0f;
+        dd[j] = gj < wb ? __ldcs(a.dst2 + gj) : static_cast<unsigned short>(0);
+      }
+#pragma unroll
+      for (int j = 0; j < kU; ++j)
+        if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(dd[j]) << sh) | rl), v[j]);
     }
+    warpRange(eh, e1, warp, wa, wb);
+    for (int g = wa + lane; g < wb; g += 32 * kU) {
+      unsigned p[kU];
 #pragma unroll
-    for (int j = 0; j < kU; ++j)
-      if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(dd[j]) << sh) | rl), v[j]);
-  }
-  warpRange(eh, e1, warp, wa, wb);
-  for (int g = wa + lane; g < wb; g += 32 * kU) {
-    unsigned p[kU];
+      for (int j = 0; j < kU; ++j) {
+        const int gj = g + 32 * j;
+        p[j] = gj < wb ? __float_as_uint(__ldcs(a.val + gj)) : 0u;
+      }
 #pragma unroll
-    for (int j = 0; j < kU; ++j) {
-      const int gj = g + 32 * j;
-      p[j] = gj < wb ? __float_as_uint(__ldcs(a.val + gj)) : 0u;
+      for (int j = 0; j < kU; ++j)
+        if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(p[j] & 0xFFFFu) << sh) | rl), head[p[j] >> 16]);
     }
-#pragma unroll
-    for (int j = 0; j < kU; ++j)
-      if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(p[j] & 0xFFFFu) << sh) | rl), head[p[j] >> 16]);
   }
   __syncthreads();
   const float D = __ldg(a.dTot);
@@ -382,11 +436,13 @@ int build(Ctx &c, State &s, Err &e) {
                 smem1, s.S, smem2, s.W, s.hot, s.smemOptin);
   PR_CUDA(e, cudaFuncSetAttribute(scatterKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem1)),
           "cudaFuncSetAttribute(scatterKernel, %zu bytes)", smem1);
-  PR_CUDA(e, cudaFuncSetAttribute(accumulateKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem2)),
-          "cudaFuncSetAttribute(accumulateKernel, %zu bytes)", smem2);
-  // Two accumulate blocks of 112 KiB need the largest shared-memory carveout (the streams need little L1).
-  PR_CUDA(e, cudaFuncSetAttribute(accumulateKernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
-          "cudaFuncSetAttribute(accumulateKernel, shared-memory carveout)");
+  for (const void *fn : {reinterpret_cast<const void *>(accumulateKernel<false>), reinterpret_cast<const void *>(accumulateKernel<true>)}) {
+    PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem2)),
+            "cudaFuncSetAttribute(accumulateKernel, %zu bytes)", smem2);
+    // Two accumulate blocks of 112 KiB need the largest shared-memory carveout (the streams need little L1).
+    PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+            "cudaFuncSetAttribute(accumulateKernel, shared-memory carveout)");
+  }
 
   // Bins: at most W rows and binEdges edges (a longer row alone).
   std::vector<int> rp(static_cast<size_t>(n) + 1);
@@ -416,7 +472,7 @@ int build(Ctx &c, State &s, Err &e) {
     PR_TRY(devAlloc(reinterpret_cast<void **>(&keys[1]), 8 * E, "d_pbKeysSorted", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&segOff), 4 * (static_cast<size_t>(ns) + 1), "d_pbSegOff", e));
     const int gk = std::max(1, std::min(blocksFor(static_cast<long long>(n) * 32, 256), 65535));
-    keyKernel<<<gk, 256>>>(c.rowPtr, c.colIdx, n, s.binStart, s.B, s.C, s.hot, s.S, keys[0]);
+    keyKernel<<<gk, 256>>>(c.rowPtr, c.colIdx, n, s.binStart, s.B, s.C, s.hot, s.S, s.knobRuns == 1, keys[0]);
     PR_LAUNCH(e, "propagation blocking keyKernel<<<%d, 256>>>", gk);
     int bits = 1;
     while ((1ll << bits) <= ns) ++bits;
@@ -471,11 +527,14 @@ int build(Ctx &c, State &s, Err &e) {
     PR_TRY(upload(&s.items, items, "d_pbItems", e));
     PR_TRY(upload(&dBase, base, "d_pbChunkBase", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.src1), 2 * static_cast<size_t>(at), "d_pbSrc1", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dst2), 2 * E, "d_pbDst2", e));
-    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.val), 4 * E, "d_pbVal", e));
+    // 8 elements past the edges: the last 8-edge group of the destination-ordered accumulate.
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.dst2), 2 * (E + 8), "d_pbDst2", e));
+    PR_TRY(devAlloc(reinterpret_cast<void **>(&s.val), 4 * (E + 8), "d_pbVal", e));
+    PR_CUDA(e, cudaMemset(s.dst2, 0, 2 * (E + 8)), "cudaMemset(d_pbDst2)");
+    PR_CUDA(e, cudaMemset(s.val, 0, 4 * (E + 8)), "cudaMemset(d_pbVal)");
     if (nnz > 0) {
       const int gs = std::max(1, std::min(blocksFor(nnz, 256), 65535));
-      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, s.pre, dBase, B, s.src1, s.dst2, s.val);
+      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, s.pre, dBase, B, s.knobRuns == 1, s.src1, s.dst2, s.val);
       PR_LAUNCH(e, "propagation blocking scatterLayoutKernel<<<%d, 256>>>", gs);
     }
     for (int i = 0; i < 2; ++i) {
@@ -548,7 +607,8 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   a2.cOut = s.contrib[1 - p];
   a2.dOut = s.dPart[1 - p];
   const size_t smem2 = 4 * (static_cast<size_t>(s.W) + s.hot);
-  accumulateKernel<<<s.B, kT, smem2>>>(a2);
+  if (s.knobRuns == 1) accumulateKernel<true><<<s.B, kT, smem2>>>(a2);
+  else accumulateKernel<false><<<s.B, kT, smem2>>>(a2);
   PR_LAUNCH(e, "propagation blocking accumulateKernel<<<%d, %d, %zu bytes>>>", s.B, kT, smem2);
   return PRLAB_OK;
 }
@@ -645,6 +705,7 @@ int propblockSet(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_PB_BIN_EDGES, &s->knobBinEdges, "bin edges", 32, 1 << 30},
       {PRLAB_KNOB_PB_ITEM_EDGES, &s->knobItemEdges, "item edges", 32, 1 << 30},
       {PRLAB_KNOB_PB_REPLICATE, &s->knobReplicate, "replicas (1: never)", 1, 1},
+      {PRLAB_KNOB_PB_RUNS, &s->knobRuns, "runs (1: segments by destination, runs added once)", 1, 1},
   };
   for (Rule &r : rules) {
     if (r.knob != knob) continue;
