@@ -75,6 +75,7 @@ const (
 	knobPBItemEdges = 44 // edges per phase-1 work item (0: 262144)
 	knobPBReplicate = 45 // 1: never keep per-lane replicas of a short bin's sums
 	knobPBRuns      = 46 // 1: segments ordered by destination, phase 2 adds each lane's runs of one destination once
+	knobPBFixed     = 47 // 1: row sums in 64-bit fixed point by 32-bit integer atomics (the same bits every run)
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

@@ -7,6 +7,7 @@ package cudabind
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,32 +16,38 @@ import (
 
 // propBlockConfig is one setting of the propagation-blocking knobs (0
 // automatic; hot 1: no head; replicate 1: never per-lane replicas; runs 1:
-// segments by destination, runs of one destination added once).
+// segments by destination, runs of one destination added once; fixed 1:
+// 64-bit fixed-point row sums, the same bits every run).
 type propBlockConfig struct {
-	name                                                          string
-	hot, binRows, chunkRows, binEdges, itemEdges, replicate, runs int
+	name                                                                 string
+	hot, binRows, chunkRows, binEdges, itemEdges, replicate, runs, fixed int
 }
 
 var propBlockConfigs = []propBlockConfig{
-	{"pb-auto", 0, 0, 0, 0, 0, 0, 0}, // head 12288, 16384 rows per bin and chunk, 2^18 edges per bin and item
-	{"pb-none", 1, 0, 0, 0, 0, 0, 0}, // pure propagation blocking: every edge through the bins
-	{"pb-h4k", 4096, 0, 0, 0, 0, 0, 0},
-	{"pb-h24k", 24576, 0, 0, 0, 0, 0, 0},      // 160 KiB per accumulate block: one per SM
-	{"pb-none-w32k", 1, 32768, 0, 0, 0, 0, 0}, // 128 KiB accumulator
-	{"pb-w8k", 0, 8192, 0, 0, 0, 0, 0},        // twice the bins
-	{"pb-s32k", 0, 0, 32768, 0, 0, 0, 0},      // half the chunks, one scatter block per SM
-	{"pb-e64k", 0, 0, 0, 1 << 16, 0, 0, 0},    // bins of fewer edges (better balanced, more head staging)
-	{"pb-e1m", 0, 0, 0, 1 << 20, 0, 0, 0},     // bins of more edges
-	{"pb-i64k", 0, 0, 0, 0, 1 << 16, 0, 0},    // smaller phase-1 items
-	{"pb-norep", 0, 0, 0, 0, 0, 1, 0},         // short bins without per-lane replicas
-	{"pb-runs", 0, 0, 0, 0, 0, 0, 1},          // destination-ordered segments, one atomic per run of a destination
-	{"pb-runs-none", 1, 0, 0, 0, 0, 0, 1},
-	{"pb-runs-h24k", 24576, 0, 0, 0, 0, 0, 1},
+	// In the order the sweep times them (most telling first).
+	{"pb-auto", 0, 0, 0, 0, 0, 0, 0, 0},     // head 12288, 16384 rows per bin and chunk, 2^18 edges per bin and item
+	{"pb-none", 1, 0, 0, 0, 0, 0, 0, 0},     // pure propagation blocking: every edge through the bins
+	{"pb-runs", 0, 0, 0, 0, 0, 0, 1, 0},     // destination-ordered segments, one atomic per run of a destination
+	{"pb-fixed", 0, 8192, 0, 0, 0, 0, 0, 1}, // 8192 rows x 8 bytes + the head: two blocks per SM
+	{"pb-runs-fixed", 0, 8192, 0, 0, 0, 0, 1, 1},
+	{"pb-h24k", 24576, 0, 0, 0, 0, 0, 0, 0}, // 160 KiB per accumulate block: one per SM
+	{"pb-runs-h24k", 24576, 0, 0, 0, 0, 0, 1, 0},
+	{"pb-runs-none", 1, 0, 0, 0, 0, 0, 1, 0},
+	{"pb-fixed-w16k", 0, 0, 0, 0, 0, 0, 0, 1},
+	{"pb-w8k", 0, 8192, 0, 0, 0, 0, 0, 0},     // twice the bins
+	{"pb-s32k", 0, 0, 32768, 0, 0, 0, 0, 0},   // half the chunks, one scatter block per SM
+	{"pb-e64k", 0, 0, 0, 1 << 16, 0, 0, 0, 0}, // bins of fewer edges (better balanced, more head staging)
+	{"pb-e1m", 0, 0, 0, 1 << 20, 0, 0, 0, 0},  // bins of more edges
+	{"pb-norep", 0, 0, 0, 0, 0, 1, 0, 0},      // short bins without per-lane replicas
+	{"pb-h4k", 4096, 0, 0, 0, 0, 0, 0, 0},
+	{"pb-none-w32k", 1, 32768, 0, 0, 0, 0, 0, 0}, // 128 KiB accumulator
+	{"pb-i64k", 0, 0, 0, 0, 1 << 16, 0, 0, 0},    // smaller phase-1 items
 	// Small tables on small graphs (correctness: many bins, chunks, items and short bins).
-	{"pb-tiny-h64", 64, 256, 128, 1024, 512, 0, 0},
-	{"pb-tiny-none", 1, 64, 64, 256, 64, 0, 0},
-	{"pb-tiny-norep", 1000, 256, 512, 2048, 2048, 1, 0},
-	{"pb-tiny-runs", 64, 256, 128, 1024, 512, 0, 1},
+	{"pb-tiny-h64", 64, 256, 128, 1024, 512, 0, 0, 0},
+	{"pb-tiny-none", 1, 64, 64, 256, 64, 0, 0, 0},
+	{"pb-tiny-norep", 1000, 256, 512, 2048, 2048, 1, 0, 0},
+	{"pb-tiny-runs", 64, 256, 128, 1024, 512, 0, 1, 0},
+	{"pb-tiny-fixed", 64, 256, 128, 1024, 512, 0, 1, 1},
 }
 
 // setPropBlock applies c to the session of the graph gpu-prop-blocking runs
@@ -51,7 +58,7 @@ func setPropBlock(t *testing.T, g *pagerank.Graph, c propBlockConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate, knobPBRuns: c.runs} {
+	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate, knobPBRuns: c.runs, knobPBFixed: c.fixed} {
 		if err := setLayoutKnob(rg, k, v); err != nil {
 			t.Fatalf("propagation-blocking knob %d = %d on %s: %v", k, v, rg.Name, err)
 		}
@@ -61,8 +68,8 @@ func setPropBlock(t *testing.T, g *pagerank.Graph, c propBlockConfig) {
 // Every setting of propBlockConfigs on the six synthetic cases, the real
 // graph and R-MAT 2^16 and 2^18 against the float64 oracle; a second run
 // passes too and differs from the first by at most 1e-5 relative (the
-// shared-memory atomics' order varies, the bits may); a tolerance run
-// converges like the oracle.
+// shared-memory float atomics' order varies, the bits may), by nothing with
+// the fixed-point sums; a tolerance run converges like the oracle.
 func TestGPUPropBlockCorrectness(t *testing.T) {
 	frNeedGPU(t)
 	defer ReleaseRelabelled()
@@ -72,7 +79,7 @@ func TestGPUPropBlockCorrectness(t *testing.T) {
 	if frQuick() {
 		iters, configs = 10, nil
 		for _, c := range propBlockConfigs { // all hot, mixed, all cold, destination runs
-			if c.name == "pb-auto" || c.name == "pb-tiny-h64" || c.name == "pb-tiny-none" || c.name == "pb-tiny-runs" {
+			if c.name == "pb-auto" || c.name == "pb-tiny-h64" || c.name == "pb-tiny-none" || c.name == "pb-tiny-runs" || c.name == "pb-tiny-fixed" {
 				configs = append(configs, c)
 			}
 		}
@@ -109,6 +116,9 @@ func TestGPUPropBlockCorrectness(t *testing.T) {
 			again, err := im.Run(g, pagerank.Fixed(iters))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if c.fixed == 1 && !slices.Equal(again.Ranks, res.Ranks) {
+				t.Errorf("%s (%s) on %s: a rerun gives other bits (integer row sums must not depend on the order)", im.Name(), c.name, g.Name)
 			}
 			if e := maxRelErr(again.Ranks, res.Ranks); e > 1e-5 || math.IsNaN(e) {
 				t.Errorf("%s (%s) on %s: a rerun differs by %.3g relative (only the atomics' order may change)", im.Name(), c.name, g.Name, e)

@@ -413,7 +413,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_PB_REPLICATE 45   /* 1: never keep 32 per-lane replicas of a short bin's sums (auto: when rows <= bin rows / 32) */
 #define PRLAB_KNOB_PB_RUNS 46        /* 1: segments ordered by destination, phase 2 takes 8 consecutive edges per lane
                                        and adds each run of one destination with one atomic (auto 0: by source) */
-#define PRLAB_KNOB_PB_END 47
+#define PRLAB_KNOB_PB_FIXED 47       /* 1: row sums in 64-bit fixed point (2^-60) by 32-bit integer atomics: the same
+                                       bits every run; 8 bytes of shared memory per bin row (auto 0: float atomics) */
+#define PRLAB_KNOB_PB_END 48
 
 /* The layout of one uploaded graph. */
 typedef struct prlab_layout_info {

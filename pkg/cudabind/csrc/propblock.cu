@@ -88,7 +88,7 @@ constexpr int kDefaultItemEdges = 1 << 18;
 constexpr int kMaxLocal = 65536; // 16-bit local indices
 
 struct State {
-  int knobHot = 0, knobBinRows = 0, knobChunkRows = 0, knobBinEdges = 0, knobItemEdges = 0, knobReplicate = 0, knobRuns = 0;
+  int knobHot = 0, knobBinRows = 0, knobChunkRows = 0, knobBinEdges = 0, knobItemEdges = 0, knobReplicate = 0, knobRuns = 0, knobFixed = 0;
   bool built = false;
   int sms = 0, smemOptin = 0;
   // The layout in use (knobs resolved) and what it came to.
@@ -287,16 +287,33 @@ __device__ __forceinline__ void warpRange(int e0, int e1, int warp, int &wa, int
 // lane takes 8 consecutive edges (16- and 32-byte loads of 8-aligned
 // groups, the edges outside the range masked) and adds each run of equal
 // destinations with one atomic.
-template <bool kRuns>
+// kFixed (knob PRLAB_KNOB_PB_FIXED): every row sum is a 64-bit fixed-point
+// number (units of 2^-60; a contribution is below 1) in two 32-bit words,
+// added with native 32-bit integer atomics (the low word's carry into the
+// high word): integer sums do not depend on the order, so a rerun gives
+// the same bits. 8 bytes per row: dynamic shared memory 2W + H floats.
+template <bool kRuns, bool kFixed>
 __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
   extern __shared__ float sm[];
   __shared__ float scratch[32];
-  float *acc = sm, *head = sm + a.W;
+  float *acc = sm, *head = sm + (kFixed ? 2 : 1) * a.W;
+  unsigned *words = reinterpret_cast<unsigned *>(sm);
+  auto addTo = [&](int slot, float x) {
+    if constexpr (kFixed) {
+      const unsigned long long q = static_cast<unsigned long long>(__float2ll_rn(x * 1.152921504606846976e18f)); // x 2^60
+      const unsigned lo = static_cast<unsigned>(q), hi = static_cast<unsigned>(q >> 32);
+      const unsigned old = atomicAdd(words + 2 * slot, lo);
+      const unsigned up = hi + (old + lo < old ? 1u : 0u);
+      if (up != 0u) atomicAdd(words + 2 * slot + 1, up);
+    } else {
+      atomicAdd(acc + slot, x);
+    }
+  };
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, b = blockIdx.x;
   const int r0 = a.binStart[b], rows = a.binStart[b + 1] - r0;
   const bool rep = a.replicate && rows * kRep <= a.W;
   const int sh = rep ? 5 : 0, rl = rep ? lane : 0;
-  const int accN = rep ? rows * kRep : rows;
+  const int accN = (rep ? rows * kRep : rows) * (kFixed ? 2 : 1);
   for (int i = tid; i < accN; i += kT) acc[i] = 0.0f;
   for (int i = tid; i < a.hot; i += kT) head[i] = __ldg(a.cIn + i);
   __syncthreads();
@@ -335,14 +352,14 @@ __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
           if (e < lo || e >= hi) continue;
           const float x = hotPart ? head[__float_as_uint(vv[j]) >> 16] : vv[j];
           if (static_cast<int>(d[j]) != cur) {
-            if (cur >= 0) atomicAdd(acc + ((cur << sh) | rl), sum);
+            if (cur >= 0) addTo((cur << sh) | rl, sum);
             cur = static_cast<int>(d[j]);
             sum = x;
           } else {
             sum += x;
           }
         }
-        if (cur >= 0) atomicAdd(acc + ((cur << sh) | rl), sum);
+        if (cur >= 0) addTo((cur << sh) | rl, sum);
       }
     };
     runs(e0, eh, false);
@@ -360,7 +377,7 @@ __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
       }
 #pragma unroll
       for (int j = 0; j < kU; ++j)
-        if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(dd[j]) << sh) | rl), v[j]);
+        if (g + 32 * j < wb) addTo((static_cast<int>(dd[j]) << sh) | rl, v[j]);
     }
     warpRange(eh, e1, warp, wa, wb);
     for (int g = wa + lane; g < wb; g += 32 * kU) {
@@ -372,7 +389,7 @@ __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
       }
 #pragma unroll
       for (int j = 0; j < kU; ++j)
-        if (g + 32 * j < wb) atomicAdd(acc + ((static_cast<int>(p[j] & 0xFFFFu) << sh) | rl), head[p[j] >> 16]);
+        if (g + 32 * j < wb) addTo((static_cast<int>(p[j] & 0xFFFFu) << sh) | rl, head[p[j] >> 16]);
     }
   }
   __syncthreads();
@@ -385,13 +402,28 @@ __global__ void __launch_bounds__(kT, kMinBlocks) accumulateKernel(AccArgs a) {
     a.cOut[v] = xn * iv;
     if (iv == 0.0f) dang += xn;
   };
+  // Slot i's sum: a float, or the fixed-point words as a float (exact integer, one rounding).
+  auto slotFixed = [&](int i) {
+    return static_cast<unsigned long long>(words[2 * i]) | static_cast<unsigned long long>(words[2 * i + 1]) << 32;
+  };
+  auto toFloat = [](unsigned long long q) { return static_cast<float>(static_cast<double>(q) * 8.673617379884035e-19); }; // 2^-60
   if (rep) {
     for (int r = warp; r < rows; r += kT / 32) {
-      const float s = dev::warpAllSum(acc[r * kRep + lane]);
+      float s;
+      if constexpr (kFixed) {
+        unsigned long long q = slotFixed(r * kRep + lane);
+        for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
+        s = toFloat(q);
+      } else {
+        s = dev::warpAllSum(acc[r * kRep + lane]);
+      }
       if (lane == 0) finish(r0 + r, s);
     }
   } else {
-    for (int r = tid; r < rows; r += kT) finish(r0 + r, acc[r]);
+    for (int r = tid; r < rows; r += kT) {
+      if constexpr (kFixed) finish(r0 + r, toFloat(slotFixed(r)));
+      else finish(r0 + r, acc[r]);
+    }
   }
   const float bd = dev::blockSum(dang, scratch);
   if (tid == 0) a.dOut[b] = bd;
@@ -427,7 +459,7 @@ int build(Ctx &c, State &s, Err &e) {
   s.S = knobOr(s.knobChunkRows, kDefaultChunkRows);
   s.binEdges = knobOr(s.knobBinEdges, kDefaultBinEdges);
   s.itemEdges = knobOr(s.knobItemEdges, kDefaultItemEdges);
-  const size_t smem1 = 4 * static_cast<size_t>(s.S), smem2 = 4 * (static_cast<size_t>(s.W) + s.hot);
+  const size_t smem1 = 4 * static_cast<size_t>(s.S), smem2 = 4 * ((s.knobFixed == 1 ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
   if (s.hot > kMaxLocal || s.W > kMaxLocal || s.S > kMaxLocal)
     return fail(e, PRLAB_ERR_ARG, "propagation blocking: head %d, bin rows %d, chunk rows %d: each must be <= %d (16-bit local indices)",
                 s.hot, s.W, s.S, kMaxLocal);
@@ -436,7 +468,8 @@ int build(Ctx &c, State &s, Err &e) {
                 smem1, s.S, smem2, s.W, s.hot, s.smemOptin);
   PR_CUDA(e, cudaFuncSetAttribute(scatterKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem1)),
           "cudaFuncSetAttribute(scatterKernel, %zu bytes)", smem1);
-  for (const void *fn : {reinterpret_cast<const void *>(accumulateKernel<false>), reinterpret_cast<const void *>(accumulateKernel<true>)}) {
+  for (const void *fn : {reinterpret_cast<const void *>(accumulateKernel<false, false>), reinterpret_cast<const void *>(accumulateKernel<true, false>),
+                         reinterpret_cast<const void *>(accumulateKernel<false, true>), reinterpret_cast<const void *>(accumulateKernel<true, true>)}) {
     PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem2)),
             "cudaFuncSetAttribute(accumulateKernel, %zu bytes)", smem2);
     // Two accumulate blocks of 112 KiB need the largest shared-memory carveout (the streams need little L1).
@@ -606,9 +639,12 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   a2.xOut = c.xbuf[1 - p];
   a2.cOut = s.contrib[1 - p];
   a2.dOut = s.dPart[1 - p];
-  const size_t smem2 = 4 * (static_cast<size_t>(s.W) + s.hot);
-  if (s.knobRuns == 1) accumulateKernel<true><<<s.B, kT, smem2>>>(a2);
-  else accumulateKernel<false><<<s.B, kT, smem2>>>(a2);
+  const size_t smem2 = 4 * ((s.knobFixed == 1 ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
+  const bool runs = s.knobRuns == 1, fixed = s.knobFixed == 1;
+  if (runs && fixed) accumulateKernel<true, true><<<s.B, kT, smem2>>>(a2);
+  else if (runs) accumulateKernel<true, false><<<s.B, kT, smem2>>>(a2);
+  else if (fixed) accumulateKernel<false, true><<<s.B, kT, smem2>>>(a2);
+  else accumulateKernel<false, false><<<s.B, kT, smem2>>>(a2);
   PR_LAUNCH(e, "propagation blocking accumulateKernel<<<%d, %d, %zu bytes>>>", s.B, kT, smem2);
   return PRLAB_OK;
 }
@@ -706,6 +742,7 @@ int propblockSet(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_PB_ITEM_EDGES, &s->knobItemEdges, "item edges", 32, 1 << 30},
       {PRLAB_KNOB_PB_REPLICATE, &s->knobReplicate, "replicas (1: never)", 1, 1},
       {PRLAB_KNOB_PB_RUNS, &s->knobRuns, "runs (1: segments by destination, runs added once)", 1, 1},
+      {PRLAB_KNOB_PB_FIXED, &s->knobFixed, "fixed point (1: 64-bit integer row sums, the same bits every run)", 1, 1},
   };
   for (Rule &r : rules) {
     if (r.knob != knob) continue;
