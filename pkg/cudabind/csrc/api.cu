@@ -288,7 +288,7 @@ static int create(int device, int n, int nnz, const int *rowPtr, const int *colI
   if (st == cudaSuccess) st = cudaEventCreate(&c->ev0);
   if (st == cudaSuccess) st = cudaEventCreate(&c->ev1);
   if (st != cudaSuccess) {
-    rc = cudaFail(e, st, "cudaMemset/cudaEventCreate (context setup)");
+    rc = fail(e, st, "cudaMemset/cudaEventCreate (context setup)");
     destroy(c);
     return rc;
   }
@@ -411,7 +411,7 @@ static int timeCopy(Ctx &c, long long bytesMoved, int warmups, int repeats, floa
   std::vector<float> times(static_cast<size_t>(repeats));
   if (rc == PRLAB_OK) {
     cudaError_t st = cudaMemset(src, 0x3f, half);
-    if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemset(d_copySrc, %zu bytes)", half);
+    if (st != cudaSuccess) rc = fail(e, st, "cudaMemset(d_copySrc, %zu bytes)", half);
   }
   if (rc == PRLAB_OK)
     rc = timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, repeats, times.data(), [&]() -> int {
@@ -454,7 +454,7 @@ static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, co
     if (st == cudaSuccess && which == 0) st = cudaMemcpy(dm, mask, N, cudaMemcpyHostToDevice);
     // Poison every scratch float with 0xFFFFFFFF (a NaN no sum produces).
     if (st == cudaSuccess) st = cudaMemset(scratch, 0xFF, 4 * scratchFloats);
-    if (st != cudaSuccess) rc = cudaFail(e, st, "check_reduction setup copies");
+    if (st != cudaSuccess) rc = fail(e, st, "check_reduction setup copies");
   }
   if (rc == PRLAB_OK)
     rc = kind == PRLAB_REDUCE_CLUSTER
@@ -462,7 +462,7 @@ static int checkReduction(Ctx &c, int kind, int which, int n, const float *a, co
              : reduceWith(kind, which, n, da, db, dm, threads, scratch, scratch + kPartialsCapacity, grid, e);
   if (rc == PRLAB_OK) {
     st = cudaMemcpy(host.data(), scratch, 4 * scratchFloats, cudaMemcpyDeviceToHost);
-    if (st != cudaSuccess) rc = cudaFail(e, st, "cudaMemcpy(check scratch, device to host)");
+    if (st != cudaSuccess) rc = fail(e, st, "cudaMemcpy(check scratch, device to host)");
   }
   if (rc == PRLAB_OK) {
     int changed = 0;

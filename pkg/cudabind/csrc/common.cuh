@@ -41,33 +41,43 @@ struct Err {
   int len;
 };
 
-// fail formats a message into e and returns code.
-int fail(Err &e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-// cudaFail formats "<what>: <cudaGetErrorString> (<cudaGetErrorName>)" and
-// returns PRLAB_ERR_NO_DEVICE for a missing device/driver, else PRLAB_ERR_CUDA.
-int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-// cusparseFail formats "<what>: <cusparseGetErrorString>" and returns PRLAB_ERR_LIBRARY.
-int cusparseFail(Err &e, cusparseStatus_t st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+// Failure is why a call fails: the status code returned (PRLAB_ERR_*) and,
+// from a CUDA or cuSPARSE status, the text that follows the message. A CUDA
+// status gives ": <cudaGetErrorString> (<cudaGetErrorName>)" and
+// PRLAB_ERR_NO_DEVICE for a missing device or driver, else PRLAB_ERR_CUDA;
+// a cuSPARSE status ": <cusparseGetErrorString> (cuSPARSE status N)" and
+// PRLAB_ERR_LIBRARY.
+struct Failure {
+  int code;
+  char status[160];
+  // Implicit on purpose: fail takes a PRLAB_ERR_* code or a status as it is.
+  Failure(int c) : code(c), status{} {}
+  Failure(cudaError_t st);
+  Failure(cusparseStatus_t st);
+};
+
+// fail formats the message (printf) into e, followed by f's status text,
+// and returns f's code: fail(e, PRLAB_ERR_ARG, ...), fail(e, cudaStatus, ...).
+int fail(Err &e, Failure f, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 // PR_CUDA(E, call, fmt, ...) returns from the enclosing function when call fails.
 #define PR_CUDA(E, call, ...)                                                                      \
   do {                                                                                             \
     cudaError_t pr_st_ = (call);                                                                   \
-    if (pr_st_ != cudaSuccess) return ::prlab::cudaFail((E), pr_st_, __VA_ARGS__);                 \
+    if (pr_st_ != cudaSuccess) return ::prlab::fail((E), pr_st_, __VA_ARGS__);                     \
   } while (0)
 
 // PR_LAUNCH(E, fmt, ...) checks the launch just made (cudaGetLastError).
 #define PR_LAUNCH(E, ...)                                                                          \
   do {                                                                                             \
     cudaError_t pr_st_ = cudaGetLastError();                                                       \
-    if (pr_st_ != cudaSuccess) return ::prlab::cudaFail((E), pr_st_, __VA_ARGS__);                 \
+    if (pr_st_ != cudaSuccess) return ::prlab::fail((E), pr_st_, __VA_ARGS__);                     \
   } while (0)
 
 #define PR_CUSPARSE(E, call, ...)                                                                  \
   do {                                                                                             \
     cusparseStatus_t pr_sp_ = (call);                                                              \
-    if (pr_sp_ != CUSPARSE_STATUS_SUCCESS) return ::prlab::cusparseFail((E), pr_sp_, __VA_ARGS__); \
+    if (pr_sp_ != CUSPARSE_STATUS_SUCCESS) return ::prlab::fail((E), pr_sp_, __VA_ARGS__);         \
   } while (0)
 
 #define PR_TRY(call)                                                                               \

@@ -890,7 +890,7 @@ int tune(Ctx &c, State &s, bool packed, float d, Err &e) {
     cudaEventDestroy(t0);
     if (st0 == cudaSuccess) cudaEventDestroy(t1);
     if (rc != PRLAB_OK) return rc;
-    if (st != cudaSuccess) return cudaFail(e, st, "hot-head tuning (events)");
+    if (st != cudaSuccess) return fail(e, st, "hot-head tuning (events)");
     s.hotOf[pk] = bestHot;
     s.modeOf[pk] = bestMode;
   }

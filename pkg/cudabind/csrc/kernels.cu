@@ -17,46 +17,25 @@ namespace prlab {
 
 // ---------------------------------------------------------------- errors
 
-static void vformat(Err &e, const char *fmt, va_list ap) {
-  if (e.buf == nullptr || e.len <= 0) return;
-  vsnprintf(e.buf, static_cast<size_t>(e.len), fmt, ap);
+Failure::Failure(cudaError_t st)
+    : code(st == cudaErrorNoDevice || st == cudaErrorInsufficientDriver ? PRLAB_ERR_NO_DEVICE : PRLAB_ERR_CUDA), status{} {
+  snprintf(status, sizeof(status), ": %s (%s)", cudaGetErrorString(st), cudaGetErrorName(st));
 }
 
-static void append(Err &e, const char *fmt, ...) {
-  if (e.buf == nullptr || e.len <= 0) return;
-  size_t used = strnlen(e.buf, static_cast<size_t>(e.len));
-  if (used + 1 >= static_cast<size_t>(e.len)) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(e.buf + used, static_cast<size_t>(e.len) - used, fmt, ap);
-  va_end(ap);
+Failure::Failure(cusparseStatus_t st) : code(PRLAB_ERR_LIBRARY), status{} {
+  snprintf(status, sizeof(status), ": %s (cuSPARSE status %d)", cusparseGetErrorString(st), static_cast<int>(st));
 }
 
-int fail(Err &e, int code, const char *fmt, ...) {
+int fail(Err &e, Failure f, const char *fmt, ...) {
+  if (e.buf == nullptr || e.len <= 0) return f.code;
+  const size_t len = static_cast<size_t>(e.len);
   va_list ap;
   va_start(ap, fmt);
-  vformat(e, fmt, ap);
+  vsnprintf(e.buf, len, fmt, ap);
   va_end(ap);
-  return code;
-}
-
-int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vformat(e, fmt, ap);
-  va_end(ap);
-  append(e, ": %s (%s)", cudaGetErrorString(st), cudaGetErrorName(st));
-  if (st == cudaErrorNoDevice || st == cudaErrorInsufficientDriver) return PRLAB_ERR_NO_DEVICE;
-  return PRLAB_ERR_CUDA;
-}
-
-int cusparseFail(Err &e, cusparseStatus_t st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vformat(e, fmt, ap);
-  va_end(ap);
-  append(e, ": %s (cuSPARSE status %d)", cusparseGetErrorString(st), static_cast<int>(st));
-  return PRLAB_ERR_LIBRARY;
+  const size_t used = strnlen(e.buf, len);
+  if (f.status[0] != '\0' && used + 1 < len) snprintf(e.buf + used, len - used, "%s", f.status);
+  return f.code;
 }
 
 int devAlloc(void **p, size_t bytes, const char *name, Err &e) {
@@ -74,8 +53,8 @@ template <class T> __device__ __forceinline__ T warpSum(T v) { return dev::warpT
 // warp stores one float to shared memory, warp 0 reduces those. The result is
 // valid in thread 0. Works for any blockDim.x that is a multiple of 32,
 // including a single-warp block (then warp 0 reduces one value).
-__device__ float blockSumShuffle(float v) {
-  __shared__ float warpSums[32];
+template <class T> __device__ T blockSumShuffle(T v) {
+  __shared__ T warpSums[32];
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = blockDim.x >> 5;
@@ -83,7 +62,7 @@ __device__ float blockSumShuffle(float v) {
   if (lane == 0) warpSums[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < warps ? warpSums[lane] : 0.0f;
+    v = lane < warps ? warpSums[lane] : T(0);
     v = warpSum(v);
   }
   return v;
@@ -219,21 +198,13 @@ __global__ void combineRanksKernel(const float *__restrict__ y, const float *__r
 
 // Instrumentation: *out += sum of x, accumulated in double (correctness runs).
 __global__ void sumF64Kernel(const float *__restrict__ x, long long n, double *out) {
-  __shared__ double warpSums[32];
   double v = 0.0;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride)
     v += static_cast<double>(x[i]);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  v = warpSum(v);
-  if (lane == 0) warpSums[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < warps ? warpSums[lane] : 0.0;
-    v = warpSum(v);
-    if (lane == 0) atomicAdd(out, v);
-  }
+  v = blockSumShuffle(v);
+  if (threadIdx.x == 0) atomicAdd(out, v);
 }
 
 // pVals[e] = invOut[colIdx[e]]: the values of P = A D^-1 for cuSPARSE.

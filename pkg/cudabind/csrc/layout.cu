@@ -1301,7 +1301,7 @@ int runGraph(Ctx &c, LayoutState &s, int iters, float d, float tol, Err &e) {
       if (rc == PRLAB_OK) {
         advanceKernel<<<1, 1, 0, s.st>>>(s.ctl, K);
         cudaError_t le = cudaGetLastError();
-        if (le != cudaSuccess) rc = cudaFail(e, le, "advanceKernel<<<1, 1>>>");
+        if (le != cudaSuccess) rc = fail(e, le, "advanceKernel<<<1, 1>>>");
       }
       PR_TRY(endCapture(s, rc, &s.runExec, K, e));
       s.runK = K;
@@ -1368,7 +1368,7 @@ int primitive(Ctx &c, LayoutState &s, int which, int count, int warmups, int rep
     cudaError_t st = cudaStreamEndCapture(s.st, &graph);
     if (le != cudaSuccess) {
       if (graph) cudaGraphDestroy(graph);
-      return cudaFail(e, le, "emptyKernel capture");
+      return fail(e, le, "emptyKernel capture");
     }
     PR_CUDA(e, st, "cudaStreamEndCapture (%d empty nodes)", count);
     st = graphInstantiate(&exec, graph, 0);

@@ -291,7 +291,7 @@ int grow(T **p, size_t *cap, size_t need, size_t keep, const char *name, Err &e)
     cudaError_t st = cudaMemcpy(q, *p, sizeof(T) * keep, cudaMemcpyDeviceToDevice);
     if (st != cudaSuccess) {
       cudaFree(q);
-      return cudaFail(e, st, "cudaMemcpy(%s, %zu bytes, device to device)", name, sizeof(T) * keep);
+      return fail(e, st, "cudaMemcpy(%s, %zu bytes, device to device)", name, sizeof(T) * keep);
     }
   }
   if (*p) cudaFree(*p);
@@ -372,7 +372,7 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev0);
     if (st == cudaSuccess) st = cudaEventCreate(&r->ev1);
     for (int i = 0; i < 4 && st == cudaSuccess; ++i) st = cudaEventCreate(&r->phase[i]);
-    if (st != cudaSuccess) rc = cudaFail(e, st, "session setup (out-degrees upload, marks, events)");
+    if (st != cudaSuccess) rc = fail(e, st, "session setup (out-degrees upload, marks, events)");
   }
   // Batch buffers for batches of up to nnz/256 edges per list (0.4 %; larger
   // ones grow them) and CUB's temporary storage for them and for the scan of
@@ -384,7 +384,7 @@ int openSession(int device, int impl, int n, int nnz, const int *rowPtr, const i
     cudaError_t st = cub::DeviceRadixSort::SortKeys(nullptr, a, r->keys, r->sorted, m, 0, 62);
     if (st == cudaSuccess) st = cub::DeviceSelect::Flagged(nullptr, b, r->keys, r->flags, r->eff, r->cnt, m);
     if (st == cudaSuccess) st = cub::DeviceScan::ExclusiveSum(nullptr, s2, r->lens, r->rowPtrAlt, n + 1);
-    if (st != cudaSuccess) rc = cudaFail(e, st, "CUB temporary storage sizes (session open)");
+    if (st != cudaSuccess) rc = fail(e, st, "CUB temporary storage sizes (session open)");
     if (rc == PRLAB_OK) rc = temp(*r, std::max(std::max(a, b), s2 + s2 / 8), e);
   }
   // cuSPARSE's handle, matrix and P values now, so that neither the first
