@@ -5,7 +5,11 @@ package pagerank
 // docs/RELIABILITY.md lists them with the test that covers them.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -524,5 +528,34 @@ func TestParamsOutOfRangeMessages(t *testing.T) {
 		if err := p.Validate(); err != nil {
 			t.Errorf("%+v: %v", p, err)
 		}
+	}
+}
+
+// A gzip-compressed edge list cut short (a partial download) fails naming
+// the file and the first line not read whole: the lines before it were
+// read, the error is gzip's unexpected EOF (errors.Is sees it).
+func TestTruncatedGzipNamesTheLine(t *testing.T) {
+	var plain strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&plain, "%d %d\n", i, (i*7+1)%20000)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(plain.String()))
+	zw.Close()
+	cut := z.Bytes()[:z.Len()/2]
+	path := filepath.Join(t.TempDir(), "cut.el.gz")
+	if err := os.WriteFile(path, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The lines gzip can give back from the first half: the first line not whole.
+	zr, _ := gzip.NewReader(bytes.NewReader(cut))
+	got, _ := io.ReadAll(zr)
+	want := bytes.Count(got, []byte("\n")) + 1
+	_, _, err := LoadGraph(path, "cut", LoadOptions{})
+	var re *ReadError
+	if !errors.As(err, &re) || re.File != path || re.Line != want || !errors.Is(err, io.ErrUnexpectedEOF) ||
+		err.Error() != fmt.Sprintf("%s:%d: reading stopped at this line: gzip: unexpected EOF", path, want) {
+		t.Fatalf("LoadGraph of a cut gzip file: %v, want %s:%d: reading stopped at this line: gzip: unexpected EOF", err, path, want)
 	}
 }

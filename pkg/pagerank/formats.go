@@ -535,6 +535,7 @@ func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers 
 		eof := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
 		if rerr != nil && !eof {
 			readErr = rerr
+			linesBefore += bytes.Count(buf, []byte("\n")) // the lines read whole before it broke
 			break
 		}
 		cut := len(buf)
@@ -571,7 +572,10 @@ func parseBlocks(r io.Reader, name string, firstLine int, spec intSpec, workers 
 		if _, ok := readErr.(*ParseError); ok {
 			return nil, nil, 0, 0, false, readErr
 		}
-		return nil, nil, 0, 0, false, fmt.Errorf("%s: read: %w", name, readErr)
+		if errors.Is(readErr, context.Canceled) || errors.Is(readErr, context.DeadlineExceeded) {
+			return nil, nil, 0, 0, false, fmt.Errorf("%s: read: %w", name, readErr)
+		}
+		return nil, nil, 0, 0, false, &ReadError{File: name, Line: linesBefore + 1, Err: readErr}
 	}
 	total, line := 0, firstLine
 	maxID = -1

@@ -31,6 +31,22 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Problem)
 }
 
+// ReadError is a file that could not be read to its end (a gzip file cut
+// short or corrupt, an I/O error): the file, the first line not read
+// whole (1-based), and the reader's error (its own "FILE: " prefix
+// dropped from the message; errors.Is and errors.As see it).
+type ReadError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("%s:%d: reading stopped at this line: %s", e.File, e.Line, strings.TrimPrefix(e.Err.Error(), e.File+": "))
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
 // EdgeList is a parsed edge list: dense node indices, one entry per edge
 // line (self-loops and duplicates included), and the node ids.
 type EdgeList struct {
