@@ -167,9 +167,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return shownError{usageError{msg}}
 }
 
+// newFlags is the flag set of command name; its -h prints a usage line,
+// what the command does (its line of the command list in usage) and the
+// flags. Commands with positional arguments set their own Usage.
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prlab "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: prlab %s [flags]\n", name)
+		for _, l := range strings.Split(usage, "\n") {
+			if what, ok := strings.CutPrefix(l, "  "+name+" "); ok {
+				fmt.Fprintf(stderr, "%s\n", strings.TrimSpace(what))
+			}
+		}
+		fs.PrintDefaults()
+	}
 	return fs
 }
 

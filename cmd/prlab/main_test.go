@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"maps"
 	"os"
 	"path/filepath"
@@ -205,6 +206,31 @@ func TestUsageErrors(t *testing.T) {
 		}
 		if c.args != nil && c.args[0] == "frobnicate" && !strings.HasPrefix(stderr, `prlab: unknown command "frobnicate"`) {
 			t.Errorf("an unknown command's stderr does not start by naming it: %.80q", stderr)
+		}
+	}
+}
+
+// Every command's -h starts with a usage line and says what the command
+// does (its line of the command list), then lists its flags; exit 0.
+func TestEveryCommandHelp(t *testing.T) {
+	for _, c := range []struct{ name, does, flag string }{
+		{"report", "run the whole study", "-cases"},
+		{"list", "list the implementations", ""},
+		{"scale", "the scale study", "-budget"},
+		{"incremental", "PageRank after edge batches", "-batches"},
+		{"export", "write a graph", "-rmat"},
+		{"verify", "", "-max-slowdown"},
+		{"compare", "", "-max-slowdown"},
+		{"render", "", "-out"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{c.name, "-h"}, &stdout, &stderr)
+		help := stderr.String()
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s -h: %v", c.name, err)
+		}
+		if !strings.HasPrefix(help, "usage: prlab "+c.name+" ") || !strings.Contains(help, c.does) || !strings.Contains(help, c.flag) {
+			t.Errorf("%s -h prints:\n%s\nwant a usage line, %q and its flags", c.name, help, c.does)
 		}
 	}
 }
