@@ -314,29 +314,13 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
             "cudaMemcpy(start ranks, %zu bytes, host to device)", 4 * static_cast<size_t>(c.n));
   else
     PR_TRY(fillRanks(c.xbuf[0], c.n, static_cast<float>(1.0 / c.n), e));
-  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)),
-          "cudaMemsetAsync(d_residuals)");
-  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)),
-          "cudaMemsetAsync(d_sums)");
-  int in = 0, k = 0;
-  *converged = 0;
-  while (k < iterations) {
-    PR_TRY(iterate(c, *D, in, d, e));
-    PR_TRY(residual(c, *D, in, c.residHist + k, e));
-    PR_TRY(instrumentSum(c.xbuf[1 - in], c.n, c.sumHist + k, e));
-    in = 1 - in;
-    ++k;
-    bool below = false; // the host decides whether to stop: one 4-byte copy
-    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
-    if (below) {
-      *converged = 1;
-      break;
-    }
-  }
-  *done = k;
-  PR_TRY(copyRunOut(c, c.xbuf[in], k, ranks, residuals, sums, e));
-  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d iterations)", k);
-  return PRLAB_OK;
+  return runIterations(
+      c, iterations, tol,
+      [&](int k) -> int {
+        PR_TRY(iterate(c, *D, k & 1, d, e));
+        return residual(c, *D, k & 1, c.residHist + k, e);
+      },
+      ranks, residuals, sums, done, converged, "", e);
 }
 
 static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs,

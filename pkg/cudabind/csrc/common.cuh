@@ -333,6 +333,55 @@ int residualBelow(const Ctx &c, int k, float tol, bool *below, Err &e);
 // device vector x, residuals[k] and sums[k] from c.residHist and c.sumHist
 // (4n + 4k + 8k bytes).
 int copyRunOut(const Ctx &c, const float *x, int k, float *ranks, float *residuals, double *sums, Err &e);
+// runIterations is the loop of a correctness run whose iteration k reads
+// c.xbuf[k % 2] and writes c.xbuf[1 - k % 2] (x_0 already in c.xbuf[0]):
+// it zeroes c.residHist and c.sumHist, then for k = 0, 1, ..: step(k) (the
+// iteration and its L1 residual into c.residHist[k]), the rank sum
+// (instrumentSum) and the host's convergence test (residualBelow, tol > 0);
+// then *done = k, *converged, copyRunOut and a device synchronisation
+// (`what`, e.g. "hot-head ", names the iterations in its message).
+template <class Step>
+int runIterations(Ctx &c, int iterations, float tol, Step step, float *ranks, float *residuals, double *sums,
+                  int *done, int *converged, const char *what, Err &e) {
+  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_residuals)");
+  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_sums)");
+  int k = 0;
+  *converged = 0;
+  while (k < iterations) {
+    PR_TRY(step(k));
+    PR_TRY(instrumentSum(c.xbuf[1 - (k & 1)], c.n, c.sumHist + k, e));
+    ++k;
+    bool below = false; // the host decides whether to stop: one 4-byte copy
+    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
+    if (below) {
+      *converged = 1;
+      break;
+    }
+  }
+  *done = k;
+  PR_TRY(copyRunOut(c, c.xbuf[k & 1], k, ranks, residuals, sums, e));
+  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d %siterations)", k, what);
+  return PRLAB_OK;
+}
+
+// timeIterations is prlab_benchmark of a design that launches once per
+// iteration: timeRuns (c's events, the default stream) of prologue() then
+// iteration(k) for k < iterations, `what` naming it in messages; then the
+// last run's ranks c.xbuf[iterations % 2] into ranks[n] (when set).
+template <class Prologue, class Iteration>
+int timeIterations(Ctx &c, int iterations, int warmups, int runs, float *runsMs, Prologue prologue,
+                   Iteration iteration, float *ranks, const char *what, Err &e) {
+  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs, [&]() -> int {
+    PR_TRY(prologue());
+    for (int k = 0; k < iterations; ++k) PR_TRY(iteration(k));
+    return PRLAB_OK;
+  }, what, e));
+  if (ranks)
+    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
+            "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
+  return PRLAB_OK;
+}
+
 // medianOf is the median of v (the mean of the two middle values for an
 // even count; 0 for none): every timed row reports it.
 float medianOf(std::vector<float> v);

@@ -926,28 +926,14 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
   PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   hh::State *s = nullptr;
   PR_TRY(hh::prepare(c, impl, &s, d, e));
-  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_residuals)");
-  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_sums)");
   PR_TRY(hh::launchPrologue(c, *s, e));
-  int k = 0;
-  *converged = 0;
-  while (k < iterations) {
-    PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
-    const int p = k & 1;
-    PR_TRY(stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[p], c.xbuf[1 - p], c.residHist + k, e));
-    PR_TRY(instrumentSum(c.xbuf[1 - p], c.n, c.sumHist + k, e));
-    ++k;
-    bool below = false;
-    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
-    if (below) {
-      *converged = 1;
-      break;
-    }
-  }
-  *done = k;
-  PR_TRY(copyRunOut(c, c.xbuf[k & 1], k, ranks, residuals, sums, e));
-  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d hot-head iterations)", k);
-  return PRLAB_OK;
+  return runIterations(
+      c, iterations, tol,
+      [&](int k) -> int {
+        PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
+        return stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[k & 1], c.xbuf[1 - (k & 1)], c.residHist + k, e);
+      },
+      ranks, residuals, sums, done, converged, "hot-head ", e);
 }
 
 int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
@@ -956,15 +942,9 @@ int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
   PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   hh::State *s = nullptr;
   PR_TRY(hh::prepare(c, impl, &s, d, e));
-  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs, [&]() -> int {
-    PR_TRY(hh::launchPrologue(c, *s, e));
-    for (int k = 0; k < iterations; ++k) PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
-    return PRLAB_OK;
-  }, "hot-head benchmark", e));
-  if (ranks)
-    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
-            "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
-  return PRLAB_OK;
+  return timeIterations(
+      c, iterations, warmups, runs, runsMs, [&] { return hh::launchPrologue(c, *s, e); },
+      [&](int k) { return hh::launchIteration(c, *s, k, d, packed, e); }, ranks, "hot-head benchmark", e);
 }
 
 // The hot-head knobs (value >= 0, checked by prlab_layout_set): the State

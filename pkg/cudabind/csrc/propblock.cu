@@ -685,28 +685,14 @@ int propblockRun(Ctx &c, int impl, float d, int iterations, float tol, float *ra
   PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   pb::State *s = nullptr;
   PR_TRY(pb::prepare(c, &s, d, e));
-  PR_CUDA(e, cudaMemsetAsync(c.residHist, 0, 4 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_residuals)");
-  PR_CUDA(e, cudaMemsetAsync(c.sumHist, 0, 8 * static_cast<size_t>(iterations)), "cudaMemsetAsync(d_sums)");
   PR_TRY(pb::launchPrologue(c, *s, e));
-  int k = 0;
-  *converged = 0;
-  while (k < iterations) {
-    PR_TRY(pb::launchIteration(c, *s, k, d, e));
-    const int p = k & 1;
-    PR_TRY(stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[p], c.xbuf[1 - p], c.residHist + k, e));
-    PR_TRY(instrumentSum(c.xbuf[1 - p], c.n, c.sumHist + k, e));
-    ++k;
-    bool below = false;
-    if (tol > 0.0f) PR_TRY(residualBelow(c, k, tol, &below, e));
-    if (below) {
-      *converged = 1;
-      break;
-    }
-  }
-  *done = k;
-  PR_TRY(copyRunOut(c, c.xbuf[k & 1], k, ranks, residuals, sums, e));
-  PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d propagation-blocking iterations)", k);
-  return PRLAB_OK;
+  return runIterations(
+      c, iterations, tol,
+      [&](int k) -> int {
+        PR_TRY(pb::launchIteration(c, *s, k, d, e));
+        return stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[k & 1], c.xbuf[1 - (k & 1)], c.residHist + k, e);
+      },
+      ranks, residuals, sums, done, converged, "propagation-blocking ", e);
 }
 
 int propblockBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
@@ -715,15 +701,9 @@ int propblockBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, i
   PR_TRY(checkBenchArgs(d, iterations, warmups, runs, runsMs, e));
   pb::State *s = nullptr;
   PR_TRY(pb::prepare(c, &s, d, e));
-  PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs, [&]() -> int {
-    PR_TRY(pb::launchPrologue(c, *s, e));
-    for (int k = 0; k < iterations; ++k) PR_TRY(pb::launchIteration(c, *s, k, d, e));
-    return PRLAB_OK;
-  }, "propagation-blocking benchmark", e));
-  if (ranks)
-    PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[iterations & 1], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
-            "cudaMemcpy(ranks, %zu bytes, device to host)", 4 * static_cast<size_t>(c.n));
-  return PRLAB_OK;
+  return timeIterations(
+      c, iterations, warmups, runs, runsMs, [&] { return pb::launchPrologue(c, *s, e); },
+      [&](int k) { return pb::launchIteration(c, *s, k, d, e); }, ranks, "propagation-blocking benchmark", e);
 }
 
 int propblockSet(Ctx &c, int knob, int value, Err &e) {
