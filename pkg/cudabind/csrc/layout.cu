@@ -308,7 +308,8 @@ __device__ __forceinline__ float stridedSum(int edges, const float *cin, ColF co
 template <bool kInstr, bool kCoherent>
 __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Shared &sh,
                              float *vals, int *rp, float *fs, Acc &a, const PrePartials *pp) {
-  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5;
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5,
+            warps = bd >> 5;
   const float *cin = P.cIn;
   bool needD = pp != nullptr;
   auto publishD = [&]() {
@@ -337,12 +338,27 @@ __device__ void processTiles(const DevGraph &g, const Ptrs &P, const Coef &c, Sh
     publishD();
     __syncthreads();
     const float D = sh.D;
-    dev::tileRowSums<kLight>(
-        rp, rows, __ldg(g.heavyStart + t), __ldg(g.heavyStart + t + 1), [&](int h) { return __ldg(g.heavy + h) - r0; },
-        dev::StagedSum{vals}, [&](int i, float s) {
-          const float iv = i == tid ? ivFirst : __ldg(g.invOut + r0 + i); // the same value (ivFirst: row tid's)
-          finishRowIv<kInstr>(r0 + i, s, D, iv, P, c, a);
-        });
+    // dev::tileRowSums written out: through the helper (the heavy rows' bounds loaded before the light
+    // rows, ivFirst selected for heavy rows too: 1616 -> 1656 instructions) gpu-fused and gpu-graph were
+    // 3-5 % slower on the H200 (A/B of 2026-12-02, NOTES.md "The row-sum helper").
+    for (int i = tid; i < rows; i += bd) {
+      const int b = rp[i], en = rp[i + 1];
+      if (en - b <= kLight) {
+        float s = 0.0f;
+        for (int j = b; j < en; ++j) s += vals[j];
+        const float iv = i == tid ? ivFirst : __ldg(g.invOut + r0 + i);
+        finishRowIv<kInstr>(r0 + i, s, D, iv, P, c, a);
+      }
+    }
+    const int hEnd = __ldg(g.heavyStart + t + 1);
+    for (int h = __ldg(g.heavyStart + t) + warp; h < hEnd; h += warps) {
+      const int v = __ldg(g.heavy + h);
+      const int b = rp[v - r0], en = rp[v - r0 + 1];
+      float s = 0.0f;
+      for (int j = b + lane; j < en; j += 32) s += vals[j];
+      s = warpAllSum(s);
+      if (lane == 0) finishRow<kInstr>(v, s, D, P, g.invOut, c, a);
+    }
     __syncthreads(); // the next tile overwrites vals and rp
   }
   publishD(); // a block without tiles (not launched: grids never exceed the tile count)
