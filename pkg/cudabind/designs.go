@@ -194,7 +194,7 @@ var designs = withRelabelled([]design{
 		counted: "row id 4 + rowPtr[v], rowPtr[v+1] 8 + escape offset 4 + invOut 4 + store x' 4 + contrib' 4 per row; code 2 + contrib[col] 4 per edge, contrib[col < H] served by shared memory; + 4 per escaped gap (>= 65535, counted per graph: BytesPerIteration includes them); the segment tables of rows longer than 1024 edges (O(nnz/1024)), the per-block staging of contrib[0, H) and the dangling partials O(G) not counted",
 		memory:  "device memory, and shared memory for the hot head", prims: []int{primEmptyLaunch},
 		costs: launchPerIteration},
-	{id: implPropBlock, name: NamePropBlock, label: "GPU propagation blocking: contributions streamed into destination bins, then added in shared memory (the hot head's edges gathered from it), graph relabelled by out-degree",
+	{id: implPropBlock, name: NamePropBlock, label: "GPU propagation blocking: contributions streamed into destination bins, then added in shared memory in fixed point (the hot head's edges gathered from it), graph relabelled by out-degree",
 		family: familyLayout, bytes: ByteFormula{16, 12, 0}, order: LocalityOrder,
 		counted: "per cold edge: source-local index 2 + value store 4 (phase 1), value 4 + destination-local index 2 (phase 2); per hot edge (source in the head) the packed source and destination 4 instead of 12: - 8 x hot edges, counted per graph (BytesPerIteration includes them); per row: contribution staged 4 (phase 1), invOut 4, store x' 4 + contrib' 4 (phase 2); the per-block staging of the head (bins x 4H bytes), the segment tables read by phase 1's search, the items and the dangling partials O(bins x chunks) not counted",
 		memory:  "device memory, and shared memory for the bins' accumulators, the chunks' contributions and the hot head", prims: []int{primEmptyLaunch},
@@ -551,17 +551,31 @@ func (d *design) setupRow(s *Session, damping float32) (*pagerank.Stage, error) 
 // 2, rows per bin (at most) and per source chunk, bins, chunks, phase-1
 // work items, the edges whose source is in the head (4 bytes per iteration
 // each instead of 12), the one-time build's wall time (ms; keys, one
-// radix sort and the tables, on the GPU), and each phase launched alone (ms
-// per launch, the mean of 10: the scatter, the accumulate + combine).
+// radix sort and the tables, on the GPU), each phase launched alone (ms
+// per launch, the mean of 10: the scatter, the accumulate + combine), and
+// how phase 2 adds: segments ordered by destination with one atomic per
+// run of a destination (Runs; else by source, one per edge), and row sums
+// in 64-bit fixed point by integer atomics, the same bits every run
+// (Fixed; else float atomics, whose order varies).
 type PropBlockSetup struct {
 	HotFloats, BinRows, ChunkRows, Bins, Chunks, Items int
 	HotEdges                                           int64
 	BuildMs, ScatterMs, AccumulateMs                   float64
+	Runs, Fixed                                        bool
 }
 
 func (p PropBlockSetup) String() string {
-	return fmt.Sprintf("%d bins of <= %d rows, %d source chunks of %d rows, %d phase-1 items; head %d floats (%d KiB), %d hot edges; alone: scatter %.4f ms, accumulate + combine %.4f ms",
-		p.Bins, p.BinRows, p.Chunks, p.ChunkRows, p.Items, p.HotFloats, p.HotFloats*4/1024, p.HotEdges, p.ScatterMs, p.AccumulateMs)
+	add := "one float atomic per edge"
+	if p.Runs {
+		add = "one atomic per run of a destination"
+	}
+	if p.Fixed {
+		add += ", 64-bit fixed-point row sums (the same bits every run)"
+	} else {
+		add += ", float row sums (order varies)"
+	}
+	return fmt.Sprintf("%d bins of <= %d rows, %d source chunks of %d rows, %d phase-1 items; head %d floats (%d KiB), %d hot edges; %s; alone: scatter %.4f ms, accumulate + combine %.4f ms",
+		p.Bins, p.BinRows, p.Chunks, p.ChunkRows, p.Items, p.HotFloats, p.HotFloats*4/1024, p.HotEdges, add, p.ScatterMs, p.AccumulateMs)
 }
 
 // propBlockBytes subtracts the 8 bytes per iteration each hot edge saves

@@ -96,8 +96,9 @@
 // PropBlockSetup, a Benchmark row with its build time), then two launches
 // of streams per iteration: phase 1 writes every cold edge's contribution
 // into its bin's segment, phase 2 adds a bin's values in shared memory
-// (float atomics: reruns differ in the last bits), the hot head's edges
-// from a staged contrib[0, H), and combines (knobs PRLAB_KNOB_PB_*):
+// (64-bit fixed point by integer atomics, one per run of a destination: the
+// same bits every run), the hot head's edges from a staged contrib[0, H),
+// and combines (knobs PRLAB_KNOB_PB_*):
 //
 //	gpu-prop-blocking          two streamed phases per iteration, bins added in shared memory     16n + 12nnz - 8 hot edges
 //

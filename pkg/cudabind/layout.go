@@ -69,13 +69,13 @@ const (
 
 	// gpu-prop-blocking (PRLAB_KNOB_PB_*, csrc/propblock.cu); 0 automatic.
 	knobPBHot       = 40 // head floats gathered from shared memory in phase 2 (0: 12288; 1: none)
-	knobPBBinRows   = 41 // rows per bin at most (0: 16384)
+	knobPBBinRows   = 41 // rows per bin at most (0: 8192 with fixed-point sums, else 16384)
 	knobPBChunkRows = 42 // source rows per chunk (0: 16384)
 	knobPBBinEdges  = 43 // edges per bin at most (0: 262144)
 	knobPBItemEdges = 44 // edges per phase-1 work item (0: 262144)
 	knobPBReplicate = 45 // 1: never keep per-lane replicas of a short bin's sums
-	knobPBRuns      = 46 // 1: segments ordered by destination, phase 2 adds each lane's runs of one destination once
-	knobPBFixed     = 47 // 1: row sums in 64-bit fixed point by 32-bit integer atomics (the same bits every run)
+	knobPBRuns      = 46 // 0 or 1: segments ordered by destination, phase 2 adds each lane's runs of one destination once; 2: by source
+	knobPBFixed     = 47 // 0 or 1: row sums in 64-bit fixed point by 32-bit integer atomics (the same bits every run); 2: float atomics
 )
 
 // PrimitiveCount is how many operations one timed execution of a primitive

@@ -101,8 +101,8 @@ static int pr_hhinfo(void *f, void *h, int impl, float d, int *hot, int *mode, i
 	return ((__typeof__(&prlab_hothead_info))f)(h, impl, d, hot, mode, step, grid, thr, grp, ms, msg, len);
 }
 static int pr_pbinfo(void *f, void *h, float d, int *hot, int *w, int *s, int *bins, int *chunks, int *items,
-                     long long *hotEdges, float *ms, float *phaseMs, char *msg, int len) {
-	return ((__typeof__(&prlab_propblock_info))f)(h, d, hot, w, s, bins, chunks, items, hotEdges, ms, phaseMs, msg, len);
+                     long long *hotEdges, float *ms, float *phaseMs, int *mode, char *msg, int len) {
+	return ((__typeof__(&prlab_propblock_info))f)(h, d, hot, w, s, bins, chunks, items, hotEdges, ms, phaseMs, mode, msg, len);
 }
 static int pr_sopen(void *f, int dev, int impl, int n, int nnz, const int *rp, const int *ci, const int *od,
                     int maxIter, void **s, char *msg, int len) {
@@ -422,15 +422,16 @@ func (l *library) propBlockInfo(h unsafe.Pointer, damping float32) (PropBlockSet
 	if err := l.optional(l.pbInfo, "prlab_propblock_info"); err != nil {
 		return PropBlockSetup{}, err
 	}
-	var hot, w, sz, bins, chunks, items C.int
+	var hot, w, sz, bins, chunks, items, mode C.int
 	var hotEdges C.longlong
 	var ms C.float
 	var phase [2]C.float
 	err := call("prlab_propblock_info", func(msg *C.char, size C.int) C.int {
-		return C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &phase[0], msg, size)
+		return C.pr_pbinfo(l.pbInfo, h, C.float(damping), &hot, &w, &sz, &bins, &chunks, &items, &hotEdges, &ms, &phase[0], &mode, msg, size)
 	})
 	return PropBlockSetup{HotFloats: int(hot), BinRows: int(w), ChunkRows: int(sz), Bins: int(bins), Chunks: int(chunks),
-		Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms), ScatterMs: float64(phase[0]), AccumulateMs: float64(phase[1])}, err
+		Items: int(items), HotEdges: int64(hotEdges), BuildMs: float64(ms), ScatterMs: float64(phase[0]), AccumulateMs: float64(phase[1]),
+		Runs: mode&1 != 0, Fixed: mode&2 != 0}, err
 }
 
 // timePrimitive is prlab_time_primitive: the median ms of `count` operations.

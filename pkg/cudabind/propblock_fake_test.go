@@ -94,7 +94,12 @@ func TestPropBlockWithFakeLibrary(t *testing.T) {
 
 func TestPropBlockSetupString(t *testing.T) {
 	p := PropBlockSetup{HotFloats: 12288, BinRows: 16384, ChunkRows: 16384, Bins: 1100, Chunks: 1024, Items: 900, HotEdges: 12345, BuildMs: 90, ScatterMs: 0.5, AccumulateMs: 0.625}
-	want := "1100 bins of <= 16384 rows, 1024 source chunks of 16384 rows, 900 phase-1 items; head 12288 floats (48 KiB), 12345 hot edges; alone: scatter 0.5000 ms, accumulate + combine 0.6250 ms"
+	want := "1100 bins of <= 16384 rows, 1024 source chunks of 16384 rows, 900 phase-1 items; head 12288 floats (48 KiB), 12345 hot edges; one float atomic per edge, float row sums (order varies); alone: scatter 0.5000 ms, accumulate + combine 0.6250 ms"
+	if got := p.String(); got != want {
+		t.Errorf("setup %q,\nwant %q", got, want)
+	}
+	p.Runs, p.Fixed = true, true
+	want = "1100 bins of <= 16384 rows, 1024 source chunks of 16384 rows, 900 phase-1 items; head 12288 floats (48 KiB), 12345 hot edges; one atomic per run of a destination, 64-bit fixed-point row sums (the same bits every run); alone: scatter 0.5000 ms, accumulate + combine 0.6250 ms"
 	if got := p.String(); got != want {
 		t.Errorf("setup %q,\nwant %q", got, want)
 	}

@@ -249,7 +249,8 @@ PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot
  * relabelled by out-degree, phase 1 writing every cold edge's contribution
  * into its destination bin's segment, phase 2 adding them in shared memory
  * (and the hot head's edges from a staged contrib[0, H)) and combining.
- * Shared-memory float atomics: reruns differ in the last bits. */
+ * By default the bins' row sums are 64-bit fixed point added by integer
+ * atomics: the same bits every run (PRLAB_KNOB_PB_FIXED). */
 #define PRLAB_IMPL_PROPBLOCK_FIRST 32
 #define PRLAB_IMPL_PROPBLOCK 32
 #define PRLAB_IMPL_PROPBLOCK_END 33
@@ -263,10 +264,11 @@ PRLAB_API int prlab_hothead_info(void *handle, int impl, float damping, int *hot
  * the build's wall time in ms (host and device), and each phase alone
  * (phase_ms[0] the scatter, [1] the accumulate + combine: ms per launch, the
  * mean of 10 after one warm-up, measured once per layout, outside any timed
- * region). */
+ * region), and *mode: bit 1 destination runs (PRLAB_KNOB_PB_RUNS), bit 2
+ * fixed-point row sums (PRLAB_KNOB_PB_FIXED). */
 PRLAB_API int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows,
                                    int *bins, int *chunks, int *items, long long *hot_edges, float *build_ms,
-                                   float *phase_ms, char *msg, int msg_len);
+                                   float *phase_ms, int *mode, char *msg, int msg_len);
 
 #define PRLAB_STAGE_LAYOUT_FIRST 64
 #define PRLAB_STAGE_T4_SPMV_THREAD 64  /* T4 bucket in-degree <= 32, thread per row */
@@ -406,15 +408,17 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 /* Knobs of gpu-prop-blocking (prlab_layout_set routes them to csrc/propblock.cu; 0 = automatic). */
 #define PRLAB_KNOB_PB_FIRST 40
 #define PRLAB_KNOB_PB_HOT 40         /* head floats gathered in phase 2 from shared memory (auto 12288; 1: none) */
-#define PRLAB_KNOB_PB_BIN_ROWS 41    /* rows per bin at most, [32, 65536] (auto 16384) */
+#define PRLAB_KNOB_PB_BIN_ROWS 41    /* rows per bin at most, [32, 65536] (auto 8192 with fixed-point sums, else 16384) */
 #define PRLAB_KNOB_PB_CHUNK_ROWS 42  /* source rows per chunk, [32, 65536] (auto 16384) */
 #define PRLAB_KNOB_PB_BIN_EDGES 43   /* edges per bin at most, a longer row alone (auto 262144) */
 #define PRLAB_KNOB_PB_ITEM_EDGES 44  /* edges per phase-1 work item (auto 262144) */
 #define PRLAB_KNOB_PB_REPLICATE 45   /* 1: never keep 32 per-lane replicas of a short bin's sums (auto: when rows <= bin rows / 32) */
-#define PRLAB_KNOB_PB_RUNS 46        /* 1: segments ordered by destination, phase 2 takes 8 consecutive edges per lane
-                                       and adds each run of one destination with one atomic (auto 0: by source) */
-#define PRLAB_KNOB_PB_FIXED 47       /* 1: row sums in 64-bit fixed point (2^-60) by 32-bit integer atomics: the same
-                                       bits every run; 8 bytes of shared memory per bin row (auto 0: float atomics) */
+#define PRLAB_KNOB_PB_RUNS 46        /* 0 (auto) or 1: segments ordered by destination, phase 2 takes 8 consecutive edges
+                                       per lane and adds each run of one destination with one atomic; 2: by source,
+                                       one atomic per edge */
+#define PRLAB_KNOB_PB_FIXED 47       /* 0 (auto) or 1: row sums in 64-bit fixed point (2^-60) by 32-bit integer atomics:
+                                       the same bits every run, 8 bytes of shared memory per bin row; 2: float atomics
+                                       (compare-and-swap loops; reruns differ in the last bits) */
 #define PRLAB_KNOB_PB_END 48
 
 /* The layout of one uploaded graph. */

@@ -41,10 +41,15 @@
 //     dangling partials of x_k into D.
 //  2. accumulateKernel, block per bin: zeroes its accumulator, stages
 //     contrib[0, H), adds val[e] at dst2[e] for its cold edges and
-//     head[src] at dst for its hot edges (shared-memory float atomics:
-//     the summation order varies from run to run, so reruns differ in the
-//     last bits; the oracle gates are what is tested), then combines its
-//     rows: x' = (1-d)/n + d (acc + D/n), contrib' = x'/outdeg, and the
+//     head[src] at dst for its hot edges, then combines its rows. By
+//     default (measured fastest with the same bits every run, NOTES.md
+//     "propagation blocking") the segments are ordered by destination, each
+//     lane adds its 8 consecutive edges' runs of one destination with one
+//     atomic, and the row sums are 64-bit fixed point (2^-60) added by
+//     native 32-bit integer atomics, so the order of the adds does not
+//     change the bits; knobs PRLAB_KNOB_PB_RUNS / _FIXED = 2 give one atomic
+//     per edge / float atomics (compare-and-swap loops on sm_90, whose
+//     order varies, so reruns differ in the last bits). The combine: x' = (1-d)/n + d (acc + D/n), contrib' = x'/outdeg, and the
 //     block's dangling partial of x'. A bin of at most W/32 rows (a few
 //     long rows) keeps 32 replicas of each row's sum, one per lane, so the
 //     lanes of a warp never add to the same address; its rows are summed
@@ -81,7 +86,8 @@ constexpr int kRep = 32;      // replicas of a short bin's row sums (one per lan
 // KiB accumulator + 48 KiB head) fit one SM's 228 KiB, as do 2 x 64 KiB of
 // phase 1's staging.
 constexpr int kDefaultHot = 12288;
-constexpr int kDefaultBinRows = 16384;
+constexpr int kDefaultBinRows = 16384;      // float row sums (4 bytes per row)
+constexpr int kDefaultFixedBinRows = 8192;  // fixed-point row sums (8 bytes per row): two blocks per SM
 constexpr int kDefaultChunkRows = 16384;
 constexpr int kDefaultBinEdges = 1 << 18;
 constexpr int kDefaultItemEdges = 1 << 18;
@@ -90,6 +96,8 @@ constexpr int kMaxLocal = 65536; // 16-bit local indices
 struct State {
   int knobHot = 0, knobBinRows = 0, knobChunkRows = 0, knobBinEdges = 0, knobItemEdges = 0, knobReplicate = 0, knobRuns = 0, knobFixed = 0;
   bool built = false;
+  // The settings in use: destination runs and fixed-point sums (knobs 0 or 1: on, 2: off).
+  bool runs = true, fixed = true;
   int sms = 0, smemOptin = 0;
   // The layout in use (knobs resolved) and what it came to.
   int hot = 0, W = 0, S = 0, binEdges = 0, itemEdges = 0, B = 0, C = 0, nItems = 0;
@@ -455,11 +463,13 @@ int build(Ctx &c, State &s, Err &e) {
   const auto t0 = std::chrono::steady_clock::now();
   const int n = c.n, nnz = c.nnz;
   s.hot = std::min(n, s.knobHot == 1 ? 0 : knobOr(s.knobHot, kDefaultHot));
-  s.W = knobOr(s.knobBinRows, kDefaultBinRows);
+  s.runs = s.knobRuns != 2;
+  s.fixed = s.knobFixed != 2;
+  s.W = knobOr(s.knobBinRows, s.fixed ? kDefaultFixedBinRows : kDefaultBinRows);
   s.S = knobOr(s.knobChunkRows, kDefaultChunkRows);
   s.binEdges = knobOr(s.knobBinEdges, kDefaultBinEdges);
   s.itemEdges = knobOr(s.knobItemEdges, kDefaultItemEdges);
-  const size_t smem1 = 4 * static_cast<size_t>(s.S), smem2 = 4 * ((s.knobFixed == 1 ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
+  const size_t smem1 = 4 * static_cast<size_t>(s.S), smem2 = 4 * ((s.fixed ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
   if (s.hot > kMaxLocal || s.W > kMaxLocal || s.S > kMaxLocal)
     return fail(e, PRLAB_ERR_ARG, "propagation blocking: head %d, bin rows %d, chunk rows %d: each must be <= %d (16-bit local indices)",
                 s.hot, s.W, s.S, kMaxLocal);
@@ -505,7 +515,7 @@ int build(Ctx &c, State &s, Err &e) {
     PR_TRY(devAlloc(reinterpret_cast<void **>(&keys[1]), 8 * E, "d_pbKeysSorted", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&segOff), 4 * (static_cast<size_t>(ns) + 1), "d_pbSegOff", e));
     const int gk = std::max(1, std::min(blocksFor(static_cast<long long>(n) * 32, 256), 65535));
-    keyKernel<<<gk, 256>>>(c.rowPtr, c.colIdx, n, s.binStart, s.B, s.C, s.hot, s.S, s.knobRuns == 1, keys[0]);
+    keyKernel<<<gk, 256>>>(c.rowPtr, c.colIdx, n, s.binStart, s.B, s.C, s.hot, s.S, s.runs, keys[0]);
     PR_LAUNCH(e, "propagation blocking keyKernel<<<%d, 256>>>", gk);
     int bits = 1;
     while ((1ll << bits) <= ns) ++bits;
@@ -567,7 +577,7 @@ int build(Ctx &c, State &s, Err &e) {
     PR_CUDA(e, cudaMemset(s.val, 0, 4 * (E + 8)), "cudaMemset(d_pbVal)");
     if (nnz > 0) {
       const int gs = std::max(1, std::min(blocksFor(nnz, 256), 65535));
-      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, s.pre, dBase, B, s.knobRuns == 1, s.src1, s.dst2, s.val);
+      scatterLayoutKernel<<<gs, 256>>>(keys[1], nnz, C, segOff, s.pre, dBase, B, s.runs, s.src1, s.dst2, s.val);
       PR_LAUNCH(e, "propagation blocking scatterLayoutKernel<<<%d, 256>>>", gs);
     }
     for (int i = 0; i < 2; ++i) {
@@ -639,8 +649,8 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   a2.xOut = c.xbuf[1 - p];
   a2.cOut = s.contrib[1 - p];
   a2.dOut = s.dPart[1 - p];
-  const size_t smem2 = 4 * ((s.knobFixed == 1 ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
-  const bool runs = s.knobRuns == 1, fixed = s.knobFixed == 1;
+  const size_t smem2 = 4 * ((s.fixed ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
+  const bool runs = s.runs, fixed = s.fixed;
   if (runs && fixed) accumulateKernel<true, true><<<s.B, kT, smem2>>>(a2);
   else if (runs) accumulateKernel<true, false><<<s.B, kT, smem2>>>(a2);
   else if (fixed) accumulateKernel<false, true><<<s.B, kT, smem2>>>(a2);
@@ -721,8 +731,8 @@ int propblockSet(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_PB_BIN_EDGES, &s->knobBinEdges, "bin edges", 32, 1 << 30},
       {PRLAB_KNOB_PB_ITEM_EDGES, &s->knobItemEdges, "item edges", 32, 1 << 30},
       {PRLAB_KNOB_PB_REPLICATE, &s->knobReplicate, "replicas (1: never)", 1, 1},
-      {PRLAB_KNOB_PB_RUNS, &s->knobRuns, "runs (1: segments by destination, runs added once)", 1, 1},
-      {PRLAB_KNOB_PB_FIXED, &s->knobFixed, "fixed point (1: 64-bit integer row sums, the same bits every run)", 1, 1},
+      {PRLAB_KNOB_PB_RUNS, &s->knobRuns, "runs (1: segments by destination, runs added once; 2: by source, one atomic per edge)", 1, 2},
+      {PRLAB_KNOB_PB_FIXED, &s->knobFixed, "fixed point (1: 64-bit integer row sums, the same bits every run; 2: float atomics)", 1, 2},
   };
   for (Rule &r : rules) {
     if (r.knob != knob) continue;
@@ -753,11 +763,11 @@ void propblockStateFree(Ctx &c) {
 extern "C" {
 
 int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows, int *bins,
-                         int *chunks, int *items, long long *hot_edges, float *build_ms, float *phase_ms, char *msg,
-                         int msg_len) {
+                         int *chunks, int *items, long long *hot_edges, float *build_ms, float *phase_ms, int *mode,
+                         char *msg, int msg_len) {
   return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
     PR_TRY(prlab::checkHandle(handle, e));
-    if (!hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms || !phase_ms)
+    if (!hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms || !phase_ms || !mode)
       return prlab::fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);
     prlab::pb::State *s = nullptr;
@@ -774,6 +784,7 @@ int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_
     *items = s->nItems;
     *hot_edges = s->hotEdges;
     *build_ms = s->buildMs;
+    *mode = (s->runs ? 1 : 0) | (s->fixed ? 2 : 0);
     return PRLAB_OK;
   });
 }

@@ -551,25 +551,26 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
 /* The propagation-blocking layout: the head (knob, default 12288, 1 none)
  * and its hot edges counted from the uploaded columns; the rest fixed. */
 int prlab_propblock_info(void *handle, float damping, int *hot_floats, int *bin_rows, int *chunk_rows, int *bins,
-                         int *chunks, int *items, long long *hot_edges, float *build_ms, float *phase_ms, char *msg,
-                         int msg_len) {
+                         int *chunks, int *items, long long *hot_edges, float *build_ms, float *phase_ms, int *mode,
+                         char *msg, int msg_len) {
   (void)damping;
   fake_ctx *c = handle;
-  if (!c || !hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms || !phase_ms)
+  if (!c || !hot_floats || !bin_rows || !chunk_rows || !bins || !chunks || !items || !hot_edges || !build_ms || !phase_ms || !mode)
     return say(msg, msg_len, PRLAB_ERR_ARG, "NULL argument");
   int hot = c->pb_hot == 1 ? 0 : (c->pb_hot ? c->pb_hot : 12288);
   if (hot > c->n) hot = c->n;
   long long he = 0;
   for (int e = 0; e < c->nnz; ++e) he += c->col_idx[e] < hot;
   *hot_floats = hot;
-  *bin_rows = 16384;
+  *bin_rows = 8192;
   *chunk_rows = 16384;
-  *bins = (c->n + 16383) / 16384;
+  *bins = (c->n + 8191) / 8192;
   *chunks = c->n > hot ? (c->n - hot + 16383) / 16384 : 0;
   *items = *chunks;
   *hot_edges = he;
   *build_ms = 2.5f;
   phase_ms[0] = 0.5f;
   phase_ms[1] = 0.75f;
+  *mode = 3;
   return PRLAB_OK;
 }
