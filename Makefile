@@ -29,8 +29,9 @@ $(CUDA_LIB): $(CUDA_SRCS) $(CUDA_HDRS)
 # ---- notebooks (notebooks/*.ipynb under GoNB; issue 4) ----
 # make notebook-deps    apt + go steps the notebooks need (root; Debian 12; Node.js + npm for make jlab if missing)
 # make kernel           build bin/gonb + bin/goimports (versions pinned in go.mod), write the "gonb" kernel spec
-# make notebooks        execute every notebook headlessly -> reports/notebooks/NAME.{ipynb,html}; fails on any cell error
-# make notebooks-commit the same, and write the outputs back into notebooks/ (what gets committed)
+# make notebooks        execute every notebook headlessly -> reports/notebooks/NAME.{ipynb,html} (+ assets/: ECharts
+#                       and nbconvert's CSS, one shared file each); fails on any cell error
+# make notebooks-commit the same, and write the outputs back into notebooks/ (what gets committed; without ECharts)
 # make notebooks-test   Run All in the classic Notebook server in headless Chromium; asserts a chart drew pixels
 # make notebook-server  start the classic Notebook server on 127.0.0.1:8888 for a person
 # make jlab             build the JupyterLab 3.6.8 front end (tools/jlab, npm ci from its lock file) into build/jlab

@@ -13,11 +13,17 @@ its outputs on this machine), and write
     <out>/<name>.ipynb   the executed notebook
     <out>/<name>.html    nbconvert's HTML export, made offline: every script or
                          stylesheet that would load from outside the page is
-                         removed (CDN or file:// URLs; the charts' ECharts is
-                         inline in the outputs), so the page works anywhere offline
+                         removed (CDN or file:// URLs), so the page works
+                         anywhere offline, from a clone opened with file://
+    <out>/assets/        what every export would otherwise inline (share_assets):
+                         the charts' ECharts (pkg/nb.LibraryHTML, 1 MB) and
+                         nbconvert's large stylesheets (550 KB), one file each,
+                         named by content hash, loaded by relative URL
 
 With --inplace the executed notebook also replaces the source notebook, which
-is how the committed notebooks get their outputs.
+is how the committed notebooks get their outputs; that copy leaves the ECharts
+library out (omit_library: 1 MB per notebook in git; running the notebook
+loads it again).
 
 Notebooks run in parallel (--jobs, default 2), each in its own process and
 kernel. Exit status 0 only when every notebook ran without error.
@@ -28,6 +34,8 @@ jupyter-nbconvert (run it with /usr/bin/python3, not a pyenv/venv python).
 
 import argparse
 import concurrent.futures
+import copy
+import hashlib
 import json
 import os
 import re
@@ -143,13 +151,112 @@ def make_offline(html):
     """Remove every tag that would load a script or stylesheet from outside the
     page (nbconvert's templates reference RequireJS and MathJax). The notebooks
     write formulas in plain text, so nothing needs MathJax; the charts' ECharts
-    is inline in the outputs."""
+    comes with the outputs (share_assets moves it to a file beside the page)."""
     removed = 0
     for pat in OFFLINE_TAGS:
         html, n = pat.subn("", html)
         removed += n
     left = re.findall(r"<(?:script|link|img|iframe)[^>]*\b(?:src|href)\s*=\s*[\"']?" + EXTERNAL + r"[^\"' >]*", html, re.I)
     return html, removed, left
+
+
+# The <script> element of pkg/nb.LibraryHTML that holds ECharts (its
+# LibraryAttr): the same bytes in every notebook.
+LIBRARY_SCRIPT = re.compile(r"<script\b[^>]*\bdata-prlab-echarts\b[^>]*>(.*?)</script>", re.S | re.I)
+# What the committed notebook holds instead: pkg/nb.LibraryOmittedFlag, so the
+# setup cell's status line says why the charts stay blank when trusted.
+LIBRARY_OMITTED = '<script type="text/javascript">window.prlabEChartsOmitted = true;</script>'
+# nbconvert's stylesheets longer than this (the JupyterLab theme, 536 KB, and
+# nbconvert's own, 15 KB) go to a shared file; small ones stay in the page.
+STYLE_INLINE_MAX = 8 * 1024
+STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S | re.I)
+ASSETS = "assets"
+
+
+def write_asset(outdir, stem, ext, text):
+    """Write text to OUTDIR/assets/STEM-HASH.EXT (HASH: the first 12 hex digits
+    of its SHA-256, so parallel jobs write the same file and a changed library
+    or template gets a new name) unless it is there; return its URL relative
+    to OUTDIR."""
+    data = text.encode("utf-8")
+    name = "%s-%s.%s" % (stem, hashlib.sha256(data).hexdigest()[:12], ext)
+    path = os.path.join(outdir, ASSETS, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return ASSETS + "/" + name
+    except FileNotFoundError:
+        pass
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return ASSETS + "/" + name
+
+
+def share_assets(html, outdir):
+    """Move the large inline parts of an export into OUTDIR/assets: ECharts
+    (pkg/nb.LibraryHTML's element) becomes <script src>, every stylesheet over
+    STYLE_INLINE_MAX bytes a <link>. Both load from file:// too, so the page
+    still works offline from a clone. Returns the page and the asset URLs."""
+    urls = []
+
+    def script(m):
+        url = write_asset(outdir, "prlab-echarts", "js", m.group(1))
+        urls.append(url)
+        return '<script type="text/javascript" src="%s"></script>' % url
+
+    def style(m):
+        if len(m.group(1)) <= STYLE_INLINE_MAX:
+            return m.group(0)
+        url = write_asset(outdir, "nbconvert", "css", m.group(1))
+        urls.append(url)
+        return '<link rel="stylesheet" type="text/css" href="%s">' % url
+
+    html = LIBRARY_SCRIPT.sub(script, html)
+    html = STYLE.sub(style, html)
+    return html, urls
+
+
+def prune_assets(outdir):
+    """Remove the files of OUTDIR/assets that no OUTDIR/*.html loads (an older
+    library or template); return their names. Run only when every job has
+    written its page (a job writes its assets before its page)."""
+    adir = os.path.join(outdir, ASSETS)
+    if not os.path.isdir(adir):
+        return []
+    pages = ""
+    for name in os.listdir(outdir):
+        if name.endswith(".html"):
+            with open(os.path.join(outdir, name), encoding="utf-8") as f:
+                pages += f.read()
+    gone = []
+    for name in sorted(os.listdir(adir)):
+        if (ASSETS + "/" + name) not in pages:
+            os.remove(os.path.join(adir, name))
+            gone.append(name)
+    return gone
+
+
+def omit_library(nb):
+    """A copy of the executed notebook nb without the ECharts library in its
+    outputs (LIBRARY_SCRIPT replaced by LIBRARY_OMITTED): what gets committed.
+    Returns the copy and how many outputs changed."""
+    nb = copy.deepcopy(nb)
+    changed = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            html = data.get("text/html")
+            if html is None:
+                continue
+            html = "".join(html) if isinstance(html, list) else html
+            thin, n = LIBRARY_SCRIPT.subn(LIBRARY_OMITTED, html)
+            if n:
+                data["text/html"] = thin
+                changed += 1
+    return nb, changed
 
 
 def export_html(nb, path, template):
@@ -160,6 +267,7 @@ def export_html(nb, path, template):
     body, removed, left = make_offline(body)
     if left:
         raise RuntimeError("HTML export still loads from the network: %s" % left[:3])
+    body, _ = share_assets(body, os.path.dirname(os.path.abspath(path)))
     with open(path + ".tmp", "w", encoding="utf-8") as f:
         f.write(body)
     os.replace(path + ".tmp", path)
@@ -257,7 +365,13 @@ def run_one(args):
     write_notebook(nb, out_nb, nbformat)
     removed = export_html(nb, out_html, args.template)
     if args.inplace:
-        write_notebook(nb, src, nbformat)
+        thin, changed = omit_library(nb)
+        if changed != 1:
+            log("FAIL %s: %d outputs hold the ECharts library (pkg/nb.LibraryHTML, element with %s), want 1 (the setup cell)"
+                % (src, changed, "data-prlab-echarts"))
+            return 1
+        NotebookNotary().sign(thin)
+        write_notebook(thin, src, nbformat)
     for stale in (os.path.join(args.out, name + ".failed.ipynb"), klog_path):
         if os.path.exists(stale):
             os.remove(stale)
@@ -286,7 +400,7 @@ def main():
         if not os.path.isfile(nbpath):
             ap.error("no such notebook: %s" % nbpath)
 
-    if len(args.notebooks) == 1:
+    if len(args.notebooks) == 1:  # also each job of a run of several: no prune_assets here
         return run_one(args)
 
     t0 = time.monotonic()
@@ -309,6 +423,9 @@ def main():
     ok = len(args.notebooks) - len(failed)
     log("notebooks: %d passed, %d failed in %.1f s (%d at a time)" % (ok, len(failed), wall, args.jobs))
     print("%d passed, %d failed" % (ok, len(failed)))
+    if not failed:
+        for name in prune_assets(args.out):
+            log("removed %s/%s/%s: no page loads it" % (args.out, ASSETS, name))
     return 1 if failed else 0
 
 

@@ -34,18 +34,40 @@ func LibraryHTML() string {
 	// Jupyter runs the scripts of saved outputs only in a trusted notebook;
 	// the classic Notebook and JupyterLab trust it in different places.
 	fmt.Fprintf(&b, `<div id="%s" style="font:12px sans-serif;color:#a00">%s: charts below stay blank. Jupyter runs the scripts of saved outputs only in a trusted notebook: run the notebook (Run All), or trust it (classic Notebook: File &rarr; Trust Notebook; JupyterLab: command palette, Ctrl+Shift+C &rarr; Trust Notebook; shell: <code>jupyter trust NOTEBOOK.ipynb</code>).</div>`, id, LibraryNotRun)
-	b.WriteString("\n<script type=\"text/javascript\">\n(function (define, exports, module) {\nif (window.echarts && window.echarts.init) { return; }\n")
+	// The library sits alone in the element marked LibraryAttr, the same
+	// bytes in every notebook (the status line's id is outside it), so that
+	// tools/nbrun.py can move it into one shared file of the HTML exports and
+	// leave it out of the committed notebooks.
+	b.WriteString("\n<script type=\"text/javascript\" " + LibraryAttr + ">\n(function (define, exports, module) {\nif (window.echarts && window.echarts.init) { return; }\n")
 	b.WriteString(report.EChartsJS())
-	b.WriteString("\n}).call(window);\n")
+	b.WriteString("\n}).call(window);\n</script>\n")
 	// JupyterLab may run the script before it attaches the output to the page: retry.
-	fmt.Fprintf(&b, `(function () { var n = 0; (function mark() { var e = document.getElementById(%q); if (e && window.echarts) { e.style.color = "#666"; e.textContent = "ECharts " + window.echarts.version + " loaded inline (offline)."; } else if (++n < 100) { setTimeout(mark, 100); } })(); })();`, id)
-	b.WriteString("\n</script>\n")
+	fmt.Fprintf(&b, `<script type="text/javascript">(function () { var n = 0; (function mark() { var e = document.getElementById(%q); if (e && window.echarts) { e.style.color = "#666"; e.textContent = "ECharts " + window.echarts.version + " loaded (offline)."; } else if (e && window.%s) { e.textContent = %q; } else if (++n < 100) { setTimeout(mark, 100); } })(); })();</script>`,
+		id, LibraryOmittedFlag, LibraryOmitted)
+	b.WriteString("\n")
 	return b.String()
 }
 
+// LibraryAttr marks the <script> element of LibraryHTML that holds ECharts
+// (wrapper and library, about 1 MB, byte-identical in every notebook).
+// tools/nbrun.py finds it by this attribute: the HTML export loads it from
+// one shared file (reports/notebooks/assets/prlab-echarts-HASH.js) and the
+// committed notebook replaces it by a script that sets LibraryOmittedFlag.
+const LibraryAttr = "data-prlab-echarts"
+
+// LibraryOmittedFlag is the window property that the committed notebooks'
+// stand-in for the library sets; LibraryHTML's status line then says
+// LibraryOmitted instead of waiting for ECharts.
+const LibraryOmittedFlag = "prlabEChartsOmitted"
+
+// LibraryOmitted is the status line of a committed notebook opened trusted
+// without running it: the library is not saved there (it would add 1 MB to
+// every notebook in git).
+const LibraryOmitted = "ECharts is not saved in the committed notebook (1 MB each): charts below stay blank until you run the notebook (Run All); reports/notebooks/NAME.html shows them as committed."
+
 // LibraryNotRun starts LibraryHTML's status line while its script has not
 // run (an untrusted notebook); once it ran the line says "ECharts <version>
-// loaded inline (offline).".
+// loaded (offline).". LibraryOmitted replaces it in a committed notebook opened trusted.
 const LibraryNotRun = "ECharts (inline, offline) did not run here"
 
 // Snippeter is any go-echarts chart (charts.Line, charts.Bar, ...).

@@ -236,8 +236,8 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 			if len(ran.Errors) > 0 {
 				t.Errorf("cells show errors: %q", ran.Errors)
 			}
-			if !strings.HasPrefix(ran.Setup, "ECharts ") || !strings.Contains(ran.Setup, "loaded inline") {
-				t.Errorf("after Run All: setup cell says %q, want \"ECharts <version> loaded inline (offline).\"", ran.Setup)
+			if !strings.HasPrefix(ran.Setup, "ECharts ") || !strings.Contains(ran.Setup, "loaded (offline)") {
+				t.Errorf("after Run All: setup cell says %q, want \"ECharts <version> loaded (offline).\"", ran.Setup)
 			}
 			checkTables(t, ran, true)
 			checkCharts(t, ctx, "after Run All", ran.Charts)
@@ -257,7 +257,7 @@ func TestNotebooksInJupyterLab(t *testing.T) {
 			if !again.Trusted {
 				t.Errorf("reopened after saving in JupyterLab: not trusted")
 			}
-			if !strings.Contains(again.Setup, "loaded inline") {
+			if !strings.Contains(again.Setup, "loaded (offline)") {
 				t.Errorf("trusted, before running: setup cell says %q, want ECharts loaded", again.Setup)
 			}
 			checkCharts(t, ctx, "trusted, before running", again.Charts)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,19 @@ func TestLibraryHTMLHidesAMD(t *testing.T) {
 	// The UMD must run with define/exports/module shadowed by undefined and this = window.
 	if !strings.Contains(h, "(function (define, exports, module) {") || !strings.Contains(h, "}).call(window);") {
 		t.Fatalf("LibraryHTML lacks the wrapper that hides RequireJS' define:\n%s", h[:300])
+	}
+	// tools/nbrun.py shares the element marked LibraryAttr between notebooks:
+	// it must hold the library and be the same bytes in every call.
+	lib := regexp.MustCompile(`(?s)<script[^>]*\b` + LibraryAttr + `>(.*?)</script>`)
+	first, second := lib.FindAllStringSubmatch(h, -1), lib.FindAllStringSubmatch(LibraryHTML(), -1)
+	if len(first) != 1 || len(second) != 1 {
+		t.Fatalf("LibraryHTML has %d and %d elements marked %s, want 1", len(first), len(second), LibraryAttr)
+	}
+	if !strings.Contains(first[0][1], js) || first[0][1] != second[0][1] {
+		t.Errorf("the element marked %s does not hold the same library bytes in every call (%d and %d bytes)", LibraryAttr, len(first[0][1]), len(second[0][1]))
+	}
+	if h == LibraryHTML() {
+		t.Error("two LibraryHTML calls gave the same fragment; the status line needs a fresh id per notebook")
 	}
 	for _, bad := range []string{"http://", "https://"} {
 		if i := strings.Index(h[:strings.Index(h, js)], bad); i >= 0 {
