@@ -307,7 +307,11 @@ template <int B, class T, class Ld, class St> __device__ __forceinline__ void ba
   }
 }
 
-template <bool kInstr, int kMode>
+// kPipe: the pipeline knob's bits compiled in (PRLAB_KNOB_DSM_PIPELINE; 0 for the default, 1 the split
+// barrier alone, 7 all); without them the kernel is the default's code as before the knob (the H200 lease
+// of 2026-12-02 05:00 timed the default 24 % slower with the knob's branches compiled into the same
+// instantiation: 5,360 SASS instructions against 4,576; with kPipe = 0 the same 4,576 opcodes again).
+template <bool kInstr, int kMode, int kPipe = 0>
 __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, float *xOut, Inst in) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cg::cluster_group cl = cg::this_cluster();
@@ -324,12 +328,12 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
   const bool packed = pieces && a.packed != 0; // rows packed into warps: segmented shuffle sums, valS = row sums
-  const bool col16 = packed && (a.pipeline & 2) != 0; // a lane's 8 ghost indices in one 16-byte load
+  const bool col16 = (kPipe & 2) != 0 && packed && (a.pipeline & 2) != 0; // a lane's 8 ghost indices in one 16-byte load
   // split cluster barrier: arrive after the sends, wait after the next iteration's column loads and own-row sums
-  const bool split = packed && (a.pipeline & 1) != 0 && (a.ablate & (kNoSync | kNoGather)) == 0;
+  const bool split = (kPipe & 1) != 0 && packed && (a.pipeline & 1) != 0 && (a.ablate & (kNoSync | kNoGather)) == 0;
   // bit 4: each packed row finished by its head lane right after its shuffles (no row pass, no valS, no block
   // barrier between the gather and the combine); warp 0 sums D first and publishes it in dWord
-  const bool rowFinish = packed && (a.pipeline & 4) != 0 && (a.ablate & (kNoGather | kNoRows)) == 0;
+  const bool rowFinish = (kPipe & 4) != 0 && packed && (a.pipeline & 4) != 0 && (a.ablate & (kNoGather | kNoRows)) == 0;
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
                          fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16);
   extern __shared__ float4 dynSmem[];
@@ -464,7 +468,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   dang = blockSum(dang, fs);
   if (tid == 0) {
     dP[0] = dang;
-    dWord = 0ull;
+    if ((kPipe & 4) != 0) dWord = 0ull;
     rP[0] = rP[1] = 0.0f;
     sP[0] = sP[1] = 0.0;
   }
@@ -607,9 +611,13 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         const unsigned li = laneS[32 * w + lane];
         const int segEnd = static_cast<int>((li >> 8) & 63u);
         float v[kPiece];
-        if (pre && w == warp) { // the own-row values were read before the wait: only the remote ones now
+        if ((kPipe & 1) != 0 && pre && w == warp) { // the own-row values were read before the wait: only the remote ones now
 #pragma unroll
           for (int j = 0; j < kPiece; ++j) v[j] = preC[j] >= R ? cur[preC[j]] : preV[j];
+        } else if ((kPipe & 2) == 0) { // the default's loads, as before the pipeline knob
+          const int wbase = wi >> 8, depth = (wi >> 4) & 15, len = static_cast<int>((li >> 1) & 15u);
+#pragma unroll
+          for (int j = 0; j < kPiece; ++j) v[j] = j < depth && j < len ? cur[colS[wbase + 32 * j + lane]] : 0.0f;
         } else {
           int cix[kPiece];
           packedCols(w, wi, li, cix);
@@ -850,7 +858,17 @@ int getState(Ctx &c, DsmState **out, Err &e) {
                  [&](DsmState &s) { return deviceLimits(c.device, nullptr, &s.smemOptin, &s.ccMajor, e); }, e);
 }
 
-template <bool kInstr> const void *kernelFor(int mode) {
+// The kernel for an exchange and a pipeline value: the default's code when it is 0, the split barrier
+// alone compiled in for stores + 1, all three bits otherwise (stores, l2; bulk where compiled in).
+template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
+  if (pipeline == 1 && mode == kStores) return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, 1>);
+  if (pipeline != 0) switch (mode) {
+#if PRLAB_CLUSTER_BULK
+    case kBulk: return reinterpret_cast<const void *>(dsmKernel<kInstr, kBulk, 7>);
+#endif
+    case kL2: return reinterpret_cast<const void *>(dsmKernel<kInstr, kL2, 7>);
+    default: return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, 7>);
+    }
   switch (mode) {
 #if PRLAB_CLUSTER_BULK
   case kBulk: return reinterpret_cast<const void *>(dsmKernel<kInstr, kBulk>);
@@ -1314,7 +1332,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
              packed = gather == 8;
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
   constexpr int kAutoPipeline = 0; // automatic: none (not yet timed on the H200)
-  const int pipeline = packed ? (s.knobPipeline == 0 ? kAutoPipeline : s.knobPipeline & 7) : 0;
+  const int pipeline = packed && mode != kRowStores ? (s.knobPipeline == 0 ? kAutoPipeline : s.knobPipeline & 7) : 0; // not with row stores
   const bool col16 = (pipeline & 2) != 0;
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
   std::vector<int> sizes;
@@ -1351,8 +1369,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
             std::to_string(limit) + ")";
       continue;
     }
-    if (!clusterSchedulable(kernelFor<false>(mode), "dsmKernel", C, threads, smem, &why) ||
-        !clusterSchedulable(kernelFor<true>(mode), "dsmKernel", C, threads, smem, &why))
+    if (!clusterSchedulable(kernelFor<false>(mode, pipeline), "dsmKernel", C, threads, smem, &why) ||
+        !clusterSchedulable(kernelFor<true>(mode, pipeline), "dsmKernel", C, threads, smem, &why))
       continue;
     a.rowPtr = c.rowPtr;
     a.invOut = c.invOut;
@@ -1410,7 +1428,7 @@ Coef coefOf(const Ctx &c, float d) {
 
 template <bool kInstr>
 int launch(const Ctx &c, const DsmState &s, int iters, float d, float tol, float *xOut, Err &e) {
-  const void *fn = kernelFor<kInstr>(s.mode);
+  const void *fn = kernelFor<kInstr>(s.mode, s.args.pipeline);
   PR_CUDA(e, cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(s.smem)),
           "cudaFuncSetAttribute(dsmKernel, %zu bytes of dynamic shared memory)", s.smem);
   cudaLaunchAttribute attr[1];
