@@ -153,7 +153,8 @@ var dsmConfigLabels = []string{"stores staged twobar", "stores pieces", "bulk pi
 // only): the split cluster barrier, 16-bit column indices, rows finished in
 // their packed warp (no row pass), and combinations.
 var dsmPipelines = []namedValue{{"split barrier", 1}, {"16-bit columns", 2}, {"split barrier + 16-bit columns", 3},
-	{"row finish", 4}, {"split barrier + 16-bit columns + row finish", 7}}
+	{"row finish", 4}, {"split barrier + 16-bit columns + row finish", 7},
+	{"every bit off in the knob's kernel (the default as timed on 2026-12-02 05:00)", 8}}
 
 // dsmPipelineConfigs: the default (packed rows, warp 0 reduces only, the
 // one-barrier sum) with each pipeline value on the three exchanges, and at
