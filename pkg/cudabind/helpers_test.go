@@ -2,6 +2,7 @@ package cudabind
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -196,4 +197,92 @@ func designImpl(im pagerank.Implementation) *gpuDesign {
 		return &d.gpuDesign
 	}
 	return nil
+}
+
+// runFixedChecked runs im (at knob setting config) for iters fixed
+// iterations on g and checks the run against the oracle ref: it passes
+// pagerank.Validate, gives g.N ranks, iters iterations and iters residuals
+// (errors name design, setting and graph; the validation is logged). It
+// returns that run and a second one of the same setting, for the caller's
+// own comparison of the bits, or nil, nil when the first run fails (an
+// error of the test already); a failing second run stops the test.
+func runFixedChecked(t *testing.T, im pagerank.Implementation, config string, g *pagerank.Graph, ref *pagerank.Result, iters int) (res, again *pagerank.Result) {
+	t.Helper()
+	res, err := im.Run(g, pagerank.Fixed(iters))
+	if err != nil {
+		t.Errorf("%s (%s) on %s: %v", im.Name(), config, g.Name, err)
+		return nil, nil
+	}
+	v := pagerank.Validate(g, res, ref)
+	if !v.Pass {
+		t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), config, g.Name, v)
+	}
+	t.Logf("  %-10s %-14s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, config, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
+	if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
+		t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), config, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
+	}
+	again, err = im.Run(g, pagerank.Fixed(iters))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, again
+}
+
+// checkToleranceRun runs im on g in tolerance mode (until the device's L1
+// residual falls below pagerank.FloatTolerance, at most 1000 iterations)
+// and checks that it stopped for that reason: converged exactly when the
+// last residual is below the tolerance, else after all 1000 iterations.
+func checkToleranceRun(t *testing.T, im pagerank.Implementation, g *pagerank.Graph) {
+	t.Helper()
+	tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
+	if err != nil {
+		t.Fatalf("%s tolerance run on %s: %v", im.Name(), g.Name, err)
+	}
+	if last := tr.Residuals[len(tr.Residuals)-1]; tr.Converged != (last < pagerank.FloatTolerance) || (!tr.Converged && tr.Iterations != 1000) {
+		t.Errorf("%s tolerance run on %s: converged %v after %d, last residual %g", im.Name(), g.Name, tr.Converged, tr.Iterations, last)
+	}
+}
+
+// oneTimeRows benchmarks im on g (5 fixed iterations, no warm-up, one run)
+// and checks that the result's one-time rows (kind pagerank.StageRelabel,
+// outside the timed iterations) are, in order, len(prefixes) rows whose
+// names start with prefixes; it returns those rows.
+func oneTimeRows(t *testing.T, im *gpuDesign, g *pagerank.Graph, prefixes ...string) []pagerank.Stage {
+	t.Helper()
+	b, err := im.Benchmark(g, pagerank.Fixed(5), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []pagerank.Stage
+	var names []string
+	for _, st := range b.Stages {
+		if st.Kind == pagerank.StageRelabel {
+			rows, names = append(rows, st), append(names, st.Name)
+		}
+	}
+	ok := len(names) == len(prefixes)
+	for i := 0; ok && i < len(prefixes); i++ {
+		ok = strings.HasPrefix(names[i], prefixes[i])
+	}
+	if !ok {
+		t.Errorf("one-time rows of the benchmark: %q, want names starting with %q", names, prefixes)
+	}
+	return rows
+}
+
+// setRelabelledKnobs sets each knob k of knobs to its value in the session of
+// g relabelled by LocalityOrder (the graph the relabelled designs run on,
+// which the next Run or Benchmark of g reuses); kind names the knobs in the
+// fatal error of a refused setting.
+func setRelabelledKnobs(t *testing.T, g *pagerank.Graph, kind string, knobs map[int]int) {
+	t.Helper()
+	rg, _, _, err := relabelled(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range knobs {
+		if err := setLayoutKnob(rg, k, v); err != nil {
+			t.Fatalf("%s knob %d = %d on %s: %v", kind, k, v, rg.Name, err)
+		}
+	}
 }

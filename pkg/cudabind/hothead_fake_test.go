@@ -44,18 +44,5 @@ func TestHotHeadPackedWithFakeLibrary(t *testing.T) {
 		}
 	}
 	// Benchmark reports the one-time encoding beside the relabel, outside the timed iterations.
-	b, err := im.Benchmark(rm, pagerank.Fixed(5), 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, st := range b.Stages {
-		if st.Kind == pagerank.StageRelabel {
-			kinds = append(kinds, st.Name)
-		}
-	}
-	if len(kinds) != 3 || !strings.HasPrefix(kinds[0], "one-time host column code") || !strings.HasPrefix(kinds[1], "one-time setup of the hot head") ||
-		!strings.HasPrefix(kinds[2], "one-time host relabel") {
-		t.Errorf("one-time rows of the benchmark: %q", kinds)
-	}
+	oneTimeRows(t, im, rm, "one-time host column code", "one-time setup of the hot head", "one-time host relabel")
 }

@@ -82,15 +82,7 @@ var hotHeadConfigs = []hotHeadConfig{
 // relabelled), which the next Run or Benchmark of g reuses.
 func setHotHead(t *testing.T, g *pagerank.Graph, c hotHeadConfig) {
 	t.Helper()
-	rg, _, _, err := relabelled(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM, knobHotGroup: c.group, knobHotStream: c.stream, knobHotUnroll: c.unroll, knobHotTile: c.tile} {
-		if err := setLayoutKnob(rg, k, v); err != nil {
-			t.Fatalf("hot-head knob %d = %d on %s: %v", k, v, rg.Name, err)
-		}
-	}
+	setRelabelledKnobs(t, g, "hot-head", map[int]int{knobHotFloats: c.hot, knobHotThreads: c.threads, knobHotOccupancy: c.occ, knobHotBlocksPerSM: c.blocksPerSM, knobHotGroup: c.group, knobHotStream: c.stream, knobHotUnroll: c.unroll, knobHotTile: c.tile})
 }
 
 func TestHotHeadDesignRows(t *testing.T) {
@@ -158,9 +150,8 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 			family := map[int][]float64{} // by tile knob: the ranks of the first setting with the default grid and groups
 			for _, c := range configs {
 				setHotHead(t, g, c)
-				res, err := im.Run(g, pagerank.Fixed(iters))
-				if err != nil {
-					t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
+				res, again := runFixedChecked(t, im, c.name, g, ref, iters)
+				if res == nil {
 					continue
 				}
 				// Head size, load mode and loads per step (what the tuning picks among)
@@ -177,18 +168,6 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 						t.Errorf("%s (%s) on %s: ranks differ from the first setting's of tile knob %d (head size, load mode and loads per step must not change the bits)", im.Name(), c.name, g.Name, key)
 					}
 				}
-				v := pagerank.Validate(g, res, ref)
-				if !v.Pass {
-					t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
-				}
-				t.Logf("  %-10s %-12s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
-				if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
-					t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
-				}
-				again, err := im.Run(g, pagerank.Fixed(iters))
-				if err != nil {
-					t.Fatal(err)
-				}
 				for i := range res.Ranks {
 					if res.Ranks[i] != again.Ranks[i] {
 						t.Errorf("%s (%s) on %s: node %d rank %v, then %v (fixed-order sums must give the same bits)", im.Name(), c.name, g.Name, i, res.Ranks[i], again.Ranks[i])
@@ -201,15 +180,8 @@ func TestGPUHotHeadCorrectness(t *testing.T) {
 			continue
 		}
 		// Tolerance mode: stops when the device's L1 residual falls below pagerank.FloatTolerance.
-		im := mustDesign(t, NameHotHead)
 		setHotHead(t, g, hotHeadConfigs[0])
-		tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
-		if err != nil {
-			t.Fatalf("%s tolerance run on %s: %v", im.Name(), g.Name, err)
-		}
-		if last := tr.Residuals[len(tr.Residuals)-1]; tr.Converged != (last < pagerank.FloatTolerance) || (!tr.Converged && tr.Iterations != 1000) {
-			t.Errorf("%s tolerance run on %s: converged %v after %d, last residual %g", im.Name(), g.Name, tr.Converged, tr.Iterations, last)
-		}
+		checkToleranceRun(t, mustDesign(t, NameHotHead), g)
 	}
 	ReleaseRelabelled()
 }

@@ -55,15 +55,7 @@ var propBlockConfigs = []propBlockConfig{
 // on (g relabelled).
 func setPropBlock(t *testing.T, g *pagerank.Graph, c propBlockConfig) {
 	t.Helper()
-	rg, _, _, err := relabelled(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate, knobPBRuns: c.runs, knobPBFixed: c.fixed} {
-		if err := setLayoutKnob(rg, k, v); err != nil {
-			t.Fatalf("propagation-blocking knob %d = %d on %s: %v", k, v, rg.Name, err)
-		}
-	}
+	setRelabelledKnobs(t, g, "propagation-blocking", map[int]int{knobPBHot: c.hot, knobPBBinRows: c.binRows, knobPBChunkRows: c.chunkRows, knobPBBinEdges: c.binEdges, knobPBItemEdges: c.itemEdges, knobPBReplicate: c.replicate, knobPBRuns: c.runs, knobPBFixed: c.fixed})
 }
 
 // Every setting of propBlockConfigs on the six synthetic cases, the real
@@ -98,25 +90,12 @@ func TestGPUPropBlockCorrectness(t *testing.T) {
 				continue // tables of (bins x chunks) segments grow as n^2 / (64 x 64)
 			}
 			setPropBlock(t, g, c)
-			res, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Errorf("%s (%s) on %s: %v", im.Name(), c.name, g.Name, err)
+			res, again := runFixedChecked(t, im, c.name, g, ref, iters)
+			if res == nil {
 				continue
-			}
-			v := pagerank.Validate(g, res, ref)
-			if !v.Pass {
-				t.Errorf("%s (%s) on %s fails validation: %+v", im.Name(), c.name, g.Name, v)
-			}
-			t.Logf("  %-10s %-14s n=%-6d nnz=%-7d err/tol=%6.3f sum-1=%+.2e rho=%.6f", g.Name, c.name, g.N, g.NNZ, v.ErrOverTol, v.SumMinus1, v.Spearman)
-			if len(res.Ranks) != g.N || res.Iterations != iters || len(res.Residuals) != iters {
-				t.Errorf("%s (%s) on %s: %d ranks, %d iterations, %d residuals", im.Name(), c.name, g.Name, len(res.Ranks), res.Iterations, len(res.Residuals))
 			}
 			if want := 16*int64(g.N) + 12*int64(g.NNZ); res.BytesPerIteration > want || res.BytesPerIteration < want-8*int64(g.NNZ) {
 				t.Errorf("%s (%s) on %s: %d bytes per iteration outside [16n + 4nnz, 16n + 12nnz]", im.Name(), c.name, g.Name, res.BytesPerIteration)
-			}
-			again, err := im.Run(g, pagerank.Fixed(iters))
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.fixed != 2 && !slices.Equal(again.Ranks, res.Ranks) {
 				t.Errorf("%s (%s) on %s: a rerun gives other bits (integer row sums must not depend on the order)", im.Name(), c.name, g.Name)
@@ -129,12 +108,6 @@ func TestGPUPropBlockCorrectness(t *testing.T) {
 			continue
 		}
 		setPropBlock(t, g, propBlockConfigs[0])
-		tr, err := im.Run(g, pagerank.Converge(pagerank.FloatTolerance, 1000))
-		if err != nil {
-			t.Fatalf("%s tolerance run on %s: %v", im.Name(), g.Name, err)
-		}
-		if last := tr.Residuals[len(tr.Residuals)-1]; tr.Converged != (last < pagerank.FloatTolerance) || (!tr.Converged && tr.Iterations != 1000) {
-			t.Errorf("%s tolerance run on %s: converged %v after %d, last residual %g", im.Name(), g.Name, tr.Converged, tr.Iterations, last)
-		}
+		checkToleranceRun(t, im, g)
 	}
 }
