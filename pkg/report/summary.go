@@ -494,6 +494,12 @@ func SummaryHTML(run *Run) (template.HTML, error) {
 	}
 	add("baseline", s.Base)
 	add("best CPU", s.BestCPU)
+	// The Tiers section stands in the GPU section, which a run without a GPU
+	// replaces by the paragraph saying why (report.html.tmpl).
+	tierLink := "#gpu-skipped"
+	if run.GPU != nil {
+		tierLink = "#tiers"
+	}
 	data := struct {
 		Summary
 		Header []summaryColumn
@@ -501,7 +507,7 @@ func SummaryHTML(run *Run) (template.HTML, error) {
 	}{s, []summaryColumn{{Name: ""}, {Name: "design"}, {Name: "µs / iteration"},
 		{Name: "bytes / iter", Title: "bytes this design reads and writes in one iteration, counted from its kernels (the stage table says how)"},
 		{Name: "x DRAM", Title: "(bytes this design moves per iteration / time per iteration) / the DRAM copy rate (the 128 MiB device-to-device copy row)"},
-		{Name: "tier", Title: "the course tier (pass, bronze, silver, gold): see the Tiers section", Link: "#tiers"},
+		{Name: "tier", Title: "the course tier (pass, bronze, silver, gold): see the Tiers section", Link: tierLink},
 		{Name: "vs baseline", Title: "the thread-per-row baseline's time / this time"}, {Name: "vs best CPU"},
 		{Name: "bound", Title: "launch/barrier: launches + barriers take at least half the time; latency (L2-resident): the bytes fit in L2 and the rest is latency inside the iteration; DRAM bandwidth: the bytes do not fit in L2"}}, rows}
 	var b strings.Builder
