@@ -274,6 +274,36 @@ def export_html(nb, path, template):
     return removed
 
 
+# GoNB's %goworkfix logs every replace rule it adds to go.mod into the cell's
+# output (a tab, "- Added replace rule for module ... to local directory ...").
+# It is build plumbing, not a result: drop_setup_log removes it.
+SETUP_LOG = re.compile(r'^\t- Added replace rule for module "[^"\n]*" to local directory "[^"\n]*"\.\n?', re.M)
+
+
+def drop_setup_log(nb):
+    """Remove GoNB's %goworkfix log lines (SETUP_LOG) from every stream
+    output, and the stream outputs left empty by it. Runs after scan_errors,
+    so an error never hides behind it. Returns how many lines it removed."""
+    removed = 0
+    for cell in nb.cells:
+        kept = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                text = out.get("text", "")
+                if isinstance(text, list):
+                    text = "".join(text)
+                text, n = SETUP_LOG.subn("", text)
+                if n:
+                    removed += n
+                    if not text:
+                        continue
+                    out["text"] = text
+            kept.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    return removed
+
+
 def relative_paths(nb, root):
     """Write the checkout's absolute path as "." in every output (GoNB's
     %goworkfix line names the directory it joined; nothing else should name
@@ -360,6 +390,7 @@ def run_one(args):
         for p in problems:
             log("  " + p)
         return 1
+    drop_setup_log(nb)
     relative_paths(nb, os.path.dirname(nbdir))
     NotebookNotary().sign(nb)
     write_notebook(nb, out_nb, nbformat)

@@ -166,9 +166,10 @@ func ScaleDrawn(s *ScaleStudy) map[string]bool {
 }
 
 // ScaleChart draws m against nnz as small multiples, one panel per family
-// (R-MAT left, 2-D grid right, log-log), one series per implementation in its
+// (R-MAT left, 2-D grid right when the study has grids, log-log; the subtitle
+// names the panels only then), one series per implementation in its
 // fixed colour (CPU dashed). The legend is plain (never paged), beside the
-// panels; one entry toggles the implementation in both panels. Drawn at
+// panels; one entry toggles the implementation in every panel. Drawn at
 // first: ScaleDrawn's implementations. nil when no row has a value.
 func ScaleChart(s *ScaleStudy, m ScaleMetric) *Chart {
 	fams := ScaleFamilies(s)

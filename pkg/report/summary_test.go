@@ -349,3 +349,21 @@ func TestSummaryGroupsOneFailureCause(t *testing.T) {
 		t.Errorf("gates %q, failures %q", s.Gates, s.Failures)
 	}
 }
+
+// The time chart names a grid panel only when the study has grid rows:
+// scaleFixture has one (rmat and grid256), scaleFixture2 is R-MAT only.
+func TestScaleChartNamesTheGridPanelOnlyWithGrids(t *testing.T) {
+	subtitle := func(s *ScaleStudy) string {
+		return optionOf(t, ScaleChart(s, ScaleTime))["title"].(map[string]any)["subtext"].(string)
+	}
+	const panels = "left: R-MAT, right: 2-D grid"
+	if sub := subtitle(scaleFixture()); !strings.Contains(sub, panels) {
+		t.Errorf("a study with grid rows: subtitle %q lacks %q", sub, panels)
+	}
+	if sub := subtitle(scaleFixture2()); strings.Contains(sub, "grid") {
+		t.Errorf("an R-MAT-only study: subtitle %q names a grid panel", sub)
+	}
+	if n := len(ScaleFamilies(scaleFixture2())); n != 1 {
+		t.Errorf("R-MAT-only study has %d families, want 1", n)
+	}
+}
