@@ -93,6 +93,11 @@ type ScaleProtocol struct {
 	// the multi-core memcpy row (--workers, default GOMAXPROCS); generation and
 	// the build use GOMAXPROCS. 0 in studies from before it was recorded.
 	Workers int `json:"workers,omitempty"`
+	// Rung is the fixed protocol every row was timed with ("50x5": 50
+	// iterations x 5 runs, one warm-up first) when the study ran with --rung,
+	// which applies no time budget (BudgetS is then not used); "" when the
+	// rows were fitted to BudgetS, and in studies from before it was recorded.
+	Rung string `json:"rung,omitempty"`
 }
 
 // ScaleGraph is one graph of the study.

@@ -67,13 +67,31 @@ func TestScaleRoundTripAndPage(t *testing.T) {
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	for _, want := range []string{ChartScaleTime, ChartScaleSpeedup, ChartScaleFloor, "oracle skipped", "t0-oracle skipped from this size on",
-		"not measured", "grid256", "10 x 3", "20.00x"} {
+		"not measured", "grid256", "10 x 3", "20.00x", "s of a 60 s budget</p>"} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
 	if bytes.Contains(page, []byte("http://")) && !bytes.Contains(page, []byte("echarts")) {
 		t.Error("page refers to the network")
+	}
+}
+
+// A study timed with --rung says so in the page's header instead of a
+// budget it did not apply.
+func TestScalePageHeaderSaysTheFixedRung(t *testing.T) {
+	s := scaleFixture()
+	s.Protocol.Rung = "50x5"
+	dir := t.TempDir()
+	if err := WriteScale(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if want := []byte(" s, every row timed as 50x5 (--rung, no time budget)</p>"); !bytes.Contains(page, want) {
+		t.Errorf("page lacks %q", want)
+	}
+	if bytes.Contains(page, []byte("s budget</p>")) {
+		t.Error("a --rung study's header names a time budget")
 	}
 }
 

@@ -378,8 +378,18 @@ func (r *scaleRunner) protocol() report.ScaleProtocol {
 		Ladder:       "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column",
 		FloorFormula: "byte floor of one pull iteration at precision w bytes: 4(n+1) + 4nnz + 3wn (in-edge CSR read once; rank vector read once and written once; 1/outdeg read once; every gathered x[u]/outdeg[u] assumed a cache hit), divided by a copy bandwidth measured in the same process (bytes read + written): GPU rows by the 128 MiB device-to-device copy row of pkg/cudabind, multi-core CPU rows by a memcpy of two large buffers with every core, the sequential oracle by the same memcpy on one goroutine. The copy rows measure DRAM; a graph whose working set fits in the caches (the small ones, and the 2-D grids, whose gathers are nearly sequential) can beat the floor, i.e. reach a fraction above 1. The second floor, the compressed stream's (code floor), is the same with the column indices read as gpu-hothead-packed's 16-bit column code, 2 bytes per edge: 4(n+1) + 2nnz + 3wn (its escapes and their row offsets not counted: a lower bound of any design reading the code)",
 		Workers:      ResolveWorkers(c.Workers),
+		Rung:         rungText(c.Rung),
 		EdgeCount:    "prlab counts directed edges after dropping self-loops and duplicate edges (nnz of the in-edge CSR; about 0.96 x 16 x 2^scale for R-MAT); GTEPS = nnz / time per iteration. GAP's pr_spmv counts arcs of the symmetrized graph (521M at scale 24, about twice prlab's nnz); both do one gather and one add per counted edge or arc, so ns per edge compares with GAP's ns per arc",
 	}
+}
+
+// rungText is a fixed --rung protocol as ITERATIONSxRUNS ("50x5"), the
+// form --rung reads; "" for nil (the rows fitted to the time budget).
+func rungText(r *Rung) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("%dx%d", r.Iterations, r.Runs)
 }
 
 // gpuContext records the GPU and its DRAM copy row, or why GPU rows are skipped.

@@ -534,6 +534,17 @@ func TestScaleFixedRung(t *testing.T) {
 	if cpu < 3 {
 		t.Errorf("%d CPU rows, want t0 and both T1 precisions", cpu)
 	}
+	if s.Protocol.Rung != "4x2" {
+		t.Errorf("protocol rung %q, want 4x2 (the page says it instead of the budget)", s.Protocol.Rung)
+	}
+	cfg, _ = smallScale(t)
+	cfg.PlanOnly = true
+	if s, err = RunScale(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if s.Protocol.Rung != "" {
+		t.Errorf("a budgeted study records rung %q, want none", s.Protocol.Rung)
+	}
 }
 
 // A plan-only study reads every --graph file as the run would: a bad file is
