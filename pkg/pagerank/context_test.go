@@ -57,8 +57,12 @@ func TestLoadAndBuildStopWhenCancelled(t *testing.T) {
 	}
 }
 
-// TestBuildStopsMidway: a cancel during the parallel build of R-MAT 2^20
-// (16M edges) ends it within a fraction of a second.
+// TestBuildStopsMidway: a cancel during the build of R-MAT 2^20 (16M edges)
+// ends it midway: the build returns context.Canceled, and the time from the
+// cancel to its return is under half of an uncancelled build of the same
+// kind timed just before (a bound relative to this machine's speed, so a
+// loaded 2-core CI machine does not fail it; a build that checks the
+// context only at its end would take the whole remaining build time).
 func TestBuildStopsMidway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds R-MAT 2^20")
@@ -76,6 +80,11 @@ func TestBuildStopsMidway(t *testing.T) {
 			return NewGraphParallelContext(ctx, "r", n, src, dst, nil, 2)
 		}},
 	} {
+		start := time.Now()
+		if g, err := build.f(context.Background()); err != nil || g.N != n {
+			t.Fatalf("%s: uncancelled build: %v", build.name, err)
+		}
+		full := time.Since(start)
 		ctx, cancel := context.WithCancel(context.Background())
 		var at time.Time
 		time.AfterFunc(100*time.Millisecond, func() { at = time.Now(); cancel() })
@@ -84,8 +93,8 @@ func TestBuildStopsMidway(t *testing.T) {
 			t.Errorf("%s: %v (built before the cancel?)", build.name, err)
 			continue
 		}
-		if took := time.Since(at); took > 300*time.Millisecond {
-			t.Errorf("%s: stopped %v after the cancel", build.name, took)
+		if took := time.Since(at); took > full/2 {
+			t.Errorf("%s: stopped %v after the cancel; an uncancelled build took %v", build.name, took, full)
 		}
 	}
 }
