@@ -273,14 +273,14 @@ func TestScratchReportsAreNotCommittedRuns(t *testing.T) {
 // implementations on three R-MAT graphs; gpu-naive is slower than the CPU on
 // the smallest and fails on the largest, gpu-cluster is always skipped.
 func scaleFixture() *report.ScaleStudy {
-	s := &report.ScaleStudy{Name: "fixture", GPU: &report.GPUContext{Name: "Test GPU", ComputeCapability: "9.0"}}
+	s := &report.ScaleStudy{StudyHeader: report.StudyHeader{Name: "fixture", GPU: &report.GPUContext{Name: "Test GPU", ComputeCapability: "9.0"}}}
 	impls := []string{"t1-multicore-f64", "t1-multicore-f32", "gpu-naive", "gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f", "gpu-g", "gpu-h", "gpu-best", "gpu-cluster"}
 	for i, nnz := range []int{1000, 10000, 100000} {
 		name := fmt.Sprintf("rmat%d", 10+i)
-		s.Graphs = append(s.Graphs, report.ScaleGraph{Family: report.FamilyRMAT, Name: name, NNZ: nnz})
+		s.Graphs = append(s.Graphs, report.ScaleGraph{Family: report.FamilyRMAT, Name: name, GraphSize: report.GraphSize{NNZ: nnz}})
 		cpu := float64(nnz) / 100
 		for j, im := range impls {
-			r := report.ScaleRow{Family: report.FamilyRMAT, Graph: name, NNZ: nnz, Identity: report.Identity{Implementation: im, Kind: report.KindGPU}, Status: report.StatusPass}
+			r := report.ScaleRow{Family: report.FamilyRMAT, Graph: name, GraphSize: report.GraphSize{NNZ: nnz}, Identity: report.Identity{Implementation: im, Kind: report.KindGPU}, Outcome: report.Outcome{Status: report.StatusPass}}
 			ms := cpu / float64(2+j)
 			switch {
 			case strings.HasPrefix(im, "t1"):

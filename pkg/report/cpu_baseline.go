@@ -39,9 +39,8 @@ const (
 // count; read/build/load seconds are each side's parse + CSR build of the
 // same .el file.
 type GapVsT1Row struct {
-	Graph           string `csv:"graph"`
-	N               int    `csv:"n"`
-	NNZ             int    `csv:"nnz"`
+	Graph string `csv:"graph"`
+	GraphSize
 	Threads         int    `csv:"threads"`
 	GapMsPerIter    F      `csv:"gap_ms_per_iter"`
 	T1MsPerIter     F      `csv:"t1_ms_per_iter"`
@@ -69,9 +68,8 @@ type GapVsT1Row struct {
 // at one worker count, ms per iteration, its speed-up over 1 worker and over
 // the float64 oracle (T0, 1 worker), and GAP at the same thread count.
 type T1ScalingRow struct {
-	Graph               string `csv:"graph"`
-	N                   int    `csv:"n"`
-	NNZ                 int    `csv:"nnz"`
+	Graph string `csv:"graph"`
+	GraphSize
 	Impl                string `csv:"impl"`
 	Workers             int    `csv:"workers"`
 	T1MsPerIter         F      `csv:"t1_ms_per_iter"`

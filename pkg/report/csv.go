@@ -17,8 +17,9 @@ import (
 // The CSV side of the row model: one tidy file per table (one row per
 // observation, one column per variable), written with gocsv from the very
 // row structs results.json, scale.json and incremental.json hold — the csv
-// tag stands next to the json tag, the embedded Identity gives every row
-// the same implementation, label, kind and precision columns, and a nested
+// tag stands next to the json tag, the embedded Identity and Outcome give
+// every row the same implementation, label, kind, precision, status and
+// reason columns (GraphSize the same n and nnz), and a nested
 // timing is flattened into "timing.median_ms", "warm.cv" and so on. Lists
 // (every run's ms, a row's top ids) stay in the JSON. Empty cell: no value
 // (NaN); times in ms, bytes in bytes, bandwidth in GB/s (1e9 bytes/s), CV

@@ -35,7 +35,7 @@ func fixtureRun(withGPU bool) *Run {
 		},
 	}
 	add := func(cse, impl, label, kind string, prec pagerank.Precision, status string) {
-		c := Check{Case: cse, Identity: Identity{Implementation: impl, Label: label, Kind: kind, Precision: prec}, Iterations: 100, Status: status,
+		c := Check{Case: cse, Identity: Identity{Implementation: impl, Label: label, Kind: kind, Precision: prec}, Iterations: 100, Outcome: Outcome{Status: status},
 			ErrOverTol: 0.01, MaxRelErr: 1e-9, SumAndSpearman: SumAndSpearman{SumMinus1: 2e-8, SumAllowed: 1e-6, Spearman: 1}, SumPass: true, SpearmanPass: true, ErrPass: true}
 		for _, k := range run.Cases {
 			if k.Name == cse {
@@ -77,7 +77,7 @@ func fixtureRun(withGPU bool) *Run {
 		}
 		res := geometric(0.9, 0.78, tol)
 		run.Convergence = append(run.Convergence, Convergence{Identity: Identity{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision},
-			Tolerance: tol, Iterations: len(res), Converged: true, FinalResidual: F(res[len(res)-1]), SumAndSpearman: SumAndSpearman{SumMinus1: 2e-7, SumAllowed: 7.985e-5, Spearman: 1}, Status: StatusPass})
+			Tolerance: tol, Iterations: len(res), Converged: true, FinalResidual: F(res[len(res)-1]), SumAndSpearman: SumAndSpearman{SumMinus1: 2e-7, SumAllowed: 7.985e-5, Spearman: 1}, Outcome: Outcome{Status: StatusPass}})
 		sums := make([]float64, len(res))
 		for i := range sums {
 			sums[i] = 1
@@ -87,7 +87,7 @@ func fixtureRun(withGPU bool) *Run {
 		if im.Kind != KindExercise {
 			tm := pagerank.NewTiming(50, 3, []float64{20, 21, 19, 20, 20.5, 19.5, 20, 20, 21, 19}, "wall")
 			run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: im.Name, Label: im.Label, Kind: im.Kind, Precision: im.Precision},
-				Case: "aan", Status: StatusPass, Timing: tm, GBps: NaN, XDRAM: NaN})
+				Case: "aan", Outcome: Outcome{Status: StatusPass}, Timing: tm, GBps: NaN, XDRAM: NaN})
 		}
 	}
 	if !withGPU {
@@ -145,7 +145,7 @@ func fixtureRun(withGPU bool) *Run {
 			{Name: "spmv", Ms: 0.02, Bytes: 800000, GBps: 40, XDRAM: 40 / dram, Formula: "4(n+1) + 4nnz + 4nnz + 4n"},
 		}
 		run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: g.name, Label: g.label, Kind: KindGPU, Precision: pagerank.Float32}, Case: "aan",
-			Status: StatusPass, Timing: tm, BytesPerIteration: g.bytes, GBps: F(gbps), XDRAM: F(gbps / dram),
+			Outcome: Outcome{Status: StatusPass}, Timing: tm, BytesPerIteration: g.bytes, GBps: F(gbps), XDRAM: F(gbps / dram),
 			LaunchesPerIteration: 5, HostSyncsPerIteration: 0, Stages: stages})
 	}
 	run.Tiers = ComputeTiers(run, TierInput{Baseline: "gpu-thread-per-row", WriteBudget: map[string]string{

@@ -33,11 +33,7 @@ const BatchYear = "year"
 // IncrementalStudy is one incremental-study run: what incremental.json holds
 // and all the page needs.
 type IncrementalStudy struct {
-	Schema     string              `json:"schema"`
-	Name       string              `json:"name"`
-	Env        Environment         `json:"environment"`
-	GPU        *GPUContext         `json:"gpu,omitempty"`
-	GPUSkipped string              `json:"gpu_skipped,omitempty"`
+	StudyHeader
 	Protocol   IncrementalProtocol `json:"protocol"`
 	Workloads  []Workload          `json:"workloads"`
 	Batches    []BatchRow          `json:"batches"`
@@ -138,12 +134,10 @@ type IncrementalRow struct {
 	BatchKind      string          `json:"batch_kind" csv:"batch_kind"`
 	Fraction       F               `json:"fraction" csv:"fraction"`
 	Year           int             `json:"year,omitempty" csv:"year"`
-	N              int             `json:"n" csv:"n"`
-	NNZ            int             `json:"nnz" csv:"nnz"`
+	GraphSize                      // of the graph after the batch
 	Identity                       // Kind: KindCPU or KindGPU
 	Tolerance      float64         `json:"tolerance" csv:"tolerance"`
-	Status         string          `json:"status" csv:"status"` // pass: warm, cold and their agreement pass every gate
-	Reason         string          `json:"reason,omitempty" csv:"reason"`
+	Outcome                        // StatusPass: warm, cold and their agreement pass every gate
 	WarmIterations int             `json:"warm_iterations" csv:"warm_iterations"`
 	ColdIterations int             `json:"cold_iterations" csv:"cold_iterations"`
 	WarmConverged  bool            `json:"warm_converged" csv:"warm_converged"`

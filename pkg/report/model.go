@@ -61,6 +61,16 @@ const (
 	StatusSkipped = "skipped"
 )
 
+// Outcome is how one row ended: Status is one of the row statuses above
+// (each row type says which it uses) and Reason says why when it is not
+// StatusPass (empty, and omitted from JSON, otherwise). Every row table
+// (correctness, convergence, timing, scale, incremental) embeds it, so JSON
+// and CSV carry the two columns under the same names.
+type Outcome struct {
+	Status string `json:"status" csv:"status"`
+	Reason string `json:"reason,omitempty" csv:"reason"`
+}
+
 // Run is one complete study: the environment, the protocol, every Result and
 // the tables derived from them. It is what results.json holds, and all the
 // HTML report needs.
@@ -231,6 +241,18 @@ type CaseSummary struct {
 	Real     bool   `json:"real"`
 }
 
+// StudyHeader opens the scale and incremental study documents (scale.json,
+// incremental.json): the schema, the study's name (normally the report
+// directory's base name), the machine, and the GPU every GPU row ran on —
+// or why GPU rows were skipped (once, not per row).
+type StudyHeader struct {
+	Schema     string      `json:"schema"`
+	Name       string      `json:"name"`
+	Env        Environment `json:"environment"`
+	GPU        *GPUContext `json:"gpu,omitempty"`
+	GPUSkipped string      `json:"gpu_skipped,omitempty"` // why GPU rows were skipped, when they were
+}
+
 // Impl is one registered implementation and whether it could run here.
 type Impl struct {
 	Name      string             `json:"name"`
@@ -250,6 +272,17 @@ type Identity struct {
 	Kind           string             `json:"kind" csv:"kind"` // KindCPU, KindGPU or KindExercise
 	Precision      pagerank.Precision `json:"precision" csv:"precision"`
 }
+
+// GraphSize is the shape of the graph a row ran on: N nodes and NNZ
+// directed edges (self-loops and duplicates dropped). The correctness,
+// scale and incremental rows embed it beside the name of their graph.
+type GraphSize struct {
+	N   int `json:"n" csv:"n"`
+	NNZ int `json:"nnz" csv:"nnz"`
+}
+
+// SizeOf is g's GraphSize.
+func SizeOf(g *pagerank.Graph) GraphSize { return GraphSize{N: g.N, NNZ: g.NNZ} }
 
 // SumAndSpearman holds the two gates of a validation (pagerank.Validate)
 // that every correctness, convergence and incremental check row records:
@@ -286,13 +319,11 @@ func Unvalidated(allowed F) SumAndSpearman {
 type Check struct {
 	Case string `json:"case" csv:"case"`
 	Identity
-	N          int    `json:"n" csv:"n"`
-	NNZ        int    `json:"nnz" csv:"nnz"`
-	Iterations int    `json:"iterations" csv:"iterations"`
-	Status     string `json:"status" csv:"status"`
-	Reason     string `json:"reason,omitempty" csv:"reason"`
-	ErrOverTol F      `json:"err_over_tol" csv:"err_over_tol"`
-	MaxRelErr  F      `json:"max_rel_err" csv:"max_rel_err"`
+	GraphSize
+	Iterations int `json:"iterations" csv:"iterations"`
+	Outcome
+	ErrOverTol F `json:"err_over_tol" csv:"err_over_tol"`
+	MaxRelErr  F `json:"max_rel_err" csv:"max_rel_err"`
 	SumAndSpearman
 	SumPass      bool `json:"sum_pass" csv:"sum_pass"`
 	SpearmanPass bool `json:"spearman_pass" csv:"spearman_pass"`
@@ -313,9 +344,8 @@ type Convergence struct {
 	Converged     bool    `json:"converged" csv:"converged"`
 	FinalResidual F       `json:"final_residual" csv:"final_residual"`
 	SumAndSpearman
-	Status string   `json:"status" csv:"status"`
-	Reason string   `json:"reason,omitempty" csv:"reason"`
-	Top    []string `json:"top,omitempty" csv:"-"` // this row's top-k ids (see Check.Top)
+	Outcome
+	Top []string `json:"top,omitempty" csv:"-"` // this row's top-k ids (see Check.Top)
 }
 
 // TopRow is one row of the top-k table (the course prints 20): a highly
@@ -341,8 +371,7 @@ type TopRow struct {
 type TimingRow struct {
 	Identity
 	Case                  string           `json:"case" csv:"case"`
-	Status                string           `json:"status" csv:"status"` // pass (timed), failed or skipped
-	Reason                string           `json:"reason,omitempty" csv:"reason"`
+	Outcome                                // StatusPass (timed), StatusFailed or StatusSkipped
 	Timing                pagerank.Timing  `json:"timing" csv:"timing"`
 	BytesPerIteration     int64            `json:"bytes_per_iteration" csv:"bytes_per_iteration"`
 	BytesFormula          string           `json:"bytes_formula,omitempty" csv:"bytes_formula"`

@@ -355,10 +355,10 @@ func TestHTMLCollapsesGPUSkippedRows(t *testing.T) {
 	run.Implementations = append(run.Implementations, Impl{Name: "gpu-x", Label: "GPU x", Kind: KindGPU, Precision: pagerank.Float32, Reason: why})
 	for _, k := range run.Cases {
 		run.Correctness = append(run.Correctness, Check{Case: k.Name, Identity: Identity{Implementation: "gpu-x", Label: "GPU x", Kind: KindGPU},
-			Status: StatusSkipped, Reason: why, ErrOverTol: NaN, MaxRelErr: NaN, SumAndSpearman: Unvalidated(NaN)})
+			Outcome: Outcome{Status: StatusSkipped, Reason: why}, ErrOverTol: NaN, MaxRelErr: NaN, SumAndSpearman: Unvalidated(NaN)})
 	}
 	run.Convergence = append(run.Convergence, Convergence{Identity: Identity{Implementation: "gpu-x", Label: "GPU x", Kind: KindGPU}, Tolerance: 1e-6,
-		Status: StatusSkipped, Reason: why, FinalResidual: NaN, SumAndSpearman: Unvalidated(NaN)})
+		Outcome: Outcome{Status: StatusSkipped, Reason: why}, FinalResidual: NaN, SumAndSpearman: Unvalidated(NaN)})
 	page, err := RenderHTML(run)
 	if err != nil {
 		t.Fatal(err)

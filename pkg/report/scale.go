@@ -40,12 +40,8 @@ const (
 
 // ScaleStudy is one scale-study run: what scale.json holds and all the page needs.
 type ScaleStudy struct {
-	Schema     string        `json:"schema"`
-	Name       string        `json:"name"`
-	Env        Environment   `json:"environment"`
-	GPU        *GPUContext   `json:"gpu,omitempty"`
-	GPUSkipped string        `json:"gpu_skipped,omitempty"` // why GPU rows were skipped, when they were
-	Protocol   ScaleProtocol `json:"protocol"`
+	StudyHeader
+	Protocol ScaleProtocol `json:"protocol"`
 	// Plan is the plan printed before the run started (estimated times).
 	Plan []string `json:"plan"`
 	// Bandwidth holds the copy rows every byte floor divides by: the GPU's
@@ -110,8 +106,7 @@ type ScaleGraph struct {
 	// FamilyFile: each edge stored both ways, and the csv/tsv columns read.
 	Undirected   bool     `json:"undirected,omitempty" csv:"undirected"`
 	Columns      []string `json:"columns,omitempty" csv:"-"`
-	N            int      `json:"n" csv:"n"`
-	NNZ          int      `json:"nnz" csv:"nnz"` // directed edges after dropping self-loops and duplicates
+	GraphSize             // NNZ: directed edges after dropping self-loops and duplicates
 	SelfLoops    int      `json:"self_loops" csv:"self_loops"`
 	Duplicates   int      `json:"duplicates" csv:"duplicates"`
 	Dangling     int      `json:"dangling" csv:"dangling"`
@@ -141,11 +136,9 @@ type ScaleRow struct {
 	Family string `json:"family" csv:"family"`
 	Scale  int    `json:"scale" csv:"scale"`
 	Graph  string `json:"graph" csv:"graph"`
-	N      int    `json:"n" csv:"n"`
-	NNZ    int    `json:"nnz" csv:"nnz"`
+	GraphSize
 	Identity
-	Status     string          `json:"status" csv:"status"` // pass, fail (validation), failed (error) or skipped
-	Reason     string          `json:"reason,omitempty" csv:"reason"`
+	Outcome                    // StatusPass, StatusFail (validation), StatusFailed (error) or StatusSkipped
 	Reference  string          `json:"reference" csv:"reference"` // what the ranks were validated against
 	ErrOverTol F               `json:"err_over_tol" csv:"err_over_tol"`
 	SumMinus1  F               `json:"sum_minus_1" csv:"sum_minus_1"`

@@ -13,7 +13,7 @@ import (
 
 func scaleFixture() *ScaleStudy {
 	row := func(graph, family string, scale, nnz int, impl, kind string, ms float64) ScaleRow {
-		r := ScaleRow{Family: family, Scale: scale, Graph: graph, N: 1 << scale, NNZ: nnz, Identity: Identity{Implementation: impl, Kind: kind, Precision: pagerank.Float32}, Status: StatusPass, Reference: "t0-oracle", ErrOverTol: 0.01, SumMinus1: 1e-7, Spearman: 1,
+		r := ScaleRow{Family: family, Scale: scale, Graph: graph, GraphSize: GraphSize{N: 1 << scale, NNZ: nnz}, Identity: Identity{Implementation: impl, Kind: kind, Precision: pagerank.Float32}, Outcome: Outcome{Status: StatusPass}, Reference: "t0-oracle", ErrOverTol: 0.01, SumMinus1: 1e-7, Spearman: 1,
 			Timing: pagerank.NewTiming(10, 1, []float64{10 * ms, 10 * ms, 10 * ms}, "wall"), MsPerIter: F(ms),
 			GTEPS: F(GTEPS(nnz, ms)), NsPerEdge: F(ms * 1e6 / float64(nnz)), FloorBytes: 1000, CopyRow: "copy", CopyGBps: 100,
 			FloorMs: 1e-5, FloorFraction: F(1e-5 / ms), SpeedupVsCPU: NaN}
@@ -25,14 +25,14 @@ func scaleFixture() *ScaleStudy {
 	gpu17.SpeedupVsCPU = 40
 	skipped := row("rmat16", FamilyRMAT, 16, 1000000, "t0-oracle", KindCPU, 1)
 	skipped.Status, skipped.Reason, skipped.MsPerIter, skipped.Timing = StatusSkipped, "t0-oracle skipped from this size on", NaN, pagerank.Timing{}
-	return &ScaleStudy{Schema: ScaleSchema, Name: "scale-test", Complete: true, Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2},
+	return &ScaleStudy{StudyHeader: StudyHeader{Schema: ScaleSchema, Name: "scale-test", Env: Environment{Date: "2026-01-01T00:00:00Z", CPUCores: 2}}, Complete: true,
 		Protocol: ScaleProtocol{Damping: 0.85, MinScale: 16, MaxScale: 16, Grid: true, BudgetS: 60, OracleRule: "stated"},
 		Plan:     []string{"plan: 2 graphs"},
 		Bandwidth: []pagerank.Stage{{Name: "CPU memcpy, 1 MiB, 1 goroutine", Ms: 0.1, Bytes: 2 << 20, GBps: 20.97152},
 			{Name: "weird", Ms: math.NaN(), Bytes: 1}},
-		Graphs: []ScaleGraph{{Family: FamilyRMAT, Scale: 16, Name: "rmat16", N: 65536, NNZ: 1000000, Reference: "t1-multicore-f64", ReferenceNote: "oracle skipped"},
-			{Family: FamilyGrid, Scale: 16, Name: "grid256", N: 65536, NNZ: 261120, Reference: "t0-oracle", BuildMs: math.Inf(1)},
-			{Family: FamilyRMAT, Scale: 17, Name: "rmat17", N: 131072, NNZ: 2000000, Reference: "t0-oracle"}},
+		Graphs: []ScaleGraph{{Family: FamilyRMAT, Scale: 16, Name: "rmat16", GraphSize: GraphSize{N: 65536, NNZ: 1000000}, Reference: "t1-multicore-f64", ReferenceNote: "oracle skipped"},
+			{Family: FamilyGrid, Scale: 16, Name: "grid256", GraphSize: GraphSize{N: 65536, NNZ: 261120}, Reference: "t0-oracle", BuildMs: math.Inf(1)},
+			{Family: FamilyRMAT, Scale: 17, Name: "rmat17", GraphSize: GraphSize{N: 131072, NNZ: 2000000}, Reference: "t0-oracle"}},
 		Rows: []ScaleRow{row("rmat16", FamilyRMAT, 16, 1000000, "t1-multicore-f32", KindCPU, 1), gpu, skipped,
 			row("grid256", FamilyGrid, 16, 261120, "t1-multicore-f32", KindCPU, 0.2),
 			row("rmat17", FamilyRMAT, 17, 2000000, "t1-multicore-f32", KindCPU, 2.4), gpu17},

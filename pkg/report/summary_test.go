@@ -125,7 +125,7 @@ func TestDecompositionAddsUp(t *testing.T) {
 func TestDesignFloorNamesTheBound(t *testing.T) {
 	c := Ceilings{DRAMGBps: 1000, IterCopyGBps: 100, L2Bytes: 1 << 20, LaunchUs: 3}
 	row := func(launches float64, bytes int64, ms float64) TimingRow {
-		return TimingRow{Identity: Identity{Implementation: "x", Kind: KindGPU}, Status: StatusPass, BytesPerIteration: bytes, LaunchesPerIteration: launches,
+		return TimingRow{Identity: Identity{Implementation: "x", Kind: KindGPU}, Outcome: Outcome{Status: StatusPass}, BytesPerIteration: bytes, LaunchesPerIteration: launches,
 			Timing: pagerank.Timing{Iterations: 1, MedianMs: ms}}
 	}
 	for _, tc := range []struct {
@@ -169,14 +169,14 @@ func optionOf(t *testing.T, c *Chart) map[string]any {
 // implementations on three R-MAT graphs; gpu-naive is slower than the CPU on
 // the smallest and fails on the largest, gpu-cluster is always skipped.
 func scaleFixture2() *ScaleStudy {
-	s := &ScaleStudy{Name: "fixture", GPU: &GPUContext{Name: "Test GPU", ComputeCapability: "9.0"}}
+	s := &ScaleStudy{StudyHeader: StudyHeader{Name: "fixture", GPU: &GPUContext{Name: "Test GPU", ComputeCapability: "9.0"}}}
 	impls := []string{"t1-multicore-f64", "t1-multicore-f32", "gpu-naive", "gpu-a", "gpu-b", "gpu-c", "gpu-d", "gpu-e", "gpu-f", "gpu-g", "gpu-h", "gpu-best", "gpu-cluster"}
 	for i, nnz := range []int{1000, 10000, 100000} {
 		name := fmt.Sprintf("rmat%d", 10+i)
-		s.Graphs = append(s.Graphs, ScaleGraph{Family: FamilyRMAT, Name: name, NNZ: nnz})
+		s.Graphs = append(s.Graphs, ScaleGraph{Family: FamilyRMAT, Name: name, GraphSize: GraphSize{NNZ: nnz}})
 		cpu := float64(nnz) / 100
 		for j, im := range impls {
-			r := ScaleRow{Family: FamilyRMAT, Graph: name, NNZ: nnz, Identity: Identity{Implementation: im, Kind: KindGPU}, Status: StatusPass}
+			r := ScaleRow{Family: FamilyRMAT, Graph: name, GraphSize: GraphSize{NNZ: nnz}, Identity: Identity{Implementation: im, Kind: KindGPU}, Outcome: Outcome{Status: StatusPass}}
 			ms := cpu / float64(2+j)
 			switch {
 			case strings.HasPrefix(im, "t1"):
@@ -263,7 +263,7 @@ func TestConvergenceLegendOnAGPURun(t *testing.T) {
 		run.Implementations = append(run.Implementations, Impl{Name: name, Kind: kind})
 		run.Results = append(run.Results, pagerank.Result{Implementation: name, Case: "g", Mode: pagerank.Tolerance, Residuals: []float64{1, 0.1}})
 		if kind == KindGPU {
-			run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: kind}, Status: StatusPass,
+			run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: kind}, Outcome: Outcome{Status: StatusPass},
 				Timing: pagerank.Timing{Iterations: 10, MedianMs: float64(20 - i)}})
 		}
 	}
@@ -296,7 +296,7 @@ func TestConvergenceLegendOnAGPURun(t *testing.T) {
 func TestRooflineNamesEachDesign(t *testing.T) {
 	run := &Run{Graph: GraphSummary{Name: "g"}, CopyRows: []pagerank.Stage{{Name: "copy 128 MiB", Kind: pagerank.StageCopyDRAM, Bytes: 128 << 20, GBps: 3000}}}
 	for i, name := range []string{"gpu-graph", "gpu-cluster-dsmem"} {
-		run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: KindGPU}, Status: StatusPass, BytesPerIteration: 1024876,
+		run.Timings = append(run.Timings, TimingRow{Identity: Identity{Implementation: name, Kind: KindGPU}, Outcome: Outcome{Status: StatusPass}, BytesPerIteration: 1024876,
 			Timing: pagerank.Timing{Iterations: 10, MedianMs: 0.04 + 0.01*float64(i)}})
 	}
 	c := RooflineChart(run)

@@ -253,7 +253,7 @@ func RunIncremental(ctx context.Context, cfg IncrementalConfig) (*report.Increme
 		return nil, err
 	}
 	ticks := report.ReadCPUTicks()
-	r.out = &report.IncrementalStudy{Schema: report.IncrementalSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
+	r.out = &report.IncrementalStudy{StudyHeader: report.StudyHeader{Schema: report.IncrementalSchema, Name: cfg.Name, Env: env}, Protocol: r.protocol()}
 	r.out.GPUSkipped = gpuSkipReason(cfg.GPU)
 	for _, e := range tiers {
 		r.avail[e.Impl.Name()] = Availability(e, cfg.GPU)
@@ -645,7 +645,7 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pager
 	name := e.Impl.Name()
 	tol := r.tolerance(e.Impl.Precision())
 	row := report.IncrementalRow{Workload: b.Workload, Batch: b.Batch, BatchKind: b.Kind, Fraction: b.Fraction, Year: b.Year,
-		N: g.N, NNZ: g.NNZ, Identity: e.Identity(), Tolerance: tol,
+		GraphSize: report.SizeOf(g), Identity: e.Identity(), Tolerance: tol,
 		UpdateMs: report.NaN, BuildMs: report.F(b.Rebuild.MedianMs), LoadMs: report.NaN,
 		IncrementalMs: report.NaN, RecomputeMs: report.NaN, Speedup: report.NaN, IterationRatio: report.NaN}
 	fail := func(status, why string) (report.IncrementalRow, []float64, error) {

@@ -433,7 +433,7 @@ func nan() report.F { return report.NaN }
 
 // check turns a validation into a correctness row.
 func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) report.Check {
-	c := report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations,
+	c := report.Check{Case: g.Name, Identity: e.Identity(), GraphSize: report.SizeOf(g), Iterations: iterations,
 		ErrOverTol: report.F(v.ErrOverTol), MaxRelErr: report.F(v.MaxRelErr), SumAndSpearman: report.SumAndSpearmanOf(v),
 		SumPass: v.SumPass, SpearmanPass: v.SpearmanPass, ErrPass: v.ErrPass}
 	c.Status, c.Reason = Verdict(v)
@@ -444,7 +444,7 @@ func check(e Entry, g *pagerank.Graph, iterations int, v pagerank.Validation) re
 }
 
 func skippedCheck(e Entry, g *pagerank.Graph, iterations int, status, reason string) report.Check {
-	return report.Check{Case: g.Name, Identity: e.Identity(), N: g.N, NNZ: g.NNZ, Iterations: iterations, Status: status, Reason: reason,
+	return report.Check{Case: g.Name, Identity: e.Identity(), GraphSize: report.SizeOf(g), Iterations: iterations, Outcome: report.Outcome{Status: status, Reason: reason},
 		ErrOverTol: nan(), MaxRelErr: nan(), SumAndSpearman: report.Unvalidated(report.F(pagerank.SumAllowed(g.N)))}
 }
 

@@ -254,7 +254,7 @@ func RunScale(ctx context.Context, cfg ScaleConfig) (*report.ScaleStudy, error) 
 	if err != nil {
 		return nil, err
 	}
-	r.out = &report.ScaleStudy{Schema: report.ScaleSchema, Name: cfg.Name, Env: env, Protocol: r.protocol()}
+	r.out = &report.ScaleStudy{StudyHeader: report.StudyHeader{Schema: report.ScaleSchema, Name: cfg.Name, Env: env}, Protocol: r.protocol()}
 	r.loadStart, r.ticksStart = report.LoadAverage(), report.ReadCPUTicks()
 
 	gpuWhy := r.gpuContext()
@@ -471,7 +471,7 @@ func (r *scaleRunner) buildGraph(pg *plannedGraph, workers int) (*pagerank.Graph
 // graph runs every row of one planned graph.
 func (r *scaleRunner) graph(pg *plannedGraph, workers int) error {
 	label := pg.label()
-	sg := report.ScaleGraph{Family: pg.Family, Scale: pg.Scale, Name: pg.name(), N: pg.N, NNZ: pg.NNZ}
+	sg := report.ScaleGraph{Family: pg.Family, Scale: pg.Scale, Name: pg.name(), GraphSize: report.GraphSize{N: pg.N, NNZ: pg.NNZ}}
 	if pg.Skip == "" && r.cfg.Rung == nil && r.left() < r.plan.buildS(pg)+1 {
 		pg.Skip = fmt.Sprintf("time budget: %s s left, building alone was estimated at %s s", budgetSeconds(r.left()), budgetSeconds(r.plan.buildS(pg)))
 	}
@@ -584,7 +584,7 @@ func (r *scaleRunner) skippedRow(sg report.ScaleGraph, e Entry, why string) repo
 
 func newScaleRow(sg report.ScaleGraph, e Entry) report.ScaleRow {
 	nan := report.NaN
-	return report.ScaleRow{Family: sg.Family, Scale: sg.Scale, Graph: sg.Name, N: sg.N, NNZ: sg.NNZ,
+	return report.ScaleRow{Family: sg.Family, Scale: sg.Scale, Graph: sg.Name, GraphSize: sg.GraphSize,
 		Identity: e.Identity(), ErrOverTol: nan, SumMinus1: nan, Spearman: nan, MsPerIter: nan, GTEPS: nan, NsPerEdge: nan,
 		CopyGBps: nan, FloorMs: nan, FloorFraction: nan, CodeFloorMs: nan, CodeFloorFraction: nan, SpeedupVsCPU: nan}
 }

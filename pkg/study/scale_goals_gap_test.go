@@ -11,7 +11,7 @@ import (
 // the one graded.
 func TestSameFileGAPGoal(t *testing.T) {
 	row := func(graph string, nnz, threads int, impl string, ratio float64, match string) report.GapVsT1Row {
-		return report.GapVsT1Row{Graph: graph, NNZ: nnz, Threads: threads, T1Impl: impl,
+		return report.GapVsT1Row{Graph: graph, GraphSize: report.GraphSize{NNZ: nnz}, Threads: threads, T1Impl: impl,
 			GapMsPerIter: 100, T1MsPerIter: report.F(100 * ratio), Ratio: report.F(ratio), EdgesMatch: match, Host: "h"}
 	}
 	for _, c := range []struct {
@@ -44,7 +44,7 @@ func TestSameFileGAPGoal(t *testing.T) {
 // skipped or no GPU row passed there (not measured, with the reason); a
 // scale it did not plan gets none.
 func TestMoonshotGoalRows(t *testing.T) {
-	s := &report.ScaleStudy{GPU: &report.GPUContext{Name: "NVIDIA H200"}, GPUSkipped: "no CUDA library",
+	s := &report.ScaleStudy{StudyHeader: report.StudyHeader{GPU: &report.GPUContext{Name: "NVIDIA H200"}, GPUSkipped: "no CUDA library"},
 		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 20, Name: "rmat20", Skipped: "time budget"},
 			{Family: report.FamilyRMAT, Scale: 22, Name: "rmat22"}, {Family: report.FamilyGrid, Scale: 24, Name: "grid4096"}}}
 	g := moonshotGoalRows(s, "NVIDIA H200", true)

@@ -63,7 +63,7 @@ func TestFloorGTEPSArithmetic(t *testing.T) {
 	if !math.IsNaN(report.GTEPS(10, 0)) {
 		t.Error("GTEPS of a zero time")
 	}
-	row := report.ScaleRow{N: 1000, NNZ: 16000, Identity: report.Identity{Precision: pagerank.Float32}}
+	row := report.ScaleRow{GraphSize: report.GraphSize{N: 1000, NNZ: 16000}, Identity: report.Identity{Precision: pagerank.Float32}}
 	fillRates(&row, 0.5, &pagerank.Stage{Name: "copy", GBps: 100})
 	// 16000 edges in 0.5 ms: 0.032 GTEPS, 31.25 ns per edge; floor
 	// 4*1001 + 4*16000 + 12*1000 = 80004 bytes at 100 GB/s = 0.00080004 ms.
@@ -399,12 +399,12 @@ func TestCPUTimingDifferenceAndFallback(t *testing.T) {
 func TestScaleGoalsGraded(t *testing.T) {
 	const nnz = 263431158
 	mk := func(impl, kind string, ms float64) report.ScaleRow {
-		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: 24, Graph: "rmat24", N: 1 << 24, NNZ: nnz, Identity: report.Identity{Implementation: impl, Kind: kind}, Status: report.StatusPass}
+		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: 24, Graph: "rmat24", GraphSize: report.GraphSize{N: 1 << 24, NNZ: nnz}, Identity: report.Identity{Implementation: impl, Kind: kind}, Outcome: report.Outcome{Status: report.StatusPass}}
 		fillRates(&r, ms, nil)
 		return r
 	}
-	s := &report.ScaleStudy{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"},
-		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", N: 1 << 24, NNZ: nnz}},
+	s := &report.ScaleStudy{StudyHeader: report.StudyHeader{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"}},
+		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", GraphSize: report.GraphSize{N: 1 << 24, NNZ: nnz}}},
 		Rows: []report.ScaleRow{mk(OracleName, report.KindCPU, 50), mk("t1-multicore-f32", report.KindCPU, 170.9),
 			mk("t1-multicore-f64", report.KindCPU, 250), mk("gpu-a", report.KindGPU, 2.6), mk("gpu-b", report.KindGPU, 1.836)}}
 	g := ScaleGoals(s)
@@ -441,16 +441,16 @@ func TestScaleGoalsGraded(t *testing.T) {
 func TestScaleGoalsBudgetSkippedAtGoalScale(t *testing.T) {
 	mk := func(scale int, impl, kind string, ms float64) report.ScaleRow {
 		nnz := 1 << (scale + 3)
-		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: scale, Graph: fmt.Sprintf("rmat%d", scale), N: 1 << scale, NNZ: nnz,
-			Identity: report.Identity{Implementation: impl, Kind: kind}, Status: report.StatusPass}
+		r := report.ScaleRow{Family: report.FamilyRMAT, Scale: scale, Graph: fmt.Sprintf("rmat%d", scale), GraphSize: report.GraphSize{N: 1 << scale, NNZ: nnz},
+			Identity: report.Identity{Implementation: impl, Kind: kind}, Outcome: report.Outcome{Status: report.StatusPass}}
 		fillRates(&r, ms, nil)
 		return r
 	}
 	skip := mk(24, "gpu-b", report.KindGPU, 0)
 	skip.Status, skip.Reason, skip.MsPerIter = report.StatusSkipped, "time budget: 0.9 s left, this row was estimated at 1.4 s", report.NaN
-	s := &report.ScaleStudy{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"}, Complete: true,
-		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 23, Name: "rmat23", N: 1 << 23, NNZ: 1 << 26},
-			{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", N: 1 << 24, NNZ: 1 << 27}},
+	s := &report.ScaleStudy{StudyHeader: report.StudyHeader{Env: report.Environment{CPUCores: 16, CPUModel: "Xeon"}, GPU: &report.GPUContext{Name: "NVIDIA H200"}}, Complete: true,
+		Graphs: []report.ScaleGraph{{Family: report.FamilyRMAT, Scale: 23, Name: "rmat23", GraphSize: report.GraphSize{N: 1 << 23, NNZ: 1 << 26}},
+			{Family: report.FamilyRMAT, Scale: 24, Name: "rmat24", GraphSize: report.GraphSize{N: 1 << 24, NNZ: 1 << 27}}},
 		Rows: []report.ScaleRow{mk(23, "t1-multicore-f64", report.KindCPU, 46), mk(23, "gpu-b", report.KindGPU, 0.75),
 			mk(24, "t1-multicore-f64", report.KindCPU, 108), skip}}
 	g := ScaleGoals(s)
