@@ -96,6 +96,80 @@ type ScaleProtocol struct {
 	Rung string `json:"rung,omitempty"`
 }
 
+// ScaleRung is one timing protocol of a scale study's row: Iterations per
+// timed run, Warmups untimed runs first, then Runs timed runs.
+type ScaleRung struct{ Iterations, Warmups, Runs int }
+
+// String is the rung as --rung reads it, ITERATIONSxRUNS ("50x5").
+func (r ScaleRung) String() string { return fmt.Sprintf("%dx%d", r.Iterations, r.Runs) }
+
+// Words is the rung for a reader: "50 iterations × 5 runs after one warm-up".
+func (r ScaleRung) Words() string {
+	w := "no warm-up"
+	switch {
+	case r.Warmups == 1:
+		w = "one warm-up"
+	case r.Warmups > 1:
+		w = fmt.Sprintf("%d warm-ups", r.Warmups)
+	}
+	return fmt.Sprintf("%d iterations × %d runs after %s", r.Iterations, r.Runs, w)
+}
+
+// ScaleLadder is the timing protocol per row of a study fitted to a time
+// budget, from the course's (50 iterations, 3 warm-ups, 10 runs) down to two
+// runs of 5 iterations without warm-up. pkg/study's planner starts every
+// row on step 0 and steps the most expensive rows down until the estimated
+// study fits the budget; the step a row ran on is in its Timing
+// (iterations, warm-ups, number of runs).
+var ScaleLadder = []ScaleRung{
+	{pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.TimingRuns},
+	{20, 1, 5},
+	{10, 1, 3},
+	{5, 1, 3},
+	{5, 0, 2},
+}
+
+// FixedRung is the one protocol every row of s was timed with when the
+// study ran with --rung (which times every row after one warm-up), or nil
+// when its rows were fitted to the time budget. It is Protocol.Rung where
+// the study recorded it. A study from before Protocol.Rung was recorded
+// says it only through its rows: when every timed row ran the same K
+// iterations (K-1 for a CPU row, whose time is the difference of a K- and a
+// 1-iteration run), warm-ups and runs, and that protocol is no step of
+// ScaleLadder, the budget did not choose it, so it was a fixed rung.
+func (s *ScaleStudy) FixedRung() *ScaleRung {
+	if s.Protocol.Rung != "" {
+		r := ScaleRung{Warmups: 1}
+		if n, err := fmt.Sscanf(s.Protocol.Rung, "%dx%d", &r.Iterations, &r.Runs); err != nil || n != 2 || r.String() != s.Protocol.Rung {
+			return nil // Validate rejects such a document
+		}
+		return &r
+	}
+	var rows []pagerank.Timing
+	k := 0
+	for _, r := range s.Rows {
+		if len(r.Timing.RunsMs) > 0 {
+			rows = append(rows, r.Timing)
+			k = max(k, r.Timing.Iterations)
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	rung := ScaleRung{k, rows[0].Warmups, len(rows[0].RunsMs)}
+	for _, t := range rows {
+		if t.Warmups != rung.Warmups || len(t.RunsMs) != rung.Runs || (t.Iterations != k && t.Iterations != k-1) {
+			return nil
+		}
+	}
+	for _, l := range ScaleLadder {
+		if l.Warmups == rung.Warmups && l.Runs == rung.Runs && (l.Iterations == k || l.Iterations == k+1) {
+			return nil
+		}
+	}
+	return &rung
+}
+
 // ScaleGraph is one graph of the study.
 type ScaleGraph struct {
 	Family string `json:"family" csv:"family"` // FamilyRMAT, FamilyGrid or FamilyFile
@@ -254,6 +328,9 @@ var goalStatuses = []string{GoalMet, GoalNotMet, GoalNotMeasured, GoalNotCompara
 func (s *ScaleStudy) Validate() error {
 	if err := checkHead(s.Schema, ScaleSchema, s.Name, s.Env.Date); err != nil {
 		return err
+	}
+	if r := s.Protocol.Rung; r != "" && s.FixedRung() == nil {
+		return fmt.Errorf("protocol.rung: %q, want ITERATIONSxRUNS such as 50x5", clip(r))
 	}
 	graphs := map[string]bool{}
 	if err := eachRow(s.Graphs, "graphs", func(p string, g ScaleGraph) error {

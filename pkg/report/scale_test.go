@@ -87,11 +87,76 @@ func TestScalePageHeaderSaysTheFixedRung(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-	if want := []byte(" s, every row timed as 50x5 (--rung, no time budget)</p>"); !bytes.Contains(page, want) {
+	if want := []byte(" s, every row timed as 50 iterations × 5 runs after one warm-up (--rung 50x5, no time budget)</p>"); !bytes.Contains(page, want) {
 		t.Errorf("page lacks %q", want)
 	}
 	if bytes.Contains(page, []byte("s budget</p>")) {
 		t.Error("a --rung study's header names a time budget")
+	}
+}
+
+// A study from before protocol.rung was recorded is read as a --rung study
+// only when its rows say so: one protocol for every timed row (a CPU row's
+// K-1 iterations counted as K) that is no step of the budget's ladder.
+func TestScaleFixedRungFromRows(t *testing.T) {
+	timed := func(s *ScaleStudy, it, warm, runs int) *ScaleStudy {
+		for i := range s.Rows {
+			if len(s.Rows[i].Timing.RunsMs) == 0 {
+				continue
+			}
+			k := it
+			if s.Rows[i].Kind == KindCPU {
+				k-- // the difference of a K- and a 1-iteration run
+			}
+			s.Rows[i].Timing = pagerank.NewTiming(k, warm, make([]float64, runs), "wall")
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name string
+		s    *ScaleStudy
+		want string
+	}{
+		{"fixture: every row 10x3, a ladder step", scaleFixture(), ""},
+		{"every row 50x5, one warm-up", timed(scaleFixture(), 50, 1, 5), "50x5"},
+		{"every row the course protocol", timed(scaleFixture(), 50, 3, 10), ""},
+		{"every row 20x5, a ladder step", timed(scaleFixture(), 20, 1, 5), ""},
+		{"every row 7x2", timed(scaleFixture(), 7, 1, 2), "7x2"},
+		{"one row differs", func() *ScaleStudy {
+			s := timed(scaleFixture(), 50, 1, 5)
+			s.Rows[1].Timing = pagerank.NewTiming(20, 1, make([]float64, 5), "cuda-events")
+			return s
+		}(), ""},
+		{"recorded", func() *ScaleStudy { s := scaleFixture(); s.Protocol.Rung = "10x3"; return s }(), "10x3"},
+	} {
+		got := ""
+		if r := c.s.FixedRung(); r != nil {
+			got = r.String()
+		}
+		if got != c.want {
+			t.Errorf("%s: FixedRung() = %q, want %q", c.name, got, c.want)
+		}
+	}
+	// The committed study of propagation blocking ran --rung 50x5 before
+	// protocol.rung existed (its README and logs/scale.log say so).
+	s, err := Read[ScaleStudy](filepath.Join("..", "..", "reports", "h200-scale-propblock-2026-12-02", ScaleJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.FixedRung(); s.Protocol.Rung != "" || r == nil || *r != (ScaleRung{50, 1, 5}) {
+		t.Errorf("propblock study: protocol.rung %q, FixedRung %v; want \"\" and 50x5 after one warm-up", s.Protocol.Rung, r)
+	}
+	page, err := RenderScaleHTML(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{" s, every row timed as 50 iterations × 5 runs after one warm-up (--rung 50x5, no time budget)</p>", "<td>every row 50 iterations × 5 runs after one warm-up (--rung 50x5: no row fitted"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("propblock page lacks %q", want)
+		}
+	}
+	if bytes.Contains(page, []byte("s budget</p>")) || bytes.Contains(page, []byte("where the budget allows")) {
+		t.Error("propblock page names a time budget it did not apply")
 	}
 }
 
@@ -107,6 +172,7 @@ func TestScaleReadersReject(t *testing.T) {
 		"status":  {strings.Replace(string(good), `"status": "skipped"`, `"status": "maybe"`, 1), "rows[2].status"},
 		"graph":   {strings.Replace(string(good), `"graph": "grid256"`, `"graph": "nope"`, 1), "not in graphs"},
 		"goal":    {strings.Replace(string(good), `"status": "not measured"`, `"status": "perhaps"`, 1), "goals[0].status"},
+		"rung":    {strings.Replace(string(good), `"budget_s": 60,`, `"budget_s": 60, "rung": "50 x 5",`, 1), `protocol.rung: "50 x 5", want ITERATIONSxRUNS`},
 	} {
 		_, err := Decode[ScaleStudy]([]byte(c.data), "scale.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -23,7 +23,7 @@ func TestMeasureProtocols(t *testing.T) {
 	}
 	oracle := Entry{reference.Oracle(), report.KindCPU}
 	m, err := Measure(context.Background(), oracle, g, Measurement{Reference: ref, ValidateIterations: 20, KeepRun: true,
-		Timing: Rung{4, 1, 3}, CPU: WholeCall})
+		Timing: Rung{Iterations: 4, Warmups: 1, Runs: 3}, CPU: WholeCall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestMeasureProtocols(t *testing.T) {
 	stops := 0
 	f32 := Entry{reference.Multicore(pagerank.Float32, 2), report.KindCPU}
 	m, err = Measure(context.Background(), f32, g, Measurement{Reference: ref, ValidateIterations: 20,
-		Timing: Rung{6, 0, 5}, CPU: KMinusOne, Stop: func() bool { stops++; return stops == 2 }})
+		Timing: Rung{Iterations: 6, Warmups: 0, Runs: 5}, CPU: KMinusOne, Stop: func() bool { stops++; return stops == 2 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestMeasureProtocols(t *testing.T) {
 	}
 
 	// No reference: the validation says so and nothing is timed.
-	m, err = Measure(context.Background(), f32, g, Measurement{ValidateIterations: 20, Timing: Rung{4, 0, 2}})
+	m, err = Measure(context.Background(), f32, g, Measurement{ValidateIterations: 20, Timing: Rung{Iterations: 4, Warmups: 0, Runs: 2}})
 	if err != nil || m.Validation.Problem == "" || m.Timed != nil {
 		t.Errorf("no reference: err %v, %+v, timed %v", err, m.Validation, m.Timed != nil)
 	}
@@ -61,7 +61,7 @@ func TestMeasureProtocols(t *testing.T) {
 	// A cancelled context stops the timing with the interruption.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = Measure(ctx, oracle, g, Measurement{Timing: Rung{4, 0, 2}, CPU: WholeCall})
+	_, err = Measure(ctx, oracle, g, Measurement{Timing: Rung{Iterations: 4, Warmups: 0, Runs: 2}, CPU: WholeCall})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}

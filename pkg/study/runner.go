@@ -657,7 +657,7 @@ func (r *runner) timing(ctx context.Context, g *pagerank.Graph) error {
 			r.out.Timings = append(r.out.Timings, row)
 			continue
 		}
-		m, err := Measure(ctx, e, g, Measurement{Timing: Rung{p.Iterations, r.cfg.Warmups, r.cfg.Runs}, CPU: WholeCall})
+		m, err := Measure(ctx, e, g, Measurement{Timing: Rung{Iterations: p.Iterations, Warmups: r.cfg.Warmups, Runs: r.cfg.Runs}, CPU: WholeCall})
 		res := m.Timed
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("interrupted: %w", cerr)

@@ -375,7 +375,7 @@ func (r *scaleRunner) protocol() report.ScaleProtocol {
 			c.ValidateIterations, c.ValidateIterations, pagerank.SpearmanTopK, pagerank.SpearmanGate, pagerank.RelTolerance, pagerank.NearTie, OracleName, ReferenceFallback),
 		CPUTiming:    "Go's monotonic wall clock; each timed run is one Run of K fixed iterations and one Run of 1 iteration, and the run's time is their difference, i.e. K-1 iterations without the per-call setup (allocating and converting the work vectors), as the GPU's CUDA events exclude the upload; ms per iteration = median over runs / (K-1)",
 		GPUTiming:    "the implementation's own Benchmark: CUDA events around K warmed iterations, copies outside (pkg/cudabind); ms per iteration = median over runs / K",
-		Ladder:       "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column",
+		Ladder:       ladderProtocol(c.Rung),
 		FloorFormula: "byte floor of one pull iteration at precision w bytes: 4(n+1) + 4nnz + 3wn (in-edge CSR read once; rank vector read once and written once; 1/outdeg read once; every gathered x[u]/outdeg[u] assumed a cache hit), divided by a copy bandwidth measured in the same process (bytes read + written): GPU rows by the 128 MiB device-to-device copy row of pkg/cudabind, multi-core CPU rows by a memcpy of two large buffers with every core, the sequential oracle by the same memcpy on one goroutine. The copy rows measure DRAM; a graph whose working set fits in the caches (the small ones, and the 2-D grids, whose gathers are nearly sequential) can beat the floor, i.e. reach a fraction above 1. The second floor, the compressed stream's (code floor), is the same with the column indices read as gpu-hothead-packed's 16-bit column code, 2 bytes per edge: 4(n+1) + 2nnz + 3wn (its escapes and their row offsets not counted: a lower bound of any design reading the code)",
 		Workers:      ResolveWorkers(c.Workers),
 		Rung:         rungText(c.Rung),
@@ -389,7 +389,16 @@ func rungText(r *Rung) string {
 	if r == nil {
 		return ""
 	}
-	return fmt.Sprintf("%dx%d", r.Iterations, r.Runs)
+	return r.String()
+}
+
+// ladderProtocol is ScaleProtocol.Ladder: the budget's ladder, or with a
+// fixed --rung (r not nil) the one protocol every row ran.
+func ladderProtocol(r *Rung) string {
+	if r != nil {
+		return fmt.Sprintf("every row %s (--rung %s: no row fitted to a time budget or stepped down); each row's own numbers are in its it x runs column", r.Words(), r)
+	}
+	return "course protocol (50 iterations, 3 warm-ups, 10 runs) where the budget allows; the most expensive rows step down " + ladderText() + " (iterations x runs); each row's own numbers are in its it x runs column"
 }
 
 // gpuContext records the GPU and its DRAM copy row, or why GPU rows are skipped.

@@ -15,20 +15,13 @@ import (
 
 // Rung is one step of the scale study's timing ladder: Iterations per timed
 // run, Warmups untimed runs, then Runs timed runs.
-type Rung struct{ Iterations, Warmups, Runs int }
+type Rung = report.ScaleRung
 
-// Ladder is the timing protocol per row, from the course's (50 iterations,
-// 3 warm-ups, 10 runs) down to two runs of 5 iterations without warm-up. The planner
-// starts every row on rung 0 and steps the most expensive rows down until
-// the estimated study fits the time budget; the rung a row ran on is in its
-// Timing (iterations, warm-ups, number of runs).
-var Ladder = []Rung{
-	{pagerank.TimingIterations, pagerank.TimingWarmups, pagerank.TimingRuns},
-	{20, 1, 5},
-	{10, 1, 3},
-	{5, 1, 3},
-	{5, 0, 2},
-}
+// Ladder is the timing protocol per row (report.ScaleLadder: the course's
+// 50 iterations, 3 warm-ups, 10 runs, down to two runs of 5 iterations
+// without warm-up). The planner starts every row on rung 0 and steps the
+// most expensive rows down until the estimated study fits the time budget.
+var Ladder = report.ScaleLadder
 
 // ScaleRates is the planner's cost model. Time per iteration of
 // implementation `impl` on a graph of nnz edges is estimated as
@@ -447,8 +440,12 @@ func planKey(gs []*plannedGraph) string {
 func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 	var lines []string
 	total := p.totalS(gs)
-	lines = append(lines, fmt.Sprintf("plan: %d graphs, estimated %.0f s of the %.0f s budget (%d cores, GOMAXPROCS %d, T1 on %d workers); validation runs %d fixed iterations",
-		len(gs), total, p.cfg.Budget.Seconds(), runtime.NumCPU(), runtime.GOMAXPROCS(0), p.workers, p.cfg.ValidateIterations))
+	of := fmt.Sprintf("of the %.0f s budget", p.cfg.Budget.Seconds())
+	if p.cfg.Rung != nil {
+		of = fmt.Sprintf("every row %s (--rung, no time budget)", p.cfg.Rung)
+	}
+	lines = append(lines, fmt.Sprintf("plan: %d graphs, estimated %.0f s %s (%d cores, GOMAXPROCS %d, T1 on %d workers); validation runs %d fixed iterations",
+		len(gs), total, of, runtime.NumCPU(), runtime.GOMAXPROCS(0), p.workers, p.cfg.ValidateIterations))
 	if gpuLine != "" {
 		lines = append(lines, gpuLine)
 	}
@@ -483,7 +480,11 @@ func (p *planner) planLines(gs []*plannedGraph, gpuLine string) []string {
 		}
 		lines = append(lines, fmt.Sprintf("  %-10s n%s%-9d nnz~%-10d ~%5.1f s  ref %s | %s", g.label(), g.nSign(), g.N, g.NNZ, p.graphS(g), ref, strings.Join(parts, ", ")))
 	}
-	lines = append(lines, "  (NxR = N iterations per timed run x R runs; rows step down the ladder "+ladderText()+" only where the budget needs it)")
+	if p.cfg.Rung != nil {
+		lines = append(lines, "  (NxR = N iterations per timed run x R runs)")
+	} else {
+		lines = append(lines, "  (NxR = N iterations per timed run x R runs; rows step down the ladder "+ladderText()+" only where the budget needs it)")
+	}
 	return lines
 }
 

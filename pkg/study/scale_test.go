@@ -515,6 +515,12 @@ func TestScaleFixedRung(t *testing.T) {
 	if err != nil || strings.Contains(plan, "SKIPPED") || !strings.Contains(plan, "t1-multicore-f32 4x2") {
 		t.Fatalf("plan with a fixed rung and a 1 s budget: err %v\n%s", err, plan)
 	}
+	if !strings.Contains(s.Plan[0], "every row 4x2 (--rung, no time budget)") || strings.Contains(plan, "budget needs it") || strings.Contains(plan, "s budget") {
+		t.Errorf("a --rung plan names a time budget it does not apply:\n%s", plan)
+	}
+	if !strings.HasPrefix(s.Protocol.Ladder, "every row 4 iterations × 2 runs after one warm-up (--rung 4x2: no row fitted") {
+		t.Errorf("a --rung study's protocol.ladder = %q, want the fixed rung", s.Protocol.Ladder)
+	}
 	cfg, _ = smallScale(t)
 	cfg.MaxScale, cfg.Grid, cfg.Rung = 8, false, &Rung{Iterations: 4, Warmups: 1, Runs: 2}
 	s, err = RunScale(context.Background(), cfg)
@@ -537,13 +543,16 @@ func TestScaleFixedRung(t *testing.T) {
 	if s.Protocol.Rung != "4x2" {
 		t.Errorf("protocol rung %q, want 4x2 (the page says it instead of the budget)", s.Protocol.Rung)
 	}
+	if s.Protocol.Rung = ""; s.FixedRung() == nil || *s.FixedRung() != *cfg.Rung { // a document from before protocol.rung: its rows say it
+		t.Errorf("FixedRung from the rows = %v, want 4x2 after one warm-up", s.FixedRung())
+	}
 	cfg, _ = smallScale(t)
 	cfg.PlanOnly = true
 	if s, err = RunScale(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if s.Protocol.Rung != "" {
-		t.Errorf("a budgeted study records rung %q, want none", s.Protocol.Rung)
+	if s.Protocol.Rung != "" || !strings.HasPrefix(s.Protocol.Ladder, "course protocol") || !strings.Contains(s.Plan[0], "s budget") {
+		t.Errorf("a budgeted study records rung %q, ladder %q, plan %q; want no rung and the budget", s.Protocol.Rung, s.Protocol.Ladder, s.Plan[0])
 	}
 }
 
