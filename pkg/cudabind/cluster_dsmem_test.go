@@ -9,6 +9,9 @@ package cudabind
 //	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
 //	PRLAB_DSMEM_SET=pipeline  both tests run only the split-barrier / 16-bit-column / 512-thread
 //	                      variants of the packed default (and the default's ablations in the probe)
+//	PRLAB_DSMEM_SET=heavy  both tests run only the default and its heavy-row split / paired packed
+//	                      warps / phase timer variants (pipeline bits 16, 64, 32; stores), with the
+//	                      split's ablations in the probe; the phase timer prints its table to stdout
 //	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
@@ -50,7 +53,12 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
-	if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" { // the default and the pipeline knob's variants of it
+	if os.Getenv("PRLAB_DSMEM_SET") == "heavy" { // the default (stores) and its heavy-row / pairing / timer variants
+		configs = []dsmConfig{{label: "stores", exchange: 1}}
+		for _, pl := range dsmHeavyPipelines {
+			configs = append(configs, dsmConfig{label: "stores " + pl.name, exchange: 1, pipeline: pl.v})
+		}
+	} else if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" { // the default and the pipeline knob's variants of it
 		configs = append(configs, dsmPipelineConfigs()...)
 	} else if os.Getenv("PRLAB_DSMEM_PROBE") == "1" { // the variants that are not the default (yet)
 		for i, c := range [][3]int{{1, 1, 8}, {1, 3, 0}, {2, 3, 0}, {3, 3, 0}, {4, 0, 0}, {4, 3, 0}, {1, 5, 0}, {1, 6, 0}, {4, 5, 0},
@@ -155,6 +163,44 @@ var dsmConfigLabels = []string{"stores staged twobar", "stores pieces", "bulk pi
 var dsmPipelines = []namedValue{{"split barrier", 1}, {"16-bit columns", 2}, {"split barrier + 16-bit columns", 3},
 	{"row finish", 4}, {"split barrier + 16-bit columns + row finish", 7},
 	{"every bit off in the knob's kernel (the default as timed on 2026-12-02 05:00)", 8}}
+
+// dsmHeavyPipelines are PRLAB_KNOB_DSM_PIPELINE's bits 16, 32, 64, 128
+// (packed rows and the stores exchange only, each in its own kernel
+// instantiation or host layout): heavy rows (in-degree > 256) split into
+// chunks of 256 edges packed like light rows (no warp-per-row loop) and rows
+// of in-degree 0 left out of the packing; the packed warps permuted so that
+// each warp's share balances an estimated cost; small rows (in-degree 1..8)
+// summed several to a lane (runs of consecutive rows of <= 8 edges, each
+// row's sum stored at its last slot; implies 16); the phase timer (clock() at
+// each phase boundary of every warp, a table per block on stdout after each
+// timed run).
+var dsmHeavyPipelines = []namedValue{{"heavy rows split", 16}, {"packed warps paired", 64},
+	{"heavy rows split + packed warps paired", 80}, {"small rows several per lane + heavy rows split", 144},
+	{"small rows several per lane + heavy rows split + packed warps paired", 208}, {"phase timer", 32},
+	{"heavy rows split, phase timer", 48}, {"small rows several per lane + heavy rows split, phase timer", 176}}
+
+// dsmHeavyVariants is the probe's list for PRLAB_DSMEM_SET=heavy: the
+// default, its heavy-row variants, and the ablations of the default and of
+// the split (the stage costs after the change).
+func dsmHeavyVariants() []dsmVariant {
+	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}}}
+	for _, pl := range dsmHeavyPipelines {
+		out = append(out, dsmVariant{"stores packed 1024 threads, " + pl.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: pl.v}})
+	}
+	for _, ab := range dsmAblations {
+		if ab.v == 3 {
+			continue
+		}
+		out = append(out, dsmVariant{"stores packed default, ablation: " + ab.name, map[int]int{knobDSMExchange: 1, knobDSMAblate: ab.v}},
+			dsmVariant{"stores packed, heavy rows split, ablation: " + ab.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: 16, knobDSMAblate: ab.v}},
+			dsmVariant{"stores packed, small rows per lane + heavy rows split, ablation: " + ab.name,
+				map[int]int{knobDSMExchange: 1, knobDSMPipeline: 144, knobDSMAblate: ab.v}})
+		if ab.v == 7 || ab.v == 15 { // the skeleton's phases
+			out = append(out, dsmVariant{"stores packed, phase timer, ablation: " + ab.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: 32, knobDSMAblate: ab.v}})
+		}
+	}
+	return out
+}
 
 // dsmPipelineConfigs: the default (packed rows, warp 0 reduces only, the
 // one-barrier sum) with each pipeline value on the three exchanges, and at
@@ -314,7 +360,9 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 		rows = append(rows, map[string]any{"variant": name, "row": r})
 	}
 	variants := dsmVariants()
-	if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" {
+	if os.Getenv("PRLAB_DSMEM_SET") == "heavy" {
+		variants = dsmHeavyVariants()
+	} else if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" {
 		variants = dsmPipelineVariants()
 	} else {
 		variants = append(variants, dsmPipelineVariants()[1:len(dsmPipelines)+3]...)
@@ -418,13 +466,13 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 }
 
 // The probe's variants name valid knob values (an exchange the tables know,
-// a gather in [0, 8], partials in [0, 31]) under distinct names, and each
+// a gather in [0, 8], partials in [0, 31], pipeline in [0, 255]) under distinct names, and each
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, v := range append(dsmVariants(), dsmPipelineVariants()[1:]...) {
+	for _, v := range append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 15 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

@@ -54,7 +54,17 @@
 // warp's head lane right after its shuffles, D published by warp 0 in a
 // shared-memory word before its gather share: no row pass and no block
 // barrier between the gather and the combine). 1 and 2 keep the default's
-// bits; 4 changes the dangling sum's thread order (D's last bits).
+// bits; 4 changes the dangling sum's thread order (D's last bits). With the
+// stores exchange and none of 1, 2, 4, each in its own instantiation (the
+// default's code is untouched): 16 heavy rows split (packRows split: a row of
+// more than 32 pieces cut into chunks of 256 edges packed like light rows,
+// the combine adding the chunk sums in order; rows of in-degree 0 not
+// packed), 128 small lanes (with 16: a run of consecutive rows of in-degree
+// 1..8, <= 8 edges in all, summed by one lane, each row's sum stored at its
+// last slot), 64 (host only) the packed warps permuted to balance each warp's
+// share, 32 the phase timer (clock() at each phase boundary of every warp in
+// timed runs, printed per block by dsmemBenchmark). 16 and 128 change the
+// heavy and small rows' summation order (their last bits).
 // Dangling mass and residual: each block's partial in its own shared memory
 // (C writes per reduction, the write budget's gridDim.x), read by warp 0 of
 // every block through distributed shared memory (lanes 0..C-1 at once) and
@@ -126,6 +136,13 @@ constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
 enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8, kNoLoop = 16 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
+// kPipe bits of the instantiations beyond the pipeline knob's first three (PRLAB_KNOB_DSM_PIPELINE 16, 32):
+// kHeavySplit, the combine adds each split heavy row's chunk sums (packRows with split: a heavy row's pieces
+// of 8 packed into as many packed warps as it needs, one row sum per chunk; rows of in-degree 0 not packed, their
+// valS slot zeroed once); kPhaseTimer, clock() at each phase boundary of every warp (timed runs only).
+enum { kHeavySplit = 16, kPhaseTimer = 32, kPairWarps = 64 /* host only: packRows' pair */, kSmallLanes = 128 };
+constexpr int kPhases = 8;      // boundaries after the top: packed warps, heavy rows, warp 0's D, barrier, combine, dangling sum, sends, cluster barrier
+constexpr int kPhaseIters = 64; // iterations recorded per run (the timed runs have 50)
 
 struct Args {
   const int *rowPtr;      // global in-edge CSR row pointer
@@ -176,6 +193,13 @@ struct Args {
   const int *rsp;
   const unsigned *rsd;
   int rdb[kMaxC + 1];
+  // Phase timer (pipeline bit 32, its own instantiations): [C][32 warps][kPhaseIters][kPhases] clock() deltas
+  // from the iteration's top, written by lane 0 of every warp in timed runs (dsmemBenchmark prints them).
+  unsigned *phase;
+  // Small lanes (pipeline bit 128, kSmallLanes kernels): per lane (indexed like lanes) the row ends of a run of
+  // consecutive rows of in-degree 1..8 summed by one lane: nibble j = the offset from the lane's row of the row
+  // whose last edge is slot j (15: none; 0xffffffff for every other lane).
+  const unsigned *lends;
 };
 
 struct Coef {
@@ -193,12 +217,12 @@ struct Inst {
 // aligned regions); the host sizes the launch with the same function.
 struct Carve {
   size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, laneS, winfoS,
-      c16S, total;
+      c16S, endS, total;
 };
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
                                        bool pieces, bool rowSends = false, bool warpPartials = false, int pmax = 0,
-                                       int mmax = 0, int lmax = 0, int wmax = 0, bool col16 = false) {
+                                       int mmax = 0, int lmax = 0, int wmax = 0, bool col16 = false, bool laneEnds = false) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -220,6 +244,7 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.laneS = o;   o += align16(4 * static_cast<size_t>(lmax)); // packed rows: one word per lane
   c.winfoS = o;  o += align16(4 * static_cast<size_t>(wmax)); // packed rows: one word per warp
   c.c16S = o;    o += col16 ? 16 * static_cast<size_t>(lmax) : 0; // packed rows, 16-bit columns: 8 per lane
+  c.endS = o;    o += laneEnds ? align16(4 * static_cast<size_t>(lmax)) : 0; // small lanes: row ends per lane
   c.total = o;
   return c;
 }
@@ -335,7 +360,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   // barrier between the gather and the combine); warp 0 sums D first and publishes it in dWord
   const bool rowFinish = (kPipe & 4) != 0 && packed && (a.pipeline & 4) != 0 && (a.ablate & (kNoGather | kNoRows)) == 0;
   const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
-                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16);
+                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16,
+                         (kPipe & kSmallLanes) != 0);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
   float *ghost = reinterpret_cast<float *>(base + cv.ghost);
@@ -357,6 +383,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   unsigned *laneS = reinterpret_cast<unsigned *>(base + cv.laneS);
   int *winfoS = reinterpret_cast<int *>(base + cv.winfoS);
   uint4 *c16S = reinterpret_cast<uint4 *>(base + cv.c16S);
+  unsigned *endS = reinterpret_cast<unsigned *>(base + cv.endS);
+  (void)endS;
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -436,11 +464,15 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     colS[e] = v;
     if (staged) valS[e] = 0.0f;
   });
+  if constexpr ((kPipe & kHeavySplit) != 0) // split heavy rows: the chunk slots and the unpacked rows' (in-degree 0) sums
+    for (int i = PE + tid; i < a.emax; i += bd) valS[i] = 0.0f;
   const int W = packed ? a.wb[rank + 1] - a.wb[rank] : 0;
   if (packed) {
     batched<4, unsigned>(32 * W, [&](int l) { return static_cast<unsigned>(__ldg(a.lanes + a.lb[rank] + l)); },
                          [&](int l, unsigned v) { laneS[l] = v; });
     batched<4, int>(W, [&](int w) { return __ldg(a.winfo + a.wb[rank] + w); }, [&](int w, int v) { winfoS[w] = v; });
+    if constexpr ((kPipe & kSmallLanes) != 0)
+      batched<4, unsigned>(32 * W, [&](int l) { return __ldg(a.lends + a.lb[rank] + l); }, [&](int l, unsigned v) { endS[l] = v; });
     if (col16) {
       const uint4 *src = reinterpret_cast<const uint4 *>(a.c16) + a.lb[rank];
       batched<4, uint4>(32 * W, [&](int l) { return __ldg(src + l); }, [&](int l, uint4 v) { c16S[l] = v; });
@@ -501,9 +533,27 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
   };
   bool pendingWait = false; // split barrier: arrived, not yet waited
+  // Phase timer (kPhaseTimer, timed runs): tq[b] = clock() at boundary b of this warp's iteration (0: its top).
+  constexpr bool kTimer = (kPipe & kPhaseTimer) != 0 && !kInstr;
+  unsigned tq[kPhases + 1] = {};
+  auto mark = [&](int b) {
+    if constexpr (kTimer) {
+      asm volatile("" ::: "memory");
+      tq[b] = static_cast<unsigned>(clock());
+      asm volatile("" ::: "memory");
+    }
+  };
+  (void)mark;
+  unsigned long long tLoop0 = 0, gLoop0 = 0; // the timer: clock64() and %globaltimer (ns) at the loop's start, thread 0
+  if constexpr (kTimer)
+    if (tid == 0) {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(gLoop0));
+      tLoop0 = clock64();
+    }
   int p = 0, k = 0;
   const int loopIters = (a.ablate & kNoLoop) != 0 ? 0 : iters; // ablation 16: the launch, the one-time load, the write
   for (; k < loopIters; ++k) {
+    mark(0);
     float *cur = ghost + p * a.gmax, *nxt = ghost + (1 - p) * a.gmax;
     // Split barrier: before waiting, this warp's first packed warp loads its column indices and its
     // own-row values (ghost [0, R): written by this block before its arrive); the remote ones after.
@@ -625,8 +675,21 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           for (int j = 0; j < kPiece; ++j) v[j] = cix[j] >= 0 ? cur[cix[j]] : 0.0f;
         }
         float rs = 0.0f;
+        if constexpr ((kPipe & kSmallLanes) != 0) { // a small lane stores each of its rows' sums at the row's last slot
+          const unsigned en = endS[32 * w + lane];
 #pragma unroll
-        for (int j = 0; j < kPiece; ++j) rs += v[j];
+          for (int j = 0; j < kPiece; ++j) {
+            rs += v[j];
+            const unsigned nb = (en >> (4 * j)) & 15u;
+            if (nb != 15u) {
+              valS[(li >> 16) + nb] = rs;
+              rs = 0.0f;
+            }
+          }
+        } else {
+#pragma unroll
+          for (int j = 0; j < kPiece; ++j) rs += v[j];
+        }
         for (int st = 0, o = 1; st < steps; ++st, o <<= 1) { // segmented: lane l adds lane l + o of its row
           const float t = __shfl_down_sync(0xffffffffu, rs, o);
           if (lane + o < segEnd) rs += t;
@@ -638,6 +701,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           valS[li >> 16] = rs;
         }
       }
+      mark(1);
       for (int h = warp; h < H; h += warps) { // heavy rows: a warp over the row's columns
         const int i = heavyS[h], b = prowS[3 * i], d = prowS[3 * i + 1];
         float hs = 0.0f;
@@ -649,6 +713,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           else valS[i] = hs;
         }
       }
+      mark(2);
     } else if (pieces && (a.ablate & kNoGather) == 0) { // piece sums into valS, coalesced column loads
       const int np = pnjS[0];
       for (int t = wt; t >= 0 && t < np; t += wn) {
@@ -692,7 +757,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         d0 = warpAllSum(d0);
       if (lane == 0) shD = d0;
     }
+    mark(3);
     if (!rowFinish || kInstr || kMode == kBulk) __syncthreads(); // D and the row sums to the block (not with row finish)
+    mark(4);
 #if PRLAB_CLUSTER_BULK
     if (kMode == kBulk && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
       mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
@@ -700,7 +767,14 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
     if (rowFinish) { // every row was finished in its packed warp or by its heavy row's warp
     } else if (packed && (a.ablate & kNoRows) == 0) { // the row sums are in valS
-      for (int i = tid; i < R; i += bd) finish(i, valS[i]);
+      for (int i = tid; i < R; i += bd) {
+        float s = valS[i];
+        if constexpr ((kPipe & kHeavySplit) != 0) { // a split heavy row: its other chunks' sums, in chunk order
+          const int x = prowS[3 * i], nx = prowS[3 * i + 1];
+          for (int j = 0; j < nx; ++j) s += valS[x + j];
+        }
+        finish(i, s);
+      }
     } else if (pieces && (a.ablate & kNoRows) == 0) { // each row adds its pieces: full ones in order, then the partial one
       const int nr = fused ? M : R; // fused: only the rows not finished by their one piece
       for (int j = tid; j < nr; j += bd) {
@@ -733,6 +807,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           },
           finish);
     }
+    mark(5);
     if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
@@ -742,6 +817,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (tid == 0) dP[1 - p] = dg;
       if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
     }
+    mark(6);
     if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rP + 1 - p, sP + 1 - p);
     if (exchange && k + 1 < iters) {
       if (kMode == kStores) {
@@ -765,6 +841,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       }
 #endif
     }
+    mark(7);
     if ((a.ablate & kNoSync) == 0 && split) {
       clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
       pendingWait = true;
@@ -772,9 +849,24 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
     else
       __syncthreads(); // ablation: no cluster barrier (timing only; blocks drift apart)
+    if constexpr (kTimer) {
+      mark(8);
+      if (lane == 0 && k < kPhaseIters && warp < 32)
+#pragma unroll
+        for (int b = 1; b <= kPhases; ++b)
+          a.phase[((static_cast<size_t>(rank) * 32 + warp) * kPhaseIters + k) * kPhases + b - 1] = tq[b] - tq[0];
+    }
     p ^= 1;
   }
   if (pendingWait) clusterWait();
+  if constexpr (kTimer)
+    if (tid == 0) { // after the words of every (block, warp, iteration, boundary): this block's loop in cycles and ns
+      unsigned long long g1;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+      unsigned *tail = a.phase + static_cast<size_t>(C) * 32 * kPhaseIters * kPhases + 2 * rank;
+      tail[0] = static_cast<unsigned>(clock64() - tLoop0);
+      tail[1] = static_cast<unsigned>(g1 - gLoop0);
+    }
   if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rP + p, sP + p, k, true, in);
   for (int i = tid; i < R; i += bd) xOut[r0 + i] = xS[i];
   cl.sync(); // no block leaves while another may still read its shared memory
@@ -849,7 +941,7 @@ DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 void freeBuffers(DsmState &s) {
   Args &a = s.args;
   freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
-             a.winfo, a.c16);
+             a.winfo, a.c16, a.phase, a.lends);
   s.built = false;
   s.C = 0;
 }
@@ -859,10 +951,20 @@ int getState(Ctx &c, DsmState **out, Err &e) {
                  [&](DsmState &s) { return deviceLimits(c.device, nullptr, &s.smemOptin, &s.ccMajor, e); }, e);
 }
 
-// The kernel for an exchange and a pipeline value: the default's code when it is 0, the split barrier
+// The kernel for an exchange and a pipeline value: the default's code when it is 0, the split heavy rows'
+// combine and / or the phase timer for stores + 16 / 32 (each its own instantiation), the split barrier
 // alone compiled in for stores + 1, all three bits otherwise (stores, l2; bulk where compiled in; the knob's
 // value 8, every bit off, also runs that kernel: the code the H200 timed as the default at 05:00).
 template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
+  if (mode == kStores && (pipeline & kSmallLanes) != 0)
+    return (pipeline & kPhaseTimer) != 0
+               ? reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kHeavySplit | kSmallLanes | kPhaseTimer>)
+               : reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kHeavySplit | kSmallLanes>);
+  if (mode == kStores && (pipeline & (kHeavySplit | kPhaseTimer)) != 0) switch (pipeline & (kHeavySplit | kPhaseTimer)) {
+    case kHeavySplit: return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kHeavySplit>);
+    case kPhaseTimer: return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kPhaseTimer>);
+    default: return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kHeavySplit | kPhaseTimer>);
+    }
   if (pipeline == 1 && mode == kStores) return reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, 1>);
   if (pipeline != 0) switch (mode) {
 #if PRLAB_CLUSTER_BULK
@@ -940,38 +1042,100 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
 // depth_w << 4 | shuffle steps (ceil log2 of its most pieces per row).
 // Heavy rows' columns follow in row order (prow[3 i] their start, prow[3 i
 // + 1] the in-degree). Columns bank-ordered per lane as bankOrderPieces.
-void packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, int R, std::vector<int> &pcol,
-              std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &heavy, std::vector<int> &prow) {
-  std::vector<int> order;
-  for (int i = 0; i < R; ++i)
-    if ((rp[r0 + i + 1] - rp[r0 + i] + kPiece - 1) / kPiece <= kPieceWarp) order.push_back(i);
-  auto npc = [&](int i) { return std::max(1, (rp[r0 + i + 1] - rp[r0 + i] + kPiece - 1) / kPiece); };
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    const int mx = npc(x), my = npc(y);
-    return mx != my ? mx < my : rp[r0 + x + 1] - rp[r0 + x] < rp[r0 + y + 1] - rp[r0 + y];
-  });
-  const size_t l0 = lanes.size(), c0 = pcol.size();
-  std::vector<int> laneRow, laneStart, laneLen, laneHead, laneEnd; // per lane of this block
-  for (int i : order) {
-    const int m = npc(i), used = static_cast<int>(laneRow.size()) % 32;
-    if (used + m > 32)
-      for (int u = used; u < 32; ++u) {
-        laneRow.push_back(0), laneStart.push_back(0), laneLen.push_back(0), laneHead.push_back(0);
-        laneEnd.push_back(u + 1);
+// split (pipeline bit 16, the kHeavySplit kernels): no heavy rows; a row of
+// more than 32 pieces is cut into chunks of 32 pieces (256 edges), each
+// packed like a light row, chunk 0's sum into valS[i], chunk c >= 1's into
+// valS[R + ...] (prow[3 i] the first of them, prow[3 i + 1] how many; the
+// combine adds them in chunk order); rows of in-degree 0 are not packed
+// (their valS slot is zeroed once). pair (pipeline bit 64): the packed warps
+// permuted so that warp w's share (packed warps w, w + 32, ..., as the kernel
+// takes them with 32 warps) balances an estimated cost per packed warp (64 +
+// 8 depth + 30 shuffle steps cycles), longest first onto the least loaded
+// warp with a free position. Returns the valS slots the block needs (rows +
+// chunk slots).
+int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, int R, std::vector<int> &pcol,
+             std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &heavy, std::vector<int> &prow,
+             bool split = false, bool pair = false, std::vector<unsigned> *ends = nullptr) {
+  struct Small {
+    int base, start, len;
+    unsigned ends;
+  };
+  std::vector<Small> smalls; // ends (small lanes): runs of consecutive rows of in-degree 1..kPiece, <= kPiece edges a lane
+  if (ends) {
+    split = true;
+    for (int i = 0; i < R;) {
+      const int d = rp[r0 + i + 1] - rp[r0 + i];
+      if (d == 0 || d > kPiece) {
+        ++i;
+        continue;
       }
-    const int h = static_cast<int>(laneRow.size()) % 32, b = rp[r0 + i], d = rp[r0 + i + 1] - b;
-    for (int k = 0; k < m; ++k) {
-      laneRow.push_back(i), laneStart.push_back(b + kPiece * k);
-      laneLen.push_back(std::max(0, std::min(kPiece, d - kPiece * k)));
-      laneHead.push_back(k == 0), laneEnd.push_back(h + m);
+      Small sm{i, rp[r0 + i], 0, 0xffffffffu};
+      for (; i < R && i - sm.base < 15; ++i) {
+        const int di = rp[r0 + i + 1] - rp[r0 + i];
+        if (di > kPiece || sm.len + di > kPiece) break;
+        if (di == 0) continue;
+        sm.len += di;
+        const int j = sm.len - 1; // the row ends at slot j: its offset from base in nibble j
+        sm.ends = (sm.ends & ~(15u << (4 * j))) | static_cast<unsigned>(i - sm.base) << (4 * j);
+      }
+      smalls.push_back(sm);
     }
   }
+  size_t nextSmall = 0;
+  struct Unit {
+    int slot, start, d; // valS slot of its sum, first edge, edges
+  };
+  std::vector<Unit> order;
+  int slots = R;
+  for (int i = 0; i < R; ++i) {
+    const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
+    if ((d + kPiece - 1) / kPiece <= kPieceWarp) {
+      if ((!split || d > 0) && (!ends || d > kPiece)) order.push_back(Unit{i, b, d});
+    } else if (split) {
+      constexpr int kChunk = kPiece * kPieceWarp;
+      prow[3 * static_cast<size_t>(r0 + i)] = slots;
+      prow[3 * static_cast<size_t>(r0 + i) + 1] = (d - 1) / kChunk;
+      for (int o = 0; o < d; o += kChunk) order.push_back(Unit{o == 0 ? i : slots++, b + o, std::min(kChunk, d - o)});
+    }
+  }
+  auto npc = [&](const Unit &u) { return std::max(1, (u.d + kPiece - 1) / kPiece); };
+  std::stable_sort(order.begin(), order.end(), [&](const Unit &x, const Unit &y) {
+    const int mx = npc(x), my = npc(y);
+    return mx != my ? mx < my : x.d < y.d;
+  });
+  const size_t l0 = lanes.size(), c0 = pcol.size(), w0 = winfo.size();
+  std::vector<int> laneRow, laneStart, laneLen, laneHead, laneEnd; // per lane of this block
+  std::vector<unsigned> laneEnds;                                   // small lanes' row ends (0xffffffff: none)
+  auto pushSmall = [&]() { // the next small lane, or false when none is left
+    if (nextSmall >= smalls.size()) return false;
+    const Small &sm = smalls[nextSmall++];
+    laneRow.push_back(sm.base), laneStart.push_back(sm.start), laneLen.push_back(sm.len), laneHead.push_back(0);
+    laneEnd.push_back(static_cast<int>(laneRow.size() - 1) % 32 + 1), laneEnds.push_back(sm.ends);
+    return true;
+  };
+  for (const Unit &un : order) {
+    const int m = npc(un), used = static_cast<int>(laneRow.size()) % 32;
+    if (used + m > 32)
+      for (int u = used; u < 32; ++u) {
+        if (pushSmall()) continue;
+        laneRow.push_back(0), laneStart.push_back(0), laneLen.push_back(0), laneHead.push_back(0);
+        laneEnd.push_back(u + 1), laneEnds.push_back(0xffffffffu);
+      }
+    const int h = static_cast<int>(laneRow.size()) % 32, b = un.start, d = un.d;
+    for (int k = 0; k < m; ++k) {
+      laneRow.push_back(un.slot), laneStart.push_back(b + kPiece * k);
+      laneLen.push_back(std::max(0, std::min(kPiece, d - kPiece * k)));
+      laneHead.push_back(k == 0), laneEnd.push_back(h + m), laneEnds.push_back(0xffffffffu);
+    }
+  }
+  while (pushSmall()) {
+  }
   while (laneRow.size() % 32) {
-    laneEnd.push_back(static_cast<int>(laneRow.size()) % 32 + 1);
+    laneEnd.push_back(static_cast<int>(laneRow.size()) % 32 + 1), laneEnds.push_back(0xffffffffu);
     laneRow.push_back(0), laneStart.push_back(0), laneLen.push_back(0), laneHead.push_back(0);
   }
   const int nl = static_cast<int>(laneRow.size());
-  std::vector<int> base(static_cast<size_t>(nl / 32)), depth(static_cast<size_t>(nl / 32));
+  std::vector<int> base(static_cast<size_t>(nl / 32)), depth(static_cast<size_t>(nl / 32)), cost(static_cast<size_t>(nl / 32));
   int off = 0;
   for (int w = 0; w < nl / 32; ++w) {
     int dm = 0, mm = 1;
@@ -983,6 +1147,7 @@ void packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, 
     while ((1 << steps) < mm) ++steps;
     base[static_cast<size_t>(w)] = off;
     depth[static_cast<size_t>(w)] = dm;
+    cost[static_cast<size_t>(w)] = 64 + 8 * dm + 30 * steps;
     winfo.push_back(off << 8 | dm << 4 | steps);
     off += 32 * dm;
   }
@@ -998,11 +1163,34 @@ void packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, 
                                      static_cast<unsigned>(laneHead[static_cast<size_t>(l)])));
   }
   std::vector<int> jc(pcol.begin() + static_cast<long>(c0), pcol.end());
-  bankOrderLanes(
-      jc, nl, kPiece, [&](int t) { return laneLen[static_cast<size_t>(t)]; },
+  bankOrderLanes( // not the small lanes: their slots are in row order
+      jc, nl, kPiece, [&](int t) { return laneEnds[static_cast<size_t>(t)] != 0xffffffffu ? 0 : laneLen[static_cast<size_t>(t)]; },
       [&](int j, int t) { return base[static_cast<size_t>(t / 32)] + 32 * j + t % 32; });
   std::copy(jc.begin(), jc.end(), pcol.begin() + static_cast<long>(c0));
-  for (int i = 0; i < R; ++i) { // heavy rows: their columns after the packed warps
+  const int W = nl / 32;
+  if (pair && W > 32) { // packed warp at position w + 32 k is warp w's k-th; positions keep their pcol base in winfo
+    std::vector<int> byCost(static_cast<size_t>(W));
+    for (int w = 0; w < W; ++w) byCost[static_cast<size_t>(w)] = w;
+    std::stable_sort(byCost.begin(), byCost.end(), [&](int x, int y) { return cost[static_cast<size_t>(x)] > cost[static_cast<size_t>(y)]; });
+    std::vector<int> load(32, 0), used(32, 0), at(static_cast<size_t>(W), -1);
+    for (int w : byCost) {
+      int best = -1;
+      for (int u = 0; u < 32; ++u)
+        if (u + 32 * used[static_cast<size_t>(u)] < W && (best < 0 || load[static_cast<size_t>(u)] < load[static_cast<size_t>(best)])) best = u;
+      at[static_cast<size_t>(best + 32 * used[static_cast<size_t>(best)]++)] = w;
+      load[static_cast<size_t>(best)] += cost[static_cast<size_t>(w)];
+    }
+    const std::vector<int> wi(winfo.begin() + static_cast<long>(w0), winfo.end()), li(lanes.begin() + static_cast<long>(l0), lanes.end());
+    const std::vector<unsigned> le(laneEnds);
+    for (int pos = 0; pos < W; ++pos) {
+      const int w = at[static_cast<size_t>(pos)];
+      winfo[w0 + static_cast<size_t>(pos)] = wi[static_cast<size_t>(w)];
+      std::copy(li.begin() + 32 * w, li.begin() + 32 * w + 32, lanes.begin() + static_cast<long>(l0) + 32 * pos);
+      std::copy(le.begin() + 32 * w, le.begin() + 32 * w + 32, laneEnds.begin() + 32 * pos);
+    }
+  }
+  if (ends) ends->insert(ends->end(), laneEnds.begin(), laneEnds.end());
+  for (int i = 0; i < R && !split; ++i) { // heavy rows: their columns after the packed warps
     const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
     if ((d + kPiece - 1) / kPiece <= kPieceWarp) continue;
     heavy.push_back(i);
@@ -1010,19 +1198,20 @@ void packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, 
     prow[3 * static_cast<size_t>(r0 + i) + 1] = d;
     for (int e = b; e < b + d; ++e) pcol.push_back(cols[static_cast<size_t>(e)]);
   }
-  (void)l0;
+  return slots;
 }
 
 // The layout of one cluster of C blocks (see the file comment; balance is
 // PRLAB_KNOB_DSM_BALANCE; plen > 0: pieces of plen edges, bankOrder: their
 // columns in bankOrderPieces order); false with why set when it cannot hold
-// the graph.
+// the graph. split, pair, lends (small lanes' row ends, non-null: small lanes): packRows' (packed rows only).
 bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int mode, bool staged,
                int plen, bool bankOrder, bool packed, Args &a, std::vector<int> &cols, std::vector<int> &gids, std::vector<int> &heavy,
                std::vector<int> &pnj, std::vector<int> &prow, std::vector<int> &psr, std::vector<int> &mrow,
                std::vector<int> &pcol, std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
-               long long &exchangeFloats, std::string &why) {
+               long long &exchangeFloats, std::string &why, bool split = false, bool pair = false,
+               std::vector<unsigned> *lends = nullptr) {
   a = Args{};
   a.n = n;
   // Rows split by cost = 1 + in-degree + balance x min(out-degree, C - 1) per
@@ -1073,6 +1262,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   int pmax = 0, mmax = 0, lmax = 0, wmax = 0;
   pcol.clear();
   lanes.clear();
+  if (lends) lends->clear();
   winfo.clear();
   cols.assign(col.size(), 0);
   gids.clear();
@@ -1122,8 +1312,8 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
     a.lb[q] = static_cast<int>(lanes.size());
     a.wb[q] = static_cast<int>(winfo.size());
     if (pieces && packed) { // rows packed into warps (packRows)
-      packRows(rp, cols, r0, R, pcol, lanes, winfo, heavy, prow);
-      emax = std::max({emax, static_cast<int>(pcol.size()) - a.pcb[q], R});
+      const int slots = packRows(rp, cols, r0, R, pcol, lanes, winfo, heavy, prow, split, pair, lends);
+      emax = std::max({emax, static_cast<int>(pcol.size()) - a.pcb[q], slots});
       lmax = std::max(lmax, static_cast<int>(lanes.size()) - a.lb[q]);
       wmax = std::max(wmax, static_cast<int>(winfo.size()) - a.wb[q]);
     } else if (pieces) { // pieces of <= plen edges, sorted by length (then row), columns in jagged-diagonal order
@@ -1190,6 +1380,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   }
   if (pcol.empty()) pcol.push_back(0);
   if (lanes.empty()) lanes.push_back(0);
+  if (lends && lends->empty()) lends->push_back(0xffffffffu);
   if (winfo.empty()) winfo.push_back(0);
   // Send lists: sender s, receivers q ascending, each segment in q's ghost order.
   sidx.clear();
@@ -1336,6 +1527,14 @@ int build(Ctx &c, DsmState &s, Err &e) {
   constexpr int kAutoPipeline = 0; // automatic: none (not yet timed on the H200)
   const int pipeline = packed && mode != kRowStores ? (s.knobPipeline == 0 ? kAutoPipeline : s.knobPipeline & 7) : 0; // not with row stores
   const bool col16 = (pipeline & 2) != 0;
+  // bits 16 (split heavy rows), 32 (phase timer), 64 (packed warps paired by cost), 128 (small lanes, implies 16):
+  // packed rows, stores, none of 1, 2, 4
+  const int extra = (s.knobPipeline & (kHeavySplit | kPhaseTimer | kPairWarps | kSmallLanes)) |
+                    ((s.knobPipeline & kSmallLanes) != 0 ? kHeavySplit : 0);
+  if (extra != 0 && (!packed || mode != kStores || (s.knobPipeline & 7) != 0)) {
+    s.why = "pipeline bits 16, 32, 64, 128 need rows packed into warps, the stores exchange and none of bits 1, 2, 4";
+    return PRLAB_OK;
+  }
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
@@ -1348,11 +1547,13 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned> desc;
     long long xf = 0;
     std::vector<int> pnj, prow, rsp, psr, mrow, pcol, lanes, winfo;
+    std::vector<unsigned> lends;
+    const bool small = (extra & kSmallLanes) != 0;
     std::vector<unsigned> rsd;
     if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr,
                    mrow, pcol, lanes, winfo, rsp,
                    rsd, sidx, desc, pairs,
-                   xf, why))
+                   xf, why, (extra & kHeavySplit) != 0, (extra & kPairWarps) != 0, small ? &lends : nullptr))
       continue;
     std::vector<unsigned short> c16;
     if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
@@ -1362,7 +1563,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     if (!col16) c16.assign(8, 0);
     const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
                               (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0,
-                              packed ? a.wmax : 0, col16)
+                              packed ? a.wmax : 0, col16, small)
                             .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
@@ -1371,7 +1572,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
             std::to_string(limit) + ")";
       continue;
     }
-    const int kernelPipe = pipeline != 0 ? pipeline : packed && mode != kRowStores && s.knobPipeline == 8 ? 8 : 0;
+    const int kernelPipe = pipeline != 0               ? pipeline
+                           : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
+                           : packed && mode != kRowStores && s.knobPipeline == 8 ? 8
+                                                                                : 0;
     if (!clusterSchedulable(kernelFor<false>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why))
       continue;
@@ -1402,8 +1606,14 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&g.lanes, lanes, "d_dsmPackedLanes", e));
     PR_TRY(upload(&g.winfo, winfo, "d_dsmPackedWarps", e));
     PR_TRY(upload(&g.c16, c16, "d_dsmPackedCols16", e));
+    if (small) PR_TRY(upload(&g.lends, lends, "d_dsmPackedLaneEnds", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&g.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
+    if ((kernelPipe & kPhaseTimer) != 0) {
+      const size_t pb = 4 * (static_cast<size_t>(C) * 32 * kPhaseIters * kPhases + 2 * kMaxC);
+      PR_TRY(devAlloc(reinterpret_cast<void **>(&g.phase), pb, "d_dsmPhases", e));
+      PR_CUDA(e, cudaMemset(g.phase, 0, pb), "cudaMemset(d_dsmPhases)");
+    }
     s.C = C;
     s.threads = threads;
     s.mode = mode;
@@ -1447,6 +1657,67 @@ int launch(const Ctx &c, const DsmState &s, int iters, float d, float tol, float
   return PRLAB_OK;
 }
 
+// The phase timer's table (pipeline bit 32), to stdout: the last timed run's clock() deltas from each
+// warp's iteration top (Args::phase), iterations 1 .. min(iterations, kPhaseIters) - 2 (the first and the
+// last differ: no sends after the last). Per block and boundary: the median over those iterations of the
+// block's slowest warp (max over warps: what a barrier waits for), and the median over every (warp,
+// iteration). Cycles of the SM clock (clock(), 32 bits; deltas within one warp only); then each block's
+// whole loop in cycles and in ns (%globaltimer), whose ratio is the SM clock the cycles convert with.
+int printPhases(const DsmState &s, int iterations, Err &e) {
+  const int C = s.C, K = std::min(iterations, kPhaseIters), warps = std::min(32, s.threads / 32);
+  std::vector<unsigned> h(static_cast<size_t>(C) * 32 * kPhaseIters * kPhases + 2 * kMaxC);
+  PR_CUDA(e, cudaMemcpy(h.data(), s.args.phase, 4 * h.size(), cudaMemcpyDeviceToHost), "cudaMemcpy(phases, device to host)");
+  static const char *names[kPhases] = {"packed", "heavy", "D", "barrier", "combine", "dangling", "sends", "cluster"};
+  auto at = [&](int q, int w, int k, int b) { return h[((static_cast<size_t>(q) * 32 + w) * kPhaseIters + k) * kPhases + b]; };
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  printf("dsm phases (cycles from each warp's iteration top, iterations 1..%d; per block: slowest warp's median / all warps' median)\n", K - 2);
+  printf("%-5s", "block");
+  for (const char *nm : names) printf(" %15s", nm);
+  printf("  slowest warp at 'heavy'\n");
+  std::vector<double> clusterMax(kPhases, 0.0);
+  for (int q = 0; q < C; ++q) {
+    printf("%-5d", q);
+    int slowW = 0;
+    double slowV = -1;
+    for (int b = 0; b < kPhases; ++b) {
+      std::vector<double> mx, all;
+      for (int k = 1; k + 1 < K; ++k) {
+        double m = 0;
+        for (int w = 0; w < warps; ++w) {
+          const double v = at(q, w, k, b);
+          m = std::max(m, v);
+          all.push_back(v);
+        }
+        mx.push_back(m);
+      }
+      const double mm = median(mx);
+      clusterMax[static_cast<size_t>(b)] = std::max(clusterMax[static_cast<size_t>(b)], mm);
+      printf(" %7.0f/%7.0f", mm, median(all));
+    }
+    for (int w = 0; w < warps; ++w) {
+      std::vector<double> v;
+      for (int k = 1; k + 1 < K; ++k) v.push_back(at(q, w, k, 1));
+      const double m = median(v);
+      if (m > slowV) slowV = m, slowW = w;
+    }
+    printf("  warp %d (%.0f)\n", slowW, slowV);
+  }
+  printf("%-5s", "max");
+  for (double v : clusterMax) printf(" %15.0f", v);
+  printf("\n");
+  const unsigned *tail = h.data() + static_cast<size_t>(C) * 32 * kPhaseIters * kPhases;
+  printf("dsm phases: loop of %d iterations, per block: cycles / ns (SM clock MHz):", iterations);
+  for (int q = 0; q < C; ++q)
+    printf(" %u/%u (%.0f)", tail[2 * q], tail[2 * q + 1], tail[2 * q + 1] ? 1e3 * tail[2 * q] / tail[2 * q + 1] : 0.0);
+  printf("\n");
+  fflush(stdout);
+  return PRLAB_OK;
+}
+
 } // namespace
 
 bool dsmemImpl(int impl) { return impl >= PRLAB_IMPL_DSMEM_FIRST && impl < PRLAB_IMPL_DSMEM_END; }
@@ -1487,6 +1758,7 @@ int dsmemBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int r
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (before timing)");
   PR_TRY(timeRuns(EventClock{c.ev0, c.ev1, 0}, warmups, runs, runsMs,
                   [&]() { return launch<false>(c, s, iterations, d, 0.0f, c.xbuf[0], e); }, "dsmKernel", e));
+  if ((s.kernelPipe & kPhaseTimer) != 0) PR_TRY(printPhases(s, iterations, e));
   if (ranks)
     PR_CUDA(e, cudaMemcpy(ranks, c.xbuf[0], 4 * static_cast<size_t>(c.n), cudaMemcpyDeviceToHost),
             "cudaMemcpy(ranks, device to host)");
@@ -1514,8 +1786,9 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
-      {PRLAB_KNOB_DSM_PIPELINE, 15, &DsmState::knobPipeline, "pipeline",
-       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit"},
+      {PRLAB_KNOB_DSM_PIPELINE, 255, &DsmState::knobPipeline, "pipeline",
+       "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
+       "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane"},
   };
   bool known = false;
   for (const Range &r : ranges)

@@ -403,7 +403,14 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       packed warp's head lane (heavy rows by their warp) right after its
                                       sum, D published by warp 0 through a shared-memory word: no row pass,
                                       no block barrier between gather and combine; 8 explicit (8 alone:
-                                      none); auto 0: none */
+                                      none); auto 0: none. With the stores exchange and none of 1, 2, 4:
+                                      16 rows of in-degree > 256 cut into chunks of 256 edges packed like
+                                      light rows (one sum per chunk, added in order by the combine), rows
+                                      of in-degree 0 not packed; 32 phase timer (clock() per warp at each
+                                      phase boundary, a table per block on stdout after timed runs); 64
+                                      packed warps permuted to balance each warp's share; 128 (with 16)
+                                      runs of consecutive rows of in-degree 1..8 summed by one lane, each
+                                      row's sum stored at its last slot */
 #define PRLAB_KNOB_DSM_END 32
 /* Knobs of gpu-prop-blocking (prlab_layout_set routes them to csrc/propblock.cu; 0 = automatic). */
 #define PRLAB_KNOB_PB_FIRST 40

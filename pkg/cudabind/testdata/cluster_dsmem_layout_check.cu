@@ -10,8 +10,8 @@
 #include <cmath>
 #include <cstdarg>
 namespace prlab {
-int fail(Err &e, int code, const char *fmt, ...) { (void)e; (void)fmt; return code; }
-int cudaFail(Err &e, cudaError_t st, const char *fmt, ...) { (void)e; (void)st; (void)fmt; return 2; }
+Failure::Failure(cudaError_t st) : code(2), status{} { (void)st; }
+int fail(Err &e, Failure f, const char *fmt, ...) { (void)e; (void)fmt; return f.code; }
 int devAlloc(void **p, size_t bytes, const char *name, Err &e) { (void)p; (void)bytes; (void)name; (void)e; return 0; }
 int checkDamping(float d, Err &e) { (void)d; (void)e; return 0; }
 // the shared host helpers (common.cuh) the host code links against; never called here
@@ -48,10 +48,16 @@ int main(int argc, char **argv) {
     if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
     for (int C : {16, 8})
-      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256}) { // pieces of 0 (staged), 8, 4;
-                                                        // + 32: bank-ordered; + 64: fused; + 128: rows packed into warps; + 256: 16-bit columns (pack16)
+      for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256, 8 + 32 + 128 + 512,
+                       8 + 32 + 128 + 1024, 8 + 32 + 128 + 512 + 1024, 8 + 32 + 128 + 512 + 2048,
+                       8 + 32 + 128 + 512 + 1024 + 2048}) { // pieces of 0 (staged), 8, 4;
+                                                        // + 32: bank-ordered; + 64: fused; + 128: rows packed into warps; + 256: 16-bit columns (pack16);
+                                                        // + 512: heavy rows split over packed warps (packRows split); + 1024: packed warps paired by cost;
+                                                        // + 2048: small rows several per lane (packRows ends)
         const int plen = mode & 15, pieces = plen > 0;
         const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0, col16 = (mode & 256) != 0;
+        const bool split = (mode & 512) != 0, pair = (mode & 1024) != 0, small = (mode & 2048) != 0;
+        std::vector<unsigned> lends;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow, pcol, lanes, winfo;
         std::vector<unsigned> rsd;
@@ -59,7 +65,7 @@ int main(int argc, char **argv) {
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -120,6 +126,8 @@ int main(int argc, char **argv) {
             int g = gids[a.gb[q] + j];
             if (g >= 0 && ghost[q][j] != val(g)) { if (errs++ < 5) printf("  ghost q%d j%d gid %d holds %g\n", q, j, g, ghost[q][j]); }
           }
+        long long chainMax = 0; // packed: the longest warp's estimated gather chain (cycles), the kernel's assignment
+        int chainBlock = -1;
         long long wfSum = 0, wfMax = 0, wfIdealMax = 0, localEdges = 0, rowWfMax = 0, fusedRows = 0; // shared-memory wavefronts of the gather's loads of cur (all blocks, slowest block)
         for (int q = 0; q < C; ++q) {
           int r0 = a.rb[q], R = a.rb[q + 1] - r0, e0 = rp[r0], E = rp[r0 + R] - e0;
@@ -195,8 +203,22 @@ int main(int argc, char **argv) {
           wfMax = std::max(wfMax, wf);
           wfIdealMax = std::max(wfIdealMax, ideal);
           std::vector<float> rowsum(R, 0.0f);
+          if (packed) { // the longest warp (32 warps: packed warps w, w + 32, .., then heavy rows h = w mod 32):
+                        // 64 + 8 depth + 30 shuffle steps per packed warp, 100 per 8 32-edge steps of a heavy row's warp loop
+            std::vector<long long> load(32, 0);
+            for (int w = a.wb[q]; w < a.wb[q + 1]; ++w) {
+              const int wi = winfo[w];
+              load[(w - a.wb[q]) % 32] += 64 + 8 * ((wi >> 4) & 15) + 30 * (wi & 15);
+            }
+            for (int h = a.hb[q]; h < a.hb[q + 1]; ++h)
+              load[(h - a.hb[q]) % 32] += 100 * ((prow[3 * (r0 + heavy[h]) + 1] + 255) / 256); // unrolled by 8 (SASS)
+            const long long lm = *std::max_element(load.begin(), load.end());
+            if (lm > chainMax) chainMax = lm, chainBlock = q;
+          }
           if (packed) { // the kernel's arithmetic: lanes' pieces in slot order, segmented shuffles, heads store
             std::vector<int> done(R, 0);
+            std::vector<float> chunk; // split: chunk sums in valS slots >= R
+            std::vector<int> chunkDone;
             for (int w = a.wb[q]; w < a.wb[q + 1]; ++w) {
               const int wi = winfo[w], wbase = wi >> 8, depth = (wi >> 4) & 15, steps = wi & 15;
               float v[32];
@@ -205,11 +227,18 @@ int main(int argc, char **argv) {
                 li[l] = (unsigned)lanes[a.lb[q] + 32 * (w - a.wb[q]) + l];
                 int len = (li[l] >> 1) & 15;
                 float sum = 0;
+                const unsigned en = small ? lends[a.lb[q] + 32 * (w - a.wb[q]) + l] : 0xffffffffu;
                 for (int j = 0; j < 8; ++j) {
                   if (j < depth && j < len) {
                     int slot = wbase + 32 * j + l;
                     if (!col16 && slot >= a.pcb[q + 1] - a.pcb[q]) { errs++; break; }
                     sum += ghost[q][slotCol(q, w, l, j)];
+                  }
+                  const unsigned nb = (en >> (4 * j)) & 15u; // small lanes: the row ending at slot j
+                  if (nb != 15u) {
+                    const int i = (int)(li[l] >> 16) + (int)nb;
+                    if (i >= R || (li[l] & 1u)) { errs++; continue; }
+                    rowsum[i] = sum; done[i]++; sum = 0;
                   }
                 }
                 v[l] = sum;
@@ -220,7 +249,31 @@ int main(int argc, char **argv) {
                 for (int l = 0; l < 32; ++l) v[l] = nv[l];
               }
               for (int l = 0; l < 32; ++l)
-                if (li[l] & 1u) { int i = li[l] >> 16; if (i >= R) { errs++; continue; } rowsum[i] = v[l]; done[i]++; }
+                if (li[l] & 1u) {
+                  int i = li[l] >> 16;
+                  if (i >= R && split) {
+                    if (i - R >= (int)chunk.size()) chunk.resize(i - R + 1, 0.0f), chunkDone.resize(i - R + 1, 0);
+                    chunk[i - R] = v[l]; chunkDone[i - R]++;
+                    if (i >= a.emax) errs++;
+                    continue;
+                  }
+                  if (i >= R) { errs++; continue; }
+                  rowsum[i] = v[l]; done[i]++;
+                }
+            }
+            if (split) { // the combine: each split row adds its other chunks in order; rows of in-degree 0 are not packed
+              if (a.hb[q + 1] != a.hb[q]) { errs++; printf("  split q%d: %d heavy rows\n", q, a.hb[q + 1] - a.hb[q]); }
+              for (int i = 0; i < R; ++i) {
+                const int x = prow[3 * (r0 + i)], nx = prow[3 * (r0 + i) + 1];
+                for (int j = 0; j < nx; ++j) {
+                  if (x + j - R < 0 || x + j - R >= (int)chunk.size() || chunkDone[x + j - R] != 1) { errs++; continue; }
+                  rowsum[i] += chunk[x + j - R];
+                  chunkDone[x + j - R]++;
+                }
+                if (rp[r0 + i + 1] == rp[r0 + i]) done[i]++; // zeroed once, never packed
+              }
+              for (size_t j = 0; j < chunk.size(); ++j)
+                if (chunkDone[j] != 2) { if (errs++ < 5) printf("  split q%d chunk slot %zu used %d times\n", q, j + R, chunkDone[j]); }
             }
             for (int h = a.hb[q]; h < a.hb[q + 1]; ++h) {
               int i = heavy[h], b = prow[3 * (r0 + i)], d = prow[3 * (r0 + i) + 1];
@@ -287,10 +340,11 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        printf("%-28s C=%2d pieces of %d%s%s%s exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
-               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "", xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+        printf("%-28s C=%2d pieces of %d%s%s%s%s%s%s longest packed warp chain ~%lld cycles (block %d), exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
+               argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "",
+               split ? " split" : "", pair ? " paired" : "", small ? " small lanes" : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
                carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0,
-                     packed ? a.lmax : 0, packed ? a.wmax : 0, col16).total,
+                     packed ? a.lmax : 0, packed ? a.wmax : 0, col16, small).total,
                maxerr, errs);
         bad += errs;
       }
