@@ -1674,7 +1674,9 @@ int printPhases(const DsmState &s, int iterations, Err &e) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  printf("dsm phases (cycles from each warp's iteration top, iterations 1..%d; per block: slowest warp's median / all warps' median)\n", K - 2);
+  printf("dsm phases, pipeline %d, ablation %d, %d threads (cycles from each warp's iteration top, iterations 1..%d of the "
+         "last timed run; per block: slowest warp's median / all warps' median)\n",
+         s.knobPipeline, s.knobAblate, s.threads, K - 2);
   printf("%-5s", "block");
   for (const char *nm : names) printf(" %15s", nm);
   printf("  slowest warp at 'heavy'\n");
@@ -1713,7 +1715,7 @@ int printPhases(const DsmState &s, int iterations, Err &e) {
   printf("dsm phases: loop of %d iterations, per block: cycles / ns (SM clock MHz):", iterations);
   for (int q = 0; q < C; ++q)
     printf(" %u/%u (%.0f)", tail[2 * q], tail[2 * q + 1], tail[2 * q + 1] ? 1e3 * tail[2 * q] / tail[2 * q + 1] : 0.0);
-  printf("\n");
+  printf("; block 0: %.3f us per iteration\n", iterations > 0 ? 1e-3 * tail[1] / iterations : 0.0);
   fflush(stdout);
   return PRLAB_OK;
 }
