@@ -48,6 +48,9 @@ type canvasStat struct {
 	// Outside lists every text the chart drew (axis labels and names, titles,
 	// legend entries, data labels) whose box leaves the chart's area.
 	Outside []string `json:"outside"`
+	// Overlaps lists every two data labels (a text attached to a drawn
+	// element: a point's or a bar's name) whose boxes overlap.
+	Overlaps []string `json:"overlaps"`
 }
 
 // countPixels runs in the page: for every chart container, the canvas's
@@ -60,7 +63,7 @@ const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).ma
   const o = inst ? inst.getOption() : {};
   const series = (o.series || []).map(s => (s.data || []).length);
   const legends = (o.legend || []).map(l => l.type || 'plain');
-  const outside = [];
+  const outside = [], overlaps = [], labels = [];
   if (inst) {
     const W = inst.getWidth(), H = inst.getHeight();
     inst.getZr().storage.getDisplayList(true).forEach(el => {
@@ -71,9 +74,16 @@ const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).ma
       if (r.width > 0 && (r.x < -1 || r.y < -1 || r.x + r.width > W + 1 || r.y + r.height > H + 1)) {
         outside.push(String(el.style.text) + ' at ' + [r.x, r.y, r.width, r.height].map(Math.round).join(','));
       }
+      // A data label is a text whose parent is attached to a drawn element.
+      if ((el.__hostTarget || (el.parent && el.parent.__hostTarget)) && r.width > 0) labels.push({t: String(el.style.text), r: r});
     });
+    labels.forEach((a, i) => labels.slice(i + 1).forEach(b => {
+      const dx = Math.min(a.r.x + a.r.width, b.r.x + b.r.width) - Math.max(a.r.x, b.r.x);
+      const dy = Math.min(a.r.y + a.r.height, b.r.y + b.r.height) - Math.max(a.r.y, b.r.y);
+      if (dx > 1 && dy > 1) overlaps.push(a.t + ' and ' + b.t + ' (' + Math.round(dx) + 'x' + Math.round(dy) + ' px)');
+    }));
   }
-  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0, series: series, legends: legends, outside: outside};
+  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0, series: series, legends: legends, outside: outside, overlaps: overlaps};
   const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let drawn = 0, colored = 0;
   for (let i = 0; i < d.length; i += 4) {
@@ -82,7 +92,7 @@ const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).ma
     drawn++;
     if (Math.max(r, g, b) - Math.min(r, g, b) > 60) colored++;
   }
-  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored, series: series, legends: legends, outside: outside};
+  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored, series: series, legends: legends, outside: outside, overlaps: overlaps};
 })`
 
 // pageOrder runs in the page: the top of the summary and of the correctness
@@ -237,6 +247,9 @@ func assertCharts(t *testing.T, stats []canvasStat, want ...string) {
 		for _, o := range s.Outside {
 			t.Errorf("chart %s draws text outside its area: %s", id, o)
 		}
+		for _, o := range s.Overlaps {
+			t.Errorf("chart %s prints two names over each other: %s", id, o)
+		}
 	}
 }
 
@@ -360,4 +373,42 @@ func TestBrowserSeesTextOutsideAChart(t *testing.T) {
 	if !strings.Contains(strings.Join(stats[0].Outside, ";"), "a name pushed below the chart") {
 		t.Errorf("reported %v, want the pushed axis name", stats[0].Outside)
 	}
+}
+
+// TestBrowserRooflineNamesDoNotOverlap: on run4's roofline (18 designs, 8
+// of them in one column of 1,024,876 bytes, and names of neighbouring
+// columns reaching into each other) no two design names overlap at a wide
+// and at a narrow page, and the check sees the overlaps of the same chart
+// without its label layout (the control).
+func TestBrowserRooflineNamesDoNotOverlap(t *testing.T) {
+	findChromium(t)
+	run, err := Read[Run](filepath.Join("..", "..", "reports", "h200-2026-12-02-run4", JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func(c *Chart, width string) string {
+		frag, err := c.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "roofline.html")
+		html := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><script>" + echartsJS + "</script></head><body style=\"width:" + width + "\"><div id=\"summary\"></div>" + string(frag) + "</body></html>"
+		if err := os.WriteFile(p, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, width := range []string{"1000px", "700px"} {
+		stats := browserCheck(t, page(RooflineChart(run), width), screenshotPath("roofline-"+width+".png"))
+		if len(stats) != 1 || len(stats[0].Overlaps) > 0 {
+			t.Errorf("%s wide: overlapping names %v", width, stats)
+		}
+	}
+	bare := RooflineChart(run)
+	bare.OptionJS = ""
+	stats := browserCheck(t, page(bare, "1000px"), "")
+	if len(stats) != 1 || len(stats[0].Overlaps) == 0 {
+		t.Fatalf("without its label layout the roofline's names overlap nowhere? %+v", stats)
+	}
+	t.Logf("without the label layout: %s", strings.Join(stats[0].Overlaps, "; "))
 }

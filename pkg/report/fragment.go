@@ -34,6 +34,10 @@ type Chart struct {
 	ID     string
 	Height string // CSS length, e.g. "420px"
 	Chart  Snippeter
+	// OptionJS is JavaScript run on the chart's `option` before it is drawn,
+	// once per page, for what go-echarts' option types cannot hold (a
+	// labelLayout function); "" for none.
+	OptionJS string
 }
 
 // funcMarker is go-echarts' marker around JavaScript functions in options
@@ -87,6 +91,9 @@ func (c *Chart) HTML() (out template.HTML, err error) {
 		ChartClass, html.EscapeString(c.ID), html.EscapeString(height), ChartNotDrawn)
 	b.WriteString("\n<script type=\"text/javascript\">\n(function () {\n")
 	fmt.Fprintf(&b, "var id = %q;\nvar option = %s;\n", c.ID, option)
+	if c.OptionJS != "" {
+		b.WriteString(strings.ReplaceAll(c.OptionJS, "</", `<\/`) + "\n")
+	}
 	b.WriteString(`function draw() {
   var el = document.getElementById(id);
   if (!el || !window.echarts) { return false; }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -135,9 +136,11 @@ func cmpFloat(a, b float64) int {
 // copy row's rate (L2-resident), one empty kernel launch, and one
 // grid.sync(); a hollow marker under each design is its own launch +
 // barrier floor (Floor). A design on a ceiling is bound by it. Each design's
-// point is labelled with its name (rooflineLabelSides: the one-launch
-// designs share one column of bytes). nil without a timed GPU row or copy
-// rows.
+// point is labelled with its name: the one-launch designs share one column
+// of bytes, so rooflineLabelSides alternates the sides in a column and the
+// browser moves a name that would still overlap another
+// (rooflineLabelLayout). The time axis starts at the decade under the
+// lowest point or line. nil without a timed GPU row or copy rows.
 func RooflineChart(run *Run) *Chart {
 	c := MeasuredCeilings(run)
 	var rows []TimingRow
@@ -155,13 +158,27 @@ func RooflineChart(run *Run) *Chart {
 		loB, hiB, loT, hiT = math.Min(loB, b), math.Max(hiB, b), math.Min(loT, us), math.Max(hiT, us)
 	}
 	x0, x1 := sig3(loB/2), sig3(hiB*2)
+	// The time axis starts at the decade below the lowest point or
+	// horizontal line (a floor marker, one launch, one grid.sync()), not at
+	// the DRAM line's far left end: the decades the points use get the room.
+	for _, t := range rows {
+		if f := c.DesignFloor(t); f.LaunchUs+f.BarrierUs > 0 {
+			loT = math.Min(loT, f.LaunchUs+f.BarrierUs)
+		}
+	}
+	for _, us := range []float64{c.LaunchUs, c.GridSyncUs} {
+		if us > 0 && finite(us) {
+			loT = math.Min(loT, us)
+		}
+	}
+	y0 := math.Pow(10, math.Floor(math.Log10(loT)))
 	sc := charts.NewScatter()
 	sc.SetGlobalOptions(baseInit(), charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: "Roofline: bytes per iteration against time per iteration (GPU)",
 			Subtitle: "log-log; lines: the measured ceilings; hollow marker under a design: its launches × launch cost + barrier"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "bytes per iteration (log)", NameLocation: "middle", NameGap: 28, Min: axisBound(x0), Max: axisBound(x1),
 			AxisLabel: &opts.AxisLabel{Formatter: opts.FuncOpts("function (v) { return (v / 1e6).toPrecision(2) + ' MB'; }")}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "µs per iteration (log)", NameLocation: "middle", NameGap: 36}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: "µs per iteration (log)", NameLocation: "middle", NameGap: 36, Min: axisBound(y0)}),
 		// containLabel does not count the axis name: Left leaves it room.
 		charts.WithGridOpts(opts.Grid{Left: "48", Right: fmt.Sprint(legendRoom), Top: "70", Bottom: "44", ContainLabel: opts.Bool(true)}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(
@@ -176,7 +193,9 @@ func RooflineChart(run *Run) *Chart {
 		// each other: each measured point carries its design's name, on
 		// alternating sides within a column of equal bytes.
 		sc.AddSeries(t.Implementation, []opts.ScatterData{{Value: []any{t.BytesPerIteration, sig3(f.MeasuredUs), "bound: " + f.Bound}, SymbolSize: 13}}, colour,
-			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: side[i], FontSize: 10, Color: ImplColour(t.Implementation), Formatter: "{a}"}))
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: side[i], FontSize: 10, Color: ImplColour(t.Implementation), Formatter: "{a}",
+				BackgroundColor: "rgba(255,255,255,0.85)"}), // readable over a ceiling line
+			charts.WithLabelLineOpts(opts.LabelLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Width: 1, Color: ImplColour(t.Implementation)}}))
 		// Its floor marker: a second series of the same name (the legend
 		// shows and hides both), unlabelled.
 		if fl := f.LaunchUs + f.BarrierUs; fl > 0 && finite(fl) {
@@ -211,8 +230,73 @@ func RooflineChart(run *Run) *Chart {
 	if c.GridSyncUs > 0 {
 		ceil(fmt.Sprintf("one grid.sync() (%.2f µs)", c.GridSyncUs), "#e67e22", "dotted", [][2]float64{{x0, c.GridSyncUs}, {x1, c.GridSyncUs}})
 	}
-	return &Chart{ID: ChartRoofline, Height: sideLegendHeight(len(rows) + 4), Chart: sc}
+	return &Chart{ID: ChartRoofline, Height: sideLegendHeight(len(rows) + 4), Chart: sc,
+		OptionJS: strings.ReplaceAll(rooflineLabelLayout, "LEGEND_ROOM", fmt.Sprint(legendRoom))}
 }
+
+// rooflineLabelLayout gives every labelled series of the roofline a
+// labelLayout function (ECharts 5) that places the names one by one in
+// series order, in the browser's own text boxes: at the side
+// rooflineLabelSides chose if that box is free, else the other side, else
+// one label height further up or down (alternating, up to 12 steps), the
+// first box that overlaps no name placed before and no point drawn before;
+// a moved name keeps a leader line (labelLine) to its point. No name
+// enters the legend's room (legendRoom px at the right). Several designs
+// share a byte count (the one-launch designs: one column of points a few µs
+// apart), and names of neighbouring columns reach into each other, so a
+// fixed side alone lets names print over each other. The boxes are kept per
+// layout pass: a pass begins where a label is laid out a second time
+// (resize, legend click).
+const rooflineLabelLayout = `(function () {
+  var placed = null, right = Infinity; // right: where the legend's room begins, px
+  // points: the box of every marker of the scatter series shown, in pixels.
+  function points() {
+    var out = [], el = document.getElementById(id), chart = el && window.echarts.getInstanceByDom(el);
+    if (!chart) { return out; }
+    right = chart.getWidth() - LEGEND_ROOM;
+    var shown = (chart.getOption().legend || [{}])[0].selected || {};
+    option.series.forEach(function (s, i) {
+      if (s.type !== 'scatter' || shown[s.name] === false) { return; }
+      (s.data || []).forEach(function (d) {
+        var xy = chart.convertToPixel({seriesIndex: i}, d.value.slice(0, 2)), z = (d.symbolSize || 10) / 2;
+        if (xy && isFinite(xy[0]) && isFinite(xy[1])) { out.push({x: xy[0] - z, y: xy[1] - z, w: 2 * z, h: 2 * z}); }
+      });
+    });
+    return out;
+  }
+  function layout(p) {
+    var k = p.seriesIndex + '/' + p.dataIndex;
+    if (!placed || placed.seen[k]) { placed = {seen: {}, boxes: points()}; }
+    placed.seen[k] = true;
+    var boxes = placed.boxes, r = p.rect, l = p.labelRect, w = l.width, h = l.height, gap = 5;
+    function free(x, y) {
+      if (x < 0 || y < 0 || x + w > right) { return false; }
+      for (var i = 0; i < boxes.length; i++) {
+        var b = boxes[i];
+        if (x < b.x + b.w && b.x < x + w && y < b.y + b.h && b.y < y + h) { return false; }
+      }
+      return true;
+    }
+    var onRight = l.x >= r.x + r.width / 2, y0 = r.y + r.height / 2 - h / 2;
+    var xs = onRight ? [r.x + r.width + gap, r.x - w - gap] : [r.x - w - gap, r.x + r.width + gap];
+    if (free(l.x, l.y)) { boxes.push({x: l.x, y: l.y, w: w, h: h}); return {}; }
+    for (var s = 0; s < 25; s++) {
+      var y = y0 + (s % 2 ? -1 : 1) * Math.ceil(s / 2) * (h + 1);
+      for (var j = 0; j < 2; j++) {
+        if (free(xs[j], y)) {
+          boxes.push({x: xs[j], y: y, w: w, h: h});
+          return {x: xs[j], y: y, align: 'left', verticalAlign: 'top'};
+        }
+      }
+    }
+    boxes.push({x: l.x, y: l.y, w: w, h: h});
+    return {};
+  }
+  option.series.forEach(function (s) {
+    if (s.label && s.label.show) { s.labelLayout = layout; }
+    if (s.type === 'line') { s.z = 1; } // the ceilings under the points and their names
+  });
+})();`
 
 // rooflineLabelSides is the side ("right" or "left") of each row's name
 // label on the roofline: rows with the same bytes per iteration stand in one

@@ -318,6 +318,14 @@ func TestRooflineNamesEachDesign(t *testing.T) {
 	if labelled["gpu-graph"] != 1 || labelled["gpu-cluster-dsmem"] != 1 || len(labelled) != 2 {
 		t.Errorf("labelled series %v, want one per design and no ceiling", labelled)
 	}
+	// The browser places the names (TestBrowserRooflineNamesDoNotOverlap);
+	// the time axis starts at the decade under the lowest point (4 µs).
+	if !strings.Contains(c.OptionJS, "s.labelLayout = layout") || !strings.Contains(c.OptionJS, fmt.Sprintf("chart.getWidth() - %d", legendRoom)) {
+		t.Errorf("roofline OptionJS lacks the label layout or the legend's room:\n%s", c.OptionJS)
+	}
+	if y := optionOf(t, c)["yAxis"].([]any)[0].(map[string]any); y["min"] != 1.0 {
+		t.Errorf("time axis min %v, want 1 (the decade under 4 µs)", y["min"])
+	}
 	if ImplColour("gpu-graph") == ImplColour("gpu-cluster-dsmem") {
 		t.Error("gpu-graph and gpu-cluster-dsmem share a colour")
 	}
