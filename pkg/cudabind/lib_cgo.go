@@ -227,6 +227,17 @@ func call(op string, f func(msg *C.char, size C.int) C.int) error {
 	return status(op, f(&msg[0], msgLen), &msg)
 }
 
+// open is call of a library function that creates a handle
+// (prlab_graph_create, prlab_session_open): f passes h on as the function's
+// out-parameter; open returns the handle it wrote, nil with the error.
+func open(op string, f func(h *unsafe.Pointer, msg *C.char, size C.int) C.int) (unsafe.Pointer, error) {
+	var h unsafe.Pointer
+	if err := call(op, func(msg *C.char, size C.int) C.int { return f(&h, msg, size) }); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 func (l *library) abiVersion() int { return int(C.pr_abi(l.abi)) }
 
 func (l *library) deviceCount() (int, error) {
@@ -273,14 +284,10 @@ func (l *library) graphCreate(dev int, g *pagerank.Graph, maxIter int) (unsafe.P
 	for i, v := range g.InvOutDegree {
 		inv[i] = float32(v)
 	}
-	var h unsafe.Pointer
-	if err := call("prlab_graph_create", func(msg *C.char, size C.int) C.int {
+	return open("prlab_graph_create", func(h *unsafe.Pointer, msg *C.char, size C.int) C.int {
 		return C.pr_create(l.create, C.int(dev), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
-			floatPtr(inv), cPtr[C.uchar](g.Dangling), C.int(maxIter), &h, msg, size)
-	}); err != nil {
-		return nil, err
-	}
-	return h, nil
+			floatPtr(inv), cPtr[C.uchar](g.Dangling), C.int(maxIter), h, msg, size)
+	})
 }
 
 func (l *library) graphFree(h unsafe.Pointer) error {
@@ -527,14 +534,10 @@ func (l *library) sessionOpen(dev, impl int, g *pagerank.Graph, outDeg []int32, 
 	if err := l.hasSessions(); err != nil {
 		return nil, err
 	}
-	var h unsafe.Pointer
-	if err := call("prlab_session_open", func(msg *C.char, size C.int) C.int {
+	return open("prlab_session_open", func(h *unsafe.Pointer, msg *C.char, size C.int) C.int {
 		return C.pr_sopen(l.sOpen, C.int(dev), C.int(impl), C.int(g.N), C.int(g.NNZ), intPtr(g.InRowPtr), intPtr(g.InColIdx),
-			intPtr(outDeg), C.int(maxIter), &h, msg, size)
-	}); err != nil {
-		return nil, err
-	}
-	return h, nil
+			intPtr(outDeg), C.int(maxIter), h, msg, size)
+	})
 }
 
 // The library reads []pagerank.Edge as int pairs: an Edge must be 8 bytes.
