@@ -17,9 +17,9 @@ func TestIncrementalFragments(t *testing.T) {
 			{Year: 1987, N: 916, NNZ: 1450, Top: []report.TopRow{{Rank: 1, ID: "A", Title: "Paper A"}, {Rank: 2, ID: "C", Title: "Paper <C>"}}, Entered: []string{"C"}, Left: []string{"B"}},
 		},
 		Rows: []report.IncrementalRow{
-			{Workload: "aan-by-year", Batch: "1987", BatchKind: report.BatchYear, Year: 1987, Identity: report.Identity{Implementation: "t1-multicore-f32"}, Outcome: report.Outcome{Status: report.StatusPass},
+			{BatchID: report.BatchID{Workload: "aan-by-year", Batch: "1987"}, BatchKind: report.BatchYear, Year: 1987, Identity: report.Identity{Implementation: "t1-multicore-f32"}, Outcome: report.Outcome{Status: report.StatusPass},
 				Fraction: 0.26, Speedup: 1.5, WarmIterations: 40, ColdIterations: 60, UpdateMs: 1, BuildMs: 1},
-			{Workload: "rmat20", Batch: "insert 0.1%", BatchKind: "insert", Identity: report.Identity{Implementation: "t1-multicore-f32"}, Outcome: report.Outcome{Status: report.StatusFail, Reason: "warm vs oracle: err/tol 2 > 1"},
+			{BatchID: report.BatchID{Workload: "rmat20", Batch: "insert 0.1%"}, BatchKind: "insert", Identity: report.Identity{Implementation: "t1-multicore-f32"}, Outcome: report.Outcome{Status: report.StatusFail, Reason: "warm vs oracle: err/tol 2 > 1"},
 				Fraction: 0.001, Speedup: 3, UpdateMs: 1, BuildMs: 1},
 		},
 	}

@@ -81,6 +81,19 @@ type Workload struct {
 	Note    string  `json:"note,omitempty"`
 }
 
+// BatchID names one batch of an incremental study: its workload and its
+// name within the workload (a year, or "insert 0.1%"). The batch rows and
+// the implementation rows embed it, so JSON and CSV carry the two columns
+// under the same names.
+type BatchID struct {
+	Workload string `json:"workload" csv:"workload"`
+	Batch    string `json:"batch" csv:"batch"` // year, or "insert 0.1%"
+}
+
+// Case is the batch as one case name, "workload batch" (e.g. "aan-by-year
+// 1987"), as verify.json's rows and timings name it.
+func (b BatchID) Case() string { return b.Workload + " " + b.Batch }
+
 // BatchRow is one batch: its size, what applying it did, and the graph-update
 // timings (shared by every implementation row of the batch on the CPU).
 //
@@ -89,9 +102,8 @@ type Workload struct {
 // edge list after the batch (what a cold recompute pays on the host first).
 // Both in ms, every run kept.
 type BatchRow struct {
-	Workload  string `json:"workload" csv:"workload"`
-	Batch     string `json:"batch" csv:"batch"` // year, or "insert 0.1%"
-	Kind      string `json:"kind" csv:"kind"`   // BatchYear or a random kind
+	BatchID
+	Kind      string `json:"kind" csv:"kind"` // BatchYear or a random kind
 	Fraction  F      `json:"fraction" csv:"fraction"`
 	Year      int    `json:"year,omitempty" csv:"year"`
 	NBefore   int    `json:"n_before" csv:"n_before"`
@@ -129,8 +141,7 @@ type GateCheck struct {
 // the rebuilt graph (GPU tiers; 0 on the CPU, whose graph is already in
 // memory). IterationRatio = WarmIterations / ColdIterations.
 type IncrementalRow struct {
-	Workload       string          `json:"workload" csv:"workload"`
-	Batch          string          `json:"batch" csv:"batch"`
+	BatchID
 	BatchKind      string          `json:"batch_kind" csv:"batch_kind"`
 	Fraction       F               `json:"fraction" csv:"fraction"`
 	Year           int             `json:"year,omitempty" csv:"year"`

@@ -111,7 +111,7 @@ func TestIncrementalSkippedRowShowsNoTimes(t *testing.T) {
 		if s.Rows[i].Implementation == "gpu-cusparse" {
 			// as a run without a GPU records it: no times but the batch's rebuild
 			nan := F(math.NaN())
-			s.Rows[i] = IncrementalRow{Workload: s.Rows[i].Workload, Batch: s.Rows[i].Batch, Year: s.Rows[i].Year, Identity: s.Rows[i].Identity,
+			s.Rows[i] = IncrementalRow{BatchID: BatchID{Workload: s.Rows[i].Workload, Batch: s.Rows[i].Batch}, Year: s.Rows[i].Year, Identity: s.Rows[i].Identity,
 				BatchKind: s.Rows[i].BatchKind, Outcome: Outcome{Status: StatusSkipped, Reason: "the CUDA library is not built"}, BuildMs: s.Rows[i].BuildMs,
 				UpdateMs: nan, LoadMs: nan, IncrementalMs: nan, RecomputeMs: nan, Speedup: nan}
 		}

@@ -287,12 +287,12 @@ func EvidenceOfIncremental(s *IncrementalStudy, path string) Evidence {
 		}
 	}
 	for _, b := range s.Batches {
-		cse := b.Workload + " " + b.Batch
+		cse := b.Case()
 		timed(cse, "graph update", KindCPU, b.Update)
 		timed(cse, "graph rebuild", KindCPU, b.Rebuild)
 	}
 	for _, r := range s.Rows {
-		cse := r.Workload + " " + r.Batch
+		cse := r.Case()
 		spearman, sum := r.WarmCheck.Spearman, r.WarmCheck.SumMinus1
 		if !ran(r.Status) { // a skipped row has no check: its zero GateCheck is no ρ of 0
 			spearman, sum = NaN, NaN

@@ -644,7 +644,7 @@ func (r *incrementalRunner) tierRow(e Entry, b report.BatchRow, before, g *pager
 	cfg := r.cfg
 	name := e.Impl.Name()
 	tol := r.tolerance(e.Impl.Precision())
-	row := report.IncrementalRow{Workload: b.Workload, Batch: b.Batch, BatchKind: b.Kind, Fraction: b.Fraction, Year: b.Year,
+	row := report.IncrementalRow{BatchID: b.BatchID, BatchKind: b.Kind, Fraction: b.Fraction, Year: b.Year,
 		GraphSize: report.SizeOf(g), Identity: e.Identity(), Tolerance: tol,
 		UpdateMs: report.NaN, BuildMs: report.F(b.Rebuild.MedianMs), LoadMs: report.NaN,
 		IncrementalMs: report.NaN, RecomputeMs: report.NaN, Speedup: report.NaN, IterationRatio: report.NaN}
@@ -787,7 +787,7 @@ func (r *incrementalRunner) byYear() error {
 			return fmt.Errorf("interrupted: %w", err)
 		}
 		batch := yg.Batch(from, yr)
-		row := report.BatchRow{Batch: batch.Name, Kind: report.BatchYear, Year: yr,
+		row := report.BatchRow{BatchID: report.BatchID{Batch: batch.Name}, Kind: report.BatchYear, Year: yr,
 			Fraction: report.F(float64(len(batch.Inserts)) / float64(max(g.NNZ, 1)))}
 		m, err := r.measureBatch(snapshotInput{workload: w.Name, row: row, before: g, batch: batch, prev: prev,
 			rebuild: func() (*pagerank.Graph, error) { return yg.SnapshotContext(r.ctx, yr, cfg.Workers) }})
@@ -842,7 +842,7 @@ func (r *incrementalRunner) random(w report.Workload, g *pagerank.Graph) error {
 			if err != nil {
 				return err
 			}
-			row := report.BatchRow{Batch: batch.Name, Kind: kind, Fraction: report.F(f)}
+			row := report.BatchRow{BatchID: report.BatchID{Batch: batch.Name}, Kind: kind, Fraction: report.F(f)}
 			// The rebuild's input, prepared untimed: the edge list after the batch.
 			after, _, err := pagerank.ApplyBatch(g, batch, cfg.Workers)
 			if err != nil {

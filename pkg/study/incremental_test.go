@@ -136,7 +136,7 @@ func TestIncrementalRandom(t *testing.T) {
 // TestCrossovers checks the crossover rule on made-up speed-ups.
 func TestCrossovers(t *testing.T) {
 	row := func(kind string, f, sp float64) report.IncrementalRow {
-		return report.IncrementalRow{Workload: "w", Identity: report.Identity{Implementation: "i"}, BatchKind: kind, Fraction: report.F(f), Speedup: report.F(sp), Outcome: report.Outcome{Status: report.StatusPass}}
+		return report.IncrementalRow{BatchID: report.BatchID{Workload: "w"}, Identity: report.Identity{Implementation: "i"}, BatchKind: kind, Fraction: report.F(f), Speedup: report.F(sp), Outcome: report.Outcome{Status: report.StatusPass}}
 	}
 	s := &report.IncrementalStudy{Rows: []report.IncrementalRow{
 		row("insert", 0.01, 1.5), row("insert", 0.0001, 9), row("insert", 0.1, 0.4), row("insert", 0.001, 3),
