@@ -13,8 +13,7 @@
 
 #include "cluster_dsmem.cuh"
 #include "common.cuh"
-#include "hothead.cuh"
-#include "propblock.cuh"
+#include "family.cuh"
 #include "layout.cuh"
 
 #define PRLAB_STR2(...) #__VA_ARGS__
@@ -203,9 +202,8 @@ static void destroy(Ctx *c) {
   if (c == nullptr) return;
   cudaSetDevice(c->device);
   layoutStateFree(*c);
-  hotheadStateFree(*c);
+  for (const DesignFamily *f : kFamilies) f->stateFree(*c);
   dsmemStateFree(*c);
-  propblockStateFree(*c);
   libraryFree(*c);
   freeDevice(c->rowPtr, c->colIdx, c->invOut, c->dangling, c->xbuf[0], c->xbuf[1], c->contrib, c->y,
              c->gathered, c->diff, c->partials, c->scalars, c->residHist, c->sumHist);
@@ -302,8 +300,8 @@ int runFrom(Ctx &c, int impl, float d, int iterations, float tol, const float *s
   PR_TRY(checkDesign(impl, &D, e));
   if (D->family == PRLAB_FAMILY_LAYOUT && start != nullptr)
     return fail(e, PRLAB_ERR_ARG, "layout design %d cannot start from given ranks", impl);
-  if (hotheadImpl(impl)) return hotheadRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
-  if (propblockImpl(impl)) return propblockRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
+  if (const DesignFamily *f = familyOfImpl(impl))
+    return f->run(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   if (dsmemImpl(impl)) return dsmemRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutRun(c, impl, d, iterations, tol, ranks, residuals, sums, done, converged, e);
@@ -327,8 +325,7 @@ static int benchmark(Ctx &c, int impl, float d, int iterations, int warmups, int
                      float *runsMs, float *ranks, Err &e) {
   const prlab_design *D = nullptr;
   PR_TRY(checkDesign(impl, &D, e));
-  if (hotheadImpl(impl)) return hotheadBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
-  if (propblockImpl(impl)) return propblockBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
+  if (const DesignFamily *f = familyOfImpl(impl)) return f->benchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   if (dsmemImpl(impl)) return dsmemBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);
   if (D->family == PRLAB_FAMILY_LAYOUT)
     return layoutBenchmark(c, impl, d, iterations, warmups, runs, runsMs, ranks, e);

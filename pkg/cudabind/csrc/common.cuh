@@ -26,6 +26,15 @@
 
 namespace prlab {
 
+// The damping step's two constants for n nodes and damping factor d, as
+// every design's host code passes them to its kernels: the teleport term
+// (1 - d)/n and 1/n (the dangling mass's share), computed in double and
+// rounded once to float.
+inline float teleportOf(float d, int n) {
+  return static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(n));
+}
+inline float invNOf(int n) { return static_cast<float>(1.0 / static_cast<double>(n)); }
+
 // Launch shape shared by every hand-written kernel.
 constexpr int kThreadsPerBlock = 256;
 // Most blocks a first reduction pass launches; the second pass is one block
@@ -362,6 +371,23 @@ int runIterations(Ctx &c, int iterations, float tol, Step step, float *ranks, fl
   PR_TRY(copyRunOut(c, c.xbuf[k & 1], k, ranks, residuals, sums, e));
   PR_CUDA(e, cudaDeviceSynchronize(), "cudaDeviceSynchronize (after %d %siterations)", k, what);
   return PRLAB_OK;
+}
+
+// runLaunched is prlab_run of a design that launches once per iteration
+// (the pair of timeIterations): prologue() writes x_0 into c.xbuf[0], then
+// runIterations with iteration(k) followed by the shuffle reduction of the
+// L1 residual |x_{k+1} - x_k| into c.residHist[k] (stageResidual, 8n bytes).
+template <class Prologue, class Iteration>
+int runLaunched(Ctx &c, int iterations, float tol, Prologue prologue, Iteration iteration, float *ranks,
+                float *residuals, double *sums, int *done, int *converged, const char *what, Err &e) {
+  PR_TRY(prologue());
+  return runIterations(
+      c, iterations, tol,
+      [&](int k) -> int {
+        PR_TRY(iteration(k));
+        return stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[k & 1], c.xbuf[1 - (k & 1)], c.residHist + k, e);
+      },
+      ranks, residuals, sums, done, converged, what, e);
 }
 
 // timeIterations is prlab_benchmark of a design that launches once per

@@ -46,7 +46,7 @@
 #include <new>
 #include <vector>
 
-#include "hothead.cuh"
+#include "family.cuh"
 
 namespace prlab {
 namespace hh {
@@ -757,8 +757,6 @@ int build(Ctx &c, State &s, Err &e) {
   return PRLAB_OK;
 }
 
-float teleport(float d, int n) { return static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(n)); }
-
 int launchPrologue(Ctx &c, State &s, Err &e) {
   const float x0 = static_cast<float>(1.0 / c.n);
   prologueKernel<256><<<s.G, 256>>>(c.invOut, c.n, x0, c.xbuf[0], s.contrib[0], s.dPart[0]);
@@ -780,9 +778,9 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.nMedium = s.count[1];
   a.nHeavy = s.count[2];
   a.hot = s.hotOf[packed ? 1 : 0];
-  a.tele = teleport(d, c.n);
+  a.tele = teleportOf(d, c.n);
   a.d = d;
-  a.invN = static_cast<float>(1.0 / static_cast<double>(c.n));
+  a.invN = invNOf(c.n);
   a.cIn = s.contrib[p];
   a.dIn = s.dPart[p];
   a.xOut = c.xbuf[1 - p];
@@ -917,6 +915,8 @@ void freeCodes(State &s) {
 
 } // namespace hh
 
+namespace {
+
 bool hotheadImpl(int impl) { return impl >= PRLAB_IMPL_HOTHEAD_FIRST && impl < PRLAB_IMPL_HOTHEAD_END; }
 bool hotheadKnob(int knob) { return knob >= PRLAB_KNOB_HOT_FIRST && knob < PRLAB_KNOB_HOT_END; }
 
@@ -926,14 +926,10 @@ int hotheadRun(Ctx &c, int impl, float d, int iterations, float tol, float *rank
   PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   hh::State *s = nullptr;
   PR_TRY(hh::prepare(c, impl, &s, d, e));
-  PR_TRY(hh::launchPrologue(c, *s, e));
-  return runIterations(
-      c, iterations, tol,
-      [&](int k) -> int {
-        PR_TRY(hh::launchIteration(c, *s, k, d, packed, e));
-        return stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[k & 1], c.xbuf[1 - (k & 1)], c.residHist + k, e);
-      },
-      ranks, residuals, sums, done, converged, "hot-head ", e);
+  return runLaunched(
+      c, iterations, tol, [&] { return hh::launchPrologue(c, *s, e); },
+      [&](int k) { return hh::launchIteration(c, *s, k, d, packed, e); }, ranks, residuals, sums, done, converged,
+      "hot-head ", e);
 }
 
 int hotheadBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
@@ -1006,6 +1002,10 @@ void hotheadStateFree(Ctx &c) {
   c.hothead = nullptr;
 }
 
+} // namespace
+
+const DesignFamily kHotHeadFamily = {hotheadImpl, hotheadKnob, hotheadRun, hotheadBenchmark, hotheadSet, hotheadStateFree};
+
 } // namespace prlab
 
 // ==================================================================== C API (prlab_cuda.h)
@@ -1061,7 +1061,7 @@ int prlab_hothead_info(void *handle, int impl, float damping, int *hot_floats, i
                        int *grid, int *threads, int *group, float *tune_ms, char *msg, int msg_len) {
   return prlab::entry(msg, msg_len, [&](prlab::Err &e) -> int {
     PR_TRY(prlab::checkHandle(handle, e));
-    if (!prlab::hotheadImpl(impl)) return prlab::fail(e, PRLAB_ERR_ARG, "implementation %d is not a hot-head design", impl);
+    if (!prlab::kHotHeadFamily.ownsImpl(impl)) return prlab::fail(e, PRLAB_ERR_ARG, "implementation %d is not a hot-head design", impl);
     if (!hot_floats || !load_mode || !loads_per_step || !grid || !threads || !group || !tune_ms)
       return prlab::fail(e, PRLAB_ERR_ARG, "an output pointer is NULL");
     prlab::Ctx &c = *static_cast<prlab::Ctx *>(handle);

@@ -217,11 +217,6 @@ __global__ void buildPValuesKernel(const int *__restrict__ colIdx,
 
 // ---------------------------------------------------------------- launchers
 
-static inline float teleportOf(float d, int n) {
-  return static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(n));
-}
-static inline float invNOf(int n) { return static_cast<float>(1.0 / static_cast<double>(n)); }
-
 int fillRanks(float *x, int n, float value, Err &e) {
   const int g = blocksFor(n, kThreadsPerBlock);
   fillKernel<<<g, kThreadsPerBlock>>>(x, n, value);

@@ -53,10 +53,9 @@
 #include <string>
 #include <vector>
 
-#include "hothead.cuh"
-#include "propblock.cuh"
 #include "block_reduce.cuh"
 #include "cluster_dsmem.cuh"
+#include "family.cuh"
 #include "layout.cuh"
 
 namespace cg = cooperative_groups;
@@ -1140,9 +1139,7 @@ Vec vecs(const Ctx &c, const LayoutState &s) {
 }
 
 Coef coef(const Ctx &c, float d) {
-  return Coef{static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(c.n)), d,
-              static_cast<float>(1.0 / static_cast<double>(c.n)),
-              static_cast<float>(1.0 / static_cast<double>(c.n))};
+  return Coef{teleportOf(d, c.n), d, invNOf(c.n), invNOf(c.n)};
 }
 
 Inst inst(const Ctx &c, const LayoutState &s, float tol) {
@@ -1639,8 +1636,7 @@ int prlab_layout_set(void *handle, int knob, int value, char *msg, int msg_len) 
   return fentry(handle, msg, msg_len, [&](prlab::Ctx &c, prlab::LayoutState &s, prlab::Err &e) -> int {
     if (prlab::dsmemKnob(knob)) return prlab::dsmemSetKnob(c, knob, value, e);
     if (value < 0) return prlab::fail(e, PRLAB_ERR_ARG, "knob %d: value %d must be >= 0 (0 = automatic)", knob, value);
-    if (prlab::hotheadKnob(knob)) return prlab::hotheadSet(c, knob, value, e);
-    if (prlab::propblockKnob(knob)) return prlab::propblockSet(c, knob, value, e);
+    if (const prlab::DesignFamily *f = prlab::familyOfKnob(knob)) return f->set(c, knob, value, e);
     switch (knob) {
     case PRLAB_KNOB_TILE_EDGES:
       if (value != 0 && (value < 32 || value > 8192))

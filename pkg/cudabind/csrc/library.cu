@@ -122,9 +122,7 @@ int thrustResidual(Ctx &c, const float *x, const float *xn, float *out, bool nos
 }
 
 int thrustCombine(Ctx &c, float *xn, float d, bool nosync, Err &e) {
-  const Combine op{c.scalars,
-                   static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(c.n)), d,
-                   static_cast<float>(1.0 / static_cast<double>(c.n))};
+  const Combine op{c.scalars, teleportOf(d, c.n), d, invNOf(c.n)};
   return withPolicy(nosync, "thrust::transform(Combine)", e,
                     [&](const auto &pol) { thrust::transform(pol, c.y, c.y + c.n, xn, op); });
 }

@@ -73,7 +73,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "block_reduce.cuh"
-#include "propblock.cuh"
+#include "family.cuh"
 
 namespace prlab {
 namespace pb {
@@ -599,8 +599,6 @@ int build(Ctx &c, State &s, Err &e) {
   return PRLAB_OK;
 }
 
-float teleport(float d, int n) { return static_cast<float>((1.0 - static_cast<double>(d)) / static_cast<double>(n)); }
-
 int launchPrologue(Ctx &c, State &s, Err &e) {
   const float x0 = static_cast<float>(1.0 / c.n);
   prologueKernel<<<s.B, 256>>>(c.invOut, c.n, x0, c.xbuf[0], s.contrib[0], s.dPart[0]);
@@ -643,9 +641,9 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   a2.replicate = s.knobReplicate == 1 ? 0 : 1;
   a2.dTot = s.dTot;
   a2.invOut = c.invOut;
-  a2.tele = teleport(d, c.n);
+  a2.tele = teleportOf(d, c.n);
   a2.d = d;
-  a2.invN = static_cast<float>(1.0 / static_cast<double>(c.n));
+  a2.invN = invNOf(c.n);
   a2.xOut = c.xbuf[1 - p];
   a2.cOut = s.contrib[1 - p];
   a2.dOut = s.dPart[1 - p];
@@ -686,6 +684,8 @@ int prepare(Ctx &c, State **s, float d, Err &e) {
 
 } // namespace pb
 
+namespace {
+
 bool propblockImpl(int impl) { return impl >= PRLAB_IMPL_PROPBLOCK_FIRST && impl < PRLAB_IMPL_PROPBLOCK_END; }
 bool propblockKnob(int knob) { return knob >= PRLAB_KNOB_PB_FIRST && knob < PRLAB_KNOB_PB_END; }
 
@@ -695,14 +695,10 @@ int propblockRun(Ctx &c, int impl, float d, int iterations, float tol, float *ra
   PR_TRY(checkRunArgs(c, d, iterations, ranks, residuals, sums, done, converged, e));
   pb::State *s = nullptr;
   PR_TRY(pb::prepare(c, &s, d, e));
-  PR_TRY(pb::launchPrologue(c, *s, e));
-  return runIterations(
-      c, iterations, tol,
-      [&](int k) -> int {
-        PR_TRY(pb::launchIteration(c, *s, k, d, e));
-        return stageResidual(c, PRLAB_REDUCE_SHUFFLE, c.xbuf[k & 1], c.xbuf[1 - (k & 1)], c.residHist + k, e);
-      },
-      ranks, residuals, sums, done, converged, "propagation-blocking ", e);
+  return runLaunched(
+      c, iterations, tol, [&] { return pb::launchPrologue(c, *s, e); },
+      [&](int k) { return pb::launchIteration(c, *s, k, d, e); }, ranks, residuals, sums, done, converged,
+      "propagation-blocking ", e);
 }
 
 int propblockBenchmark(Ctx &c, int impl, float d, int iterations, int warmups, int runs, float *runsMs, float *ranks,
@@ -755,6 +751,11 @@ void propblockStateFree(Ctx &c) {
   delete s;
   c.propblock = nullptr;
 }
+
+} // namespace
+
+const DesignFamily kPropBlockFamily = {propblockImpl,      propblockKnob, propblockRun, propblockBenchmark,
+                                       propblockSet,       propblockStateFree};
 
 } // namespace prlab
 
