@@ -390,6 +390,20 @@ int runLaunched(Ctx &c, int iterations, float tol, Prologue prologue, Iteration 
       ranks, residuals, sums, done, converged, what, e);
 }
 
+// setStepOut fills the damping step and the outputs of iteration k in a
+// kernel's argument struct A (fields tele, d, invN, xOut, cOut, dOut) for a
+// design that keeps double-buffered contributions contrib[2] and dangling
+// partials dPart[2] beside c.xbuf: p = k % 2 is read, 1 - p written.
+template <class A>
+void setStepOut(A &a, const Ctx &c, float d, float *const contrib[2], float *const dPart[2], int p) {
+  a.tele = teleportOf(d, c.n);
+  a.d = d;
+  a.invN = invNOf(c.n);
+  a.xOut = c.xbuf[1 - p];
+  a.cOut = contrib[1 - p];
+  a.dOut = dPart[1 - p];
+}
+
 // timeIterations is prlab_benchmark of a design that launches once per
 // iteration: timeRuns (c's events, the default stream) of prologue() then
 // iteration(k) for k < iterations, `what` naming it in messages; then the

@@ -778,14 +778,9 @@ int launchIteration(Ctx &c, State &s, int k, float d, bool packed, Err &e) {
   a.nMedium = s.count[1];
   a.nHeavy = s.count[2];
   a.hot = s.hotOf[packed ? 1 : 0];
-  a.tele = teleportOf(d, c.n);
-  a.d = d;
-  a.invN = invNOf(c.n);
+  setStepOut(a, c, d, s.contrib, s.dPart, p);
   a.cIn = s.contrib[p];
   a.dIn = s.dPart[p];
-  a.xOut = c.xbuf[1 - p];
-  a.cOut = s.contrib[1 - p];
-  a.dOut = s.dPart[1 - p];
   a.G = s.G;
   a.codes = s.codes;
   a.excPtr = s.excPtr;

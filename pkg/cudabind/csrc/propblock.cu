@@ -641,12 +641,7 @@ int launchIteration(Ctx &c, State &s, int k, float d, Err &e, int phases = 3) {
   a2.replicate = s.knobReplicate == 1 ? 0 : 1;
   a2.dTot = s.dTot;
   a2.invOut = c.invOut;
-  a2.tele = teleportOf(d, c.n);
-  a2.d = d;
-  a2.invN = invNOf(c.n);
-  a2.xOut = c.xbuf[1 - p];
-  a2.cOut = s.contrib[1 - p];
-  a2.dOut = s.dPart[1 - p];
+  setStepOut(a2, c, d, s.contrib, s.dPart, p);
   const size_t smem2 = 4 * ((s.fixed ? 2 : 1) * static_cast<size_t>(s.W) + s.hot);
   const bool runs = s.runs, fixed = s.fixed;
   if (runs && fixed) accumulateKernel<true, true><<<s.B, kT, smem2>>>(a2);
