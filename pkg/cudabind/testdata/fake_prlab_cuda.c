@@ -63,25 +63,20 @@ int prlab_device_count(int *count, char *msg, int msg_len) {
 #endif
 }
 
+/* The one fake device: an H200-like sm_90 part with a CUDA 13.0 driver. */
+static const prlab_device_info fake_device = {
+    /* the device */
+    .name = "Fake CPU device", .cc_major = 9, .cc_minor = 0, .sm_count = 132, .l2_bytes = 62914560,
+    .max_threads_per_block = 1024, .warp_size = 32, .global_mem_bytes = 1LL << 30, .device_count = 1,
+    /* the software it runs */
+    .driver_version = 13000, .runtime_version = 13000, .cusparse_version = 12600, .cccl_version = "CCCL 3.0.1",
+    /* the build of the kernels */
+    .kernel_binary_version = 90, .kernel_ptx_version = 90, .compiled_archs = "900",
+};
+
 int prlab_device_info_get(int device, prlab_device_info *out, char *msg, int msg_len) {
   if (device != 0) return say(msg, msg_len, PRLAB_ERR_ARG, "device out of range");
-  memset(out, 0, sizeof(*out));
-  snprintf(out->name, sizeof(out->name), "Fake CPU device");
-  out->cc_major = 9;
-  out->cc_minor = 0;
-  out->sm_count = 132;
-  out->l2_bytes = 62914560;
-  out->max_threads_per_block = 1024;
-  out->warp_size = 32;
-  out->global_mem_bytes = 1LL << 30;
-  out->driver_version = 13000;
-  out->runtime_version = 13000;
-  out->cusparse_version = 12600;
-  out->kernel_binary_version = 90;
-  out->kernel_ptx_version = 90;
-  out->device_count = 1;
-  snprintf(out->cccl_version, sizeof(out->cccl_version), "CCCL 3.0.1");
-  snprintf(out->compiled_archs, sizeof(out->compiled_archs), "900");
+  *out = fake_device;
   return PRLAB_OK;
 }
 
