@@ -60,53 +60,51 @@ func TestBadEdgeListInputs(t *testing.T) {
 	}
 }
 
-func TestEdgeListNoEdges(t *testing.T) {
-	for name, in := range map[string]string{
-		"empty file":              "",
-		"only comments":           "# SNAP header\n% matrix market\n#\n",
-		"only blank lines":        "\n\n   \n\t\n",
-		"only a BOM":              "\ufeff",
-		"BOM then comments, CRLF": "\ufeff# c\r\n\r\n",
+// TestEdgeListWholeInputs checks inputs that must parse to exactly the ids
+// A, B, C with edges A->B, B->C (line ends, whitespace, separators, BOM),
+// and inputs that hold no edge at all, which fail with the no-edges error.
+func TestEdgeListWholeInputs(t *testing.T) {
+	const noEdges = "edges.txt: no edges (the file is empty or holds only comments)"
+	for _, c := range []struct{ name, in, err string }{
+		{"CRLF", "A , B\r\nB , C\r\n", ""},
+		{"CRLF no final newline", "A , B\r\nB , C", ""},
+		{"trailing spaces", "A , B   \nB , C \t \n", ""},
+		{"leading spaces", "   A , B\n\tB , C\n", ""},
+		{"trailing whitespace CRLF", "A B \t\r\nB C  \r\n", ""},
+		{"tabs", "A\tB\nB\tC\n", ""},
+		{"several tabs and spaces", "A \t \tB\nB  C\n", ""},
+		{"comma no spaces", "A,B\nB,C\n", ""},
+		{"comma with tabs", "A\t,\tB\nB\t, C\n", ""},
+		{"separators mixed by line", "A , B\nB\tC\n", ""},
+		{"BOM and CRLF", "\ufeffA , B\r\nB , C\r\n", ""},
+		{"BOM then comment", "\ufeff# header\nA B\nB C\n", ""},
+		{"comments between edges", "A B\n# x\n% y\n\nB C\n", ""},
+		{"indented comment", "  # x\nA B\nB C\n", ""},
+		{"blank line with CR", "A B\r\n\r\nB C\r\n", ""},
+		{"no final newline", "A B\nB C", ""},
+		{"many blank lines at end", "A B\nB C\n\n\n\n", ""},
+		{"whitespace around comma", "A   ,   B\nB ,C\n", ""},
+		{"trailing CR and space mix", "A B \r\nB C\r \n", ""},
+		// No edges at all: the one error.
+		{"empty file", "", noEdges},
+		{"only comments", "# SNAP header\n% matrix market\n#\n", noEdges},
+		{"only blank lines", "\n\n   \n\t\n", noEdges},
+		{"only a BOM", "\ufeff", noEdges},
+		{"BOM then comments, CRLF", "\ufeff# c\r\n\r\n", noEdges},
 	} {
-		_, err := ParseEdgeList(strings.NewReader(in), "edges.txt")
-		if err == nil || err.Error() != "edges.txt: no edges (the file is empty or holds only comments)" {
-			t.Errorf("%s: got %v", name, err)
-		}
-	}
-}
-
-// TestEdgeListAcceptedForms checks inputs that must parse to exactly the ids
-// A, B, C with edges A->B, B->C (line ends, whitespace, separators, BOM).
-func TestEdgeListAcceptedForms(t *testing.T) {
-	for name, in := range map[string]string{
-		"CRLF":                      "A , B\r\nB , C\r\n",
-		"CRLF no final newline":     "A , B\r\nB , C",
-		"trailing spaces":           "A , B   \nB , C \t \n",
-		"leading spaces":            "   A , B\n\tB , C\n",
-		"trailing whitespace CRLF":  "A B \t\r\nB C  \r\n",
-		"tabs":                      "A\tB\nB\tC\n",
-		"several tabs and spaces":   "A \t \tB\nB  C\n",
-		"comma no spaces":           "A,B\nB,C\n",
-		"comma with tabs":           "A\t,\tB\nB\t, C\n",
-		"separators mixed by line":  "A , B\nB\tC\n",
-		"BOM and CRLF":              "\ufeffA , B\r\nB , C\r\n",
-		"BOM then comment":          "\ufeff# header\nA B\nB C\n",
-		"comments between edges":    "A B\n# x\n% y\n\nB C\n",
-		"indented comment":          "  # x\nA B\nB C\n",
-		"blank line with CR":        "A B\r\n\r\nB C\r\n",
-		"no final newline":          "A B\nB C",
-		"many blank lines at end":   "A B\nB C\n\n\n\n",
-		"whitespace around comma":   "A   ,   B\nB ,C\n",
-		"trailing CR and space mix": "A B \r\nB C\r \n",
-	} {
-		el, err := ParseEdgeList(strings.NewReader(in), "edges.txt")
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if !slices.Equal(el.IDs, []string{"A", "B", "C"}) || !slices.Equal(el.Src, []int32{0, 1}) || !slices.Equal(el.Dst, []int32{1, 2}) {
-			t.Errorf("%s: ids %q src %v dst %v", name, el.IDs, el.Src, el.Dst)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			el, err := ParseEdgeList(strings.NewReader(c.in), "edges.txt")
+			switch {
+			case c.err != "":
+				if err == nil || err.Error() != c.err {
+					t.Errorf("got %v, want %q", err, c.err)
+				}
+			case err != nil:
+				t.Error(err)
+			case !slices.Equal(el.IDs, []string{"A", "B", "C"}) || !slices.Equal(el.Src, []int32{0, 1}) || !slices.Equal(el.Dst, []int32{1, 2}):
+				t.Errorf("ids %q src %v dst %v", el.IDs, el.Src, el.Dst)
+			}
+		})
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 )
 
 // edgeSeeds are inputs of every accepted and rejected form (see
-// TestBadEdgeListInputs and TestEdgeListAcceptedForms).
+// TestBadEdgeListInputs and TestEdgeListWholeInputs).
 var edgeSeeds = []string{
 	"C08-3004 , A00-1002\nD09-1141 , A00-1002\nD12-1027 , A00-1002\nA00-1002 , A00-1002\n",
 	"A,B\nB,C\nC,A\n",
