@@ -47,13 +47,16 @@ func cmdIncremental(ctx context.Context, args []string, stdout, stderr io.Writer
 	lastYear := fs.Int("last-year", study.DefaultLastYear, "last year of the by-year workload")
 	minPapers := fs.Int("min-papers", study.DefaultMinPapers, "the by-year workload starts with the first year with at least this many papers")
 	floatTol := fs.Float64("float-tolerance", study.DefaultIncrementalFloatTolerance, "L1 residual tolerance of float32 rows, in (0, 1)")
-	render := fs.String("render", "", "re-render a finished study: read this incremental.json and rewrite incremental.json, the incremental-*.csv tables and index.html beside it (nothing is measured)")
+	render := fs.String("render", "", "re-render a finished study: read this incremental.json and rewrite incremental.json, the incremental-*.csv tables and index.html beside it (nothing is measured; a committed study only with --replace-committed: prlab render redraws its page alone)")
 	workers := workersFlag(fs)
 	gf := addGraphFlags(fs, true) // graph files for random batches, like prlab scale's
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *render != "" {
+		if err := checkRenderNotCommitted("incremental", *render, *replaceCommitted); err != nil {
+			return err
+		}
 		return renderIncremental(*render, stdout)
 	}
 	load, err := gf.options()

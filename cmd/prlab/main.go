@@ -328,10 +328,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	res, err := study.Run(ctx, cfg)
 	if err != nil {
-		return fmt.Errorf("report: %w (nothing was written; %s is unchanged)", err, *out)
+		return fmt.Errorf("report: %w (%s)", err, nothingWritten(*out))
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("report: interrupted (nothing was written; %s is unchanged)", *out)
+		return fmt.Errorf("report: interrupted (%s)", nothingWritten(*out))
 	}
 	files, err := report.Files(res)
 	if err == nil {
@@ -376,6 +376,9 @@ func replaceCommittedFlag(fs *flag.FlagSet) *bool {
 // unless replace (checkNotCommitted). Each failure is a usage error (exit
 // 2) naming dir.
 func checkOut(dir string, replace bool) error {
+	if dir == "" {
+		return usageError{"--out is empty: want a directory"}
+	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usageError{fmt.Sprintf("--out %s is a file, want a directory", dir)}
 	}
@@ -399,6 +402,33 @@ func checkNotCommitted(dir string, replace bool) error {
 	if doc := report.CommittedDocument(dir); doc != "" {
 		return usageError{fmt.Sprintf("--out %s holds a committed report (git tracks %s): this run would replace its measured data; choose another --out, or pass --replace-committed to replace it deliberately (git checkout -- %s restores it)",
 			dir, filepath.Join(dir, doc), dir)}
+	}
+	return nil
+}
+
+// nothingWritten says, for a run that failed before writing, what became
+// of its report directory out: unchanged, or not created.
+func nothingWritten(out string) string {
+	if _, err := os.Stat(out); err != nil {
+		return "nothing was written; " + out + " was not created"
+	}
+	return "nothing was written; " + out + " is unchanged"
+}
+
+// checkRenderNotCommitted refuses, before any work, `scale --render` or
+// `incremental --render` (cmd) of the document doc when git tracks a prlab
+// document in its directory, unless replace (--replace-committed): they
+// grade the study again and rewrite its JSON and CSV tables, a committed
+// report's data, where prlab render redraws only the page. A usage error
+// (exit 2) naming the tracked file and both ways on.
+func checkRenderNotCommitted(cmd, doc string, replace bool) error {
+	dir := filepath.Dir(doc)
+	if replace {
+		return nil
+	}
+	if tracked := report.CommittedDocument(dir); tracked != "" {
+		return usageError{fmt.Sprintf("%s --render %s: %s holds a committed report (git tracks %s), and --render rewrites its %s and tables with this binary's grading; `prlab render %s` redraws only its page, or pass --replace-committed to rewrite them deliberately (git checkout -- %s restores them)",
+			cmd, doc, dir, filepath.Join(dir, tracked), filepath.Base(doc), dir, dir)}
 	}
 	return nil
 }
@@ -432,22 +462,21 @@ func checkWritable(dir string) error {
 
 func cmdRender(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("render", stderr)
-	out := fs.String("out", "", "HTML file to write (default index.html beside results.json, verify.html beside verify.json)")
+	out := fs.String("out", "", "HTML file to write (default index.html beside results.json, scale.json or incremental.json, verify.html beside verify.json)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: prlab render [--out FILE] results.json|verify.json")
+		fmt.Fprintln(stderr, "usage: prlab render [--out FILE] results.json|scale.json|incremental.json|verify.json|REPORT-DIR")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
-	in := fs.Arg(0)
-	page, name, err := renderPage(in)
+	page, name, in, err := renderPage(fs.Arg(0))
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
 	dst := *out
 	if dst == "" {
-		// Beside results.json: the report directory, written as a unit
+		// Beside the document: the report directory, written as a unit
 		// (its other files, READMEs and verify folders are kept).
 		dst = filepath.Join(filepath.Dir(in), name)
 		err = report.WriteDir(filepath.Dir(in), map[string][]byte{name: page})

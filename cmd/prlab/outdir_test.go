@@ -271,3 +271,71 @@ func TestEveryWritingCommandChecksOutFirst(t *testing.T) {
 		t.Errorf("the file in --out's path was changed: %q", b)
 	}
 }
+
+// TestRenderRedrawsOnlyThePage: prlab render takes a scale.json, an
+// incremental.json or the report folder and rewrites only its index.html;
+// scale and incremental --render, which grade the study again and rewrite
+// its JSON and tables, refuse a committed study (naming prlab render and
+// --replace-committed) and change nothing, unless --replace-committed.
+func TestRenderRedrawsOnlyThePage(t *testing.T) {
+	root, git := fixture.GitRepo(t)
+	studies := []struct{ cmd, name, doc string }{
+		{"scale", "h200-scale-propblock-2026-12-02", report.ScaleJSONFile},
+		{"incremental", "incremental-h200-2026-12-02", report.IncrementalJSONFile},
+	}
+	for _, c := range studies {
+		b, err := os.ReadFile(filepath.Join("..", "..", "reports", c.name, c.doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(root, "reports", c.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.doc), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "reports")
+	git("commit", "-q", "-m", "two studies")
+	names := func(dir string) string {
+		es, _ := os.ReadDir(dir)
+		var s []string
+		for _, e := range es {
+			s = append(s, e.Name())
+		}
+		return strings.Join(s, " ")
+	}
+	for _, c := range studies {
+		dir := filepath.Join(root, "reports", c.name)
+		doc := filepath.Join(dir, c.doc)
+		before, _ := os.ReadFile(doc)
+		err, _ := cli(t, c.cmd, "--render", doc)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "`prlab render "+dir+"`") || !strings.Contains(err.Error(), "--replace-committed") {
+			t.Errorf("%s --render of a committed study: %v, want a usage error naming prlab render and --replace-committed", c.cmd, err)
+		}
+		if got := names(dir); got != c.doc {
+			t.Errorf("the refused %s --render left %q, want %s alone", c.cmd, got, c.doc)
+		}
+		for _, arg := range []string{dir, doc} {
+			if err, stderr := cli(t, "render", arg); err != nil {
+				t.Fatalf("render %s: %v\n%s", arg, err, stderr)
+			}
+			page, _ := os.ReadFile(filepath.Join(dir, report.HTMLFile))
+			after, _ := os.ReadFile(doc)
+			if !bytes.Contains(page, []byte("<html")) || !bytes.Equal(before, after) || names(dir) != c.doc+" "+report.HTMLFile && names(dir) != report.HTMLFile+" "+c.doc {
+				t.Errorf("render %s: page %.30q, %s unchanged %v, files %q; want the page beside the unchanged document", arg, page, c.doc, bytes.Equal(before, after), names(dir))
+			}
+		}
+		if err, stderr := cli(t, c.cmd, "--replace-committed", "--render", doc); err != nil {
+			t.Errorf("%s --render --replace-committed: %v\n%s", c.cmd, err, stderr)
+		}
+	}
+	if err, _ := cli(t, "render", filepath.Join(root, "nowhere")); err == nil || !strings.Contains(err.Error(), "nowhere: no such file or directory") {
+		t.Errorf("render of a missing folder: %v", err)
+	}
+	if err, _ := cli(t, "render", root); err == nil || !strings.Contains(err.Error(), "no report found (looked for results.json, scale.json, incremental.json, verify.json)") {
+		t.Errorf("render of a folder without a report: %v", err)
+	}
+}

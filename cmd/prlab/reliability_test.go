@@ -118,15 +118,17 @@ func TestCLIBadInputFiles(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed run created %s (%v)", out, err)
 	}
-	// render: missing file, directory, empty file, bad JSON.
-	dir := t.TempDir()
+	// render: missing file, a folder (its results.json is read), a folder
+	// without a report, empty file, bad JSON.
+	dir, none := t.TempDir(), t.TempDir()
 	bad := filepath.Join(dir, "results.json")
 	os.WriteFile(bad, []byte("{\n \"schema\": \"prlab/results/v1\",\n \"name\": x\n}"), 0o644)
 	empty := filepath.Join(dir, "empty.json")
 	os.WriteFile(empty, nil, 0o644)
 	for arg, want := range map[string]string{
 		filepath.Join(dir, "missing.json"): "missing.json: no such file or directory",
-		dir:                                dir + ": is a directory",
+		dir:                                bad + ":3:",
+		none:                               none + ": no report found",
 		empty:                              empty + ": empty file",
 		bad:                                bad + ":3:",
 	} {

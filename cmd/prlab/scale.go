@@ -45,7 +45,7 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	oracleMax := fs.Int("oracle-max-scale", 0, "run the float64 sequential oracle only up to this scale (0: as far as the budget allows; -1: never)")
 	copyMiB := fs.Int64("copy-mib", study.DefaultCopyBytes>>20, "size in MiB of each buffer of the CPU memcpy bandwidth row (the CPU byte floor's denominator)")
 	planOnly := fs.Bool("plan", false, "print the plan (graphs, protocol per row, estimated seconds) and exit without running; every --graph file is read and checked first, as the run would")
-	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, the scale-*.csv tables and index.html beside it (nothing is measured)")
+	render := fs.String("render", "", "re-render a finished study: read this scale.json, grade the goals again with this binary's rules, and rewrite scale.json, the scale-*.csv tables and index.html beside it (nothing is measured; a committed study only with --replace-committed: prlab render redraws its page alone)")
 	rung := fs.String("rung", "", "time every row as ITERATIONSxRUNS (one warm-up first), e.g. 10x3, instead of fitting the protocol to --budget: nothing is skipped or stepped down for the budget")
 	gapCSV := fs.String("gap-csv", "", "directory holding gap-vs-t1.csv and t1-scaling.csv (scripts/gap-vs-t1.sh): the page draws them as the CPU baseline and scale.json records the directory, relative to --out, for later re-renders (default: the report directory itself when it holds them)")
 	var impls listFlag
@@ -70,6 +70,9 @@ func cmdScale(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--gap-csv %s: no %s there (scripts/gap-vs-t1.sh writes it)", *gapCSV, report.GapVsT1File)}
 	}
 	if *render != "" {
+		if err := checkRenderNotCommitted("scale", *render, *replaceCommitted); err != nil {
+			return err
+		}
 		return renderScale(*render, *gapCSV, stdout)
 	}
 	if *budget < time.Second {

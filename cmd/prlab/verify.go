@@ -465,24 +465,43 @@ func parseInterspersed(fs *flag.FlagSet, args []string, positional int) ([]strin
 	return pos, nil
 }
 
-// renderPage renders the page of a results.json (index.html) or a
-// verify.json (verify.html) without recomputing anything; name is the
-// page's file name.
-func renderPage(in string) (page []byte, name string, err error) {
-	if filepath.Base(in) == report.VerifyJSONFile {
-		v, err := report.ReadVerification(in)
-		if err != nil {
-			return nil, "", err
-		}
-		page, err = report.RenderVerifyHTML(v)
-		return page, report.VerifyHTMLFile, err
+// renderPage renders the page of the prlab document at in as it is
+// recorded (nothing is measured or graded again; scale and incremental
+// --render grade again): index.html from a results.json, scale.json (with
+// the CPU baseline it records) or incremental.json, verify.html from a
+// verify.json; a file of any other name is read as a results.json. in may
+// be a report directory (report.FindDocument). It returns the page, its
+// file name and the document read.
+func renderPage(in string) (page []byte, name, doc string, err error) {
+	if doc, err = report.FindDocument(in); err != nil {
+		return nil, "", "", err
 	}
-	run, err := report.Read[report.Run](in)
+	switch filepath.Base(doc) {
+	case report.VerifyJSONFile:
+		page, err = pageOf(doc, report.ReadVerification, report.RenderVerifyHTML)
+		return page, report.VerifyHTMLFile, doc, err
+	case report.ScaleJSONFile:
+		page, err = pageOf(doc, report.Read[report.ScaleStudy], func(s *report.ScaleStudy) ([]byte, error) {
+			if err := report.AttachCPUBaseline(s, filepath.Dir(doc), ""); err != nil {
+				return nil, err
+			}
+			return report.RenderScaleHTML(s)
+		})
+	case report.IncrementalJSONFile:
+		page, err = pageOf(doc, report.Read[report.IncrementalStudy], report.RenderIncrementalHTML)
+	default:
+		page, err = pageOf(doc, report.Read[report.Run], report.RenderHTML)
+	}
+	return page, report.HTMLFile, doc, err
+}
+
+// pageOf reads the document doc with read and renders its page with render.
+func pageOf[T any](doc string, read func(string) (*T, error), render func(*T) ([]byte, error)) ([]byte, error) {
+	d, err := read(doc)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	page, err = report.RenderHTML(run)
-	return page, report.HTMLFile, err
+	return render(d)
 }
 
 // bundledData checks that this machine's bundled data (the folder data) is

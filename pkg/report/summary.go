@@ -251,10 +251,14 @@ func (s *Summary) bound(run *Run) {
 	}
 	fits := ""
 	if c.L2Bytes > 0 && f.Bytes > 0 && f.Bytes <= c.L2Bytes {
-		fits = fmt.Sprintf("One iteration moves %s bytes and the L2 holds %s: the working set fits in L2, so DRAM bandwidth does not bound it. ", commas(int(f.Bytes)), commas(int(c.L2Bytes)))
+		fits = fmt.Sprintf("One iteration moves %s bytes and the L2 holds %s bytes (%.0f MiB): the working set fits in L2, so DRAM bandwidth does not bound it. ", commas(int(f.Bytes)), commas(int(c.L2Bytes)), float64(c.L2Bytes)/(1<<20))
 		if c.IterCopyGBps > 0 && c.IterCopyBytes > 0 {
 			copyUs := float64(c.IterCopyBytes) / (c.IterCopyGBps * 1e3)
-			fits += fmt.Sprintf("The L2 ceiling row (one cudaMemcpy of one iteration's bytes, %s read + written) measures %.0f GB/s, %.2f µs", commas(int(c.IterCopyBytes)), c.IterCopyGBps, copyUs)
+			whose := "one iteration's bytes"
+			if s.Base != nil && int64(s.Base.Bytes) == c.IterCopyBytes {
+				whose = "the " + s.Base.Implementation + " baseline's iteration" // pkg/cudabind copies the baseline's bytes
+			}
+			fits += fmt.Sprintf("The L2 ceiling row (one cudaMemcpy of %s: %s bytes read + written) measures %.0f GB/s, %.2f µs", whose, commas(int(c.IterCopyBytes)), c.IterCopyGBps, copyUs)
 			if copyUs > b.UsPerIter {
 				fits += ": longer than the whole iteration, so it is a copy call's latency, not an L2 bandwidth bound"
 			}

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -334,18 +335,32 @@ func dataKey(path string) string {
 // verification directory stands for its rerun, so two reruns compare).
 // Adding a format is one case here and one EvidenceOf function.
 func ReadEvidence(dir string) (Evidence, error) {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return readEvidenceFile(dir)
+	p, err := FindDocument(dir)
+	if err != nil {
+		return Evidence{}, err
 	}
-	var tried []string
-	for _, f := range []string{JSONFile, ScaleJSONFile, IncrementalJSONFile, VerifyJSONFile} {
-		p := filepath.Join(dir, f)
+	return readEvidenceFile(p)
+}
+
+// FindDocument is the prlab document that stands for the report at path:
+// path itself when it is a file, else the first of results.json,
+// scale.json, incremental.json and verify.json in the directory path. The
+// error names path: no such file or directory, or no report found in it.
+func FindDocument(path string) (string, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: no such file or directory", path)
+	}
+	if err == nil && !st.IsDir() {
+		return path, nil
+	}
+	for _, f := range reportMarkers {
+		p := filepath.Join(path, f)
 		if _, err := os.Stat(p); err == nil {
-			return readEvidenceFile(p)
+			return p, nil
 		}
-		tried = append(tried, f)
 	}
-	return Evidence{}, fmt.Errorf("%s: no report found (looked for %s)", dir, strings.Join(tried, ", "))
+	return "", fmt.Errorf("%s: no report found (looked for %s)", path, strings.Join(reportMarkers, ", "))
 }
 
 // readEvidenceFile reads one report file; the Evidence is named after the

@@ -616,7 +616,7 @@ func (r *scaleRunner) row(g *pagerank.Graph, sg report.ScaleGraph, pg *plannedGr
 		rung++
 	}
 	if est := r.plan.rowS(pg, pr, rung); pr.Fixed == nil && est > r.left()-2 {
-		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %s s left, this row was estimated at %s s", budgetSeconds(r.left()), budgetSeconds(est))
+		row.Status, row.Reason = report.StatusSkipped, fmt.Sprintf("time budget: %s s left, less than this row's estimated %s s + the 2 s kept in reserve", budgetSeconds(r.left()), budgetSeconds(est))
 		r.progress(label, name, "skipped: %s", row.Reason)
 		return row
 	}
