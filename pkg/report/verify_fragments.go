@@ -109,14 +109,19 @@ func VerifyEnvironmentsHTML(v *Verification) string {
 	t.Add("", "commit", a.Env.Commit, b.Env.Commit)
 	t.Add("", "machine", Machine(a), Machine(b))
 	t.Add("", "GOMAXPROCS", fmt.Sprint(a.Env.GOMAXPROCS), fmt.Sprint(b.Env.GOMAXPROCS))
-	t.Add("", "load average (1, 5, 15 min)", load(a), load(b))
+	// A row neither report recorded says nothing: it is left out.
+	if a.Env.LoadAverage != "" || b.Env.LoadAverage != "" {
+		t.Add("", "load average (1, 5, 15 min)", load(a), load(b))
+	}
 	other := func(e Evidence) string {
 		if e.Env.OtherCPU == nil {
 			return "not recorded"
 		}
 		return fmt.Sprintf("%.1f %%", 100**e.Env.OtherCPU)
 	}
-	t.Add("", "other processes' share of the cores while timing", other(a), other(b))
+	if a.Env.OtherCPU != nil || b.Env.OtherCPU != nil {
+		t.Add("", "other processes' share of the cores while timing", other(a), other(b))
+	}
 	t.Add("", "Go, OS", a.Env.GoVersion+", "+a.Env.OS, b.Env.GoVersion+", "+b.Env.OS)
 	for _, d := range a.Data {
 		got := "not read"
