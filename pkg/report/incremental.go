@@ -197,13 +197,22 @@ type YearTop struct {
 // fraction still >= 1, Above the smallest measured fraction under 1 (NaN
 // when every measured fraction is on one side).
 type Crossover struct {
+	Series
+	Below F      `json:"below" csv:"below"`
+	Above F      `json:"above" csv:"above"`
+	Text  string `json:"text" csv:"text"`
+}
+
+// Series is what a crossover is found on and one line of the speed-up
+// chart: one workload's batches of one kind, run by one implementation.
+type Series struct {
 	Workload       string `json:"workload" csv:"workload"`
 	Implementation string `json:"implementation" csv:"implementation"`
 	BatchKind      string `json:"batch_kind" csv:"batch_kind"`
-	Below          F      `json:"below" csv:"below"`
-	Above          F      `json:"above" csv:"above"`
-	Text           string `json:"text" csv:"text"`
 }
+
+// Series is the series r belongs to.
+func (r IncrementalRow) Series() Series { return Series{r.Workload, r.Implementation, r.BatchKind} }
 
 // IncrementalFiles renders s into the three files of an incremental report
 // directory (incremental.json, the tables of IncrementalCSV, index.html), keyed by name,

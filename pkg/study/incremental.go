@@ -875,14 +875,13 @@ func (r *incrementalRunner) finish(complete bool) {
 // below 1: Above is the smallest measured fraction with a speed-up under
 // 1, Below the largest smaller fraction with a speed-up of at least 1.
 func Crossovers(s *report.IncrementalStudy) []report.Crossover {
-	type key struct{ w, impl, kind string }
-	var keys []key
-	pts := map[key][]report.IncrementalRow{}
+	var keys []report.Series
+	pts := map[report.Series][]report.IncrementalRow{}
 	for _, x := range s.Rows {
 		if x.BatchKind == report.BatchYear || x.Status != report.StatusPass || !x.Speedup.Valid() {
 			continue
 		}
-		k := key{x.Workload, x.Implementation, x.BatchKind}
+		k := x.Series()
 		if _, ok := pts[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -892,7 +891,7 @@ func Crossovers(s *report.IncrementalStudy) []report.Crossover {
 	for _, k := range keys {
 		rows := pts[k]
 		sort.SliceStable(rows, func(a, b int) bool { return rows[a].Fraction < rows[b].Fraction })
-		c := report.Crossover{Workload: k.w, Implementation: k.impl, BatchKind: k.kind, Below: report.NaN, Above: report.NaN}
+		c := report.Crossover{Series: k, Below: report.NaN, Above: report.NaN}
 		for _, x := range rows {
 			if x.Speedup < 1 {
 				c.Above = x.Fraction
