@@ -236,7 +236,7 @@ func (s *Summary) bound(run *Run) {
 			s.Finding = fmt.Sprintf("No GPU row ran here. The fastest CPU row, %s, takes %s per iteration", p.Implementation, micros(p.UsPerIter))
 			for _, t := range run.Timings {
 				if t.Implementation == run.Protocol.Oracle && t.Status == StatusPass && t.Implementation != p.Implementation {
-					s.Finding += fmt.Sprintf(", %.2f× the sequential oracle (%s) on %d cores", t.Timing.MsPerIteration()*1000/p.UsPerIter, micros(t.Timing.MsPerIteration()*1000), run.Env.GOMAXPROCS)
+					s.Finding += fmt.Sprintf(", %s the sequential oracle (%s) on %d cores", timesFaster(t.Timing.MsPerIteration()*1000/p.UsPerIter, 2), micros(t.Timing.MsPerIteration()*1000), run.Env.GOMAXPROCS)
 				}
 			}
 			s.Finding += "."
@@ -281,10 +281,10 @@ func (s *Summary) bound(run *Run) {
 	}
 	what := fmt.Sprintf("the fastest GPU design, %s, takes %.2f µs per iteration", b.Implementation, b.UsPerIter)
 	if finite(b.VsBaseline) {
-		what += fmt.Sprintf(", %.1f× the thread-per-row baseline", b.VsBaseline)
+		what += fmt.Sprintf(", %s the thread-per-row baseline", timesFaster(b.VsBaseline, 1))
 	}
 	if finite(b.VsCPU) {
-		what += fmt.Sprintf(" and %.1f× the best CPU row", b.VsCPU)
+		what += fmt.Sprintf(" and %s the best CPU row", timesFaster(b.VsCPU, 1))
 	}
 	switch {
 	case fits != "":
@@ -312,8 +312,8 @@ func (s *Summary) next(run *Run) {
 		}
 		seq := t0.Timing.MsPerIteration() * 1000
 		ideal := seq / float64(run.Env.GOMAXPROCS)
-		s.Next = fmt.Sprintf("Next change: the CPU rows. %s takes %s per iteration, %.2f× the sequential oracle's %s on %d cores; perfect scaling would give %s (oracle time / GOMAXPROCS, this run's rows), so at most %.2f× is left in parallelising the same algorithm. The GPU rows need `make cuda-lib` on a CUDA host.",
-			s.BestCPU.Implementation, micros(s.BestCPU.UsPerIter), seq/s.BestCPU.UsPerIter, micros(seq), run.Env.GOMAXPROCS, micros(ideal), s.BestCPU.UsPerIter/ideal)
+		s.Next = fmt.Sprintf("Next change: the CPU rows. %s takes %s per iteration, %s the sequential oracle's %s on %d cores; perfect scaling would give %s (oracle time / GOMAXPROCS, this run's rows), so at most %.2f× is left in parallelising the same algorithm. The GPU rows need `make cuda-lib` on a CUDA host.",
+			s.BestCPU.Implementation, micros(s.BestCPU.UsPerIter), timesFaster(seq/s.BestCPU.UsPerIter, 2), micros(seq), run.Env.GOMAXPROCS, micros(ideal), s.BestCPU.UsPerIter/ideal)
 	case b == nil:
 		s.Next = "Next change: none can be derived: no row was timed."
 	case b.Floor.Bound == BoundUnknown:
@@ -443,6 +443,16 @@ func causeFirst(reason string) string {
 }
 
 // commas writes n with thousands separators (263,431,158).
+// timesFaster says a speed-up x (other time / this time) in words with
+// prec decimals: "1.73× faster than" for x >= 1, "1.25× slower than" (1/x)
+// below it, so a ratio never reads as a time.
+func timesFaster(x float64, prec int) string {
+	if x >= 1 || !(x > 0) {
+		return fmt.Sprintf("%.*f× faster than", prec, x)
+	}
+	return fmt.Sprintf("%.*f× slower than", prec, 1/x)
+}
+
 func commas(n int) string {
 	s := fmt.Sprint(n)
 	neg := strings.HasPrefix(s, "-")

@@ -375,3 +375,13 @@ func TestScaleChartNamesTheGridPanelOnlyWithGrids(t *testing.T) {
 		t.Errorf("R-MAT-only study has %d families, want 1", n)
 	}
 }
+
+// A speed-up reads as one in words: never "1.7× the oracle", which reads as
+// a time.
+func TestTimesFaster(t *testing.T) {
+	for x, want := range map[float64]string{1.734: "1.73× faster than", 1: "1.00× faster than", 0.8: "1.25× slower than"} {
+		if got := timesFaster(x, 2); got != want {
+			t.Errorf("timesFaster(%g) = %q, want %q", x, got, want)
+		}
+	}
+}
