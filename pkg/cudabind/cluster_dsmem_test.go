@@ -12,7 +12,11 @@ package cudabind
 //	PRLAB_DSMEM_SET=heavy  both tests run only the default and its heavy-row split / paired packed
 //	                      warps / phase timer variants (pipeline bits 16, 64, 32; stores), with the
 //	                      split's ablations in the probe; the phase timer prints its table to stdout
+//	PRLAB_DSMEM_SET=balance  both tests run only the default and the small-rows layout (pipeline 144)
+//	                      with the sends weighed into the row split (balance 1, 2, 4), their phase
+//	                      timers (176) and the small-rows layout's stage ablations in the probe
 //	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
+//	PRLAB_DSMEM_VARIANTS=name,...  the probe's variants by name (default all of its set)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
 import (
@@ -53,7 +57,12 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
-	if os.Getenv("PRLAB_DSMEM_SET") == "heavy" { // the default (stores) and its heavy-row / pairing / timer variants
+	if os.Getenv("PRLAB_DSMEM_SET") == "balance" { // the default, the small-rows layout and its send-balanced splits
+		configs = []dsmConfig{{label: "stores", exchange: 1}, {label: "stores small rows", exchange: 1, pipeline: 144}}
+		for _, bal := range dsmBalances {
+			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
+		}
+	} else if os.Getenv("PRLAB_DSMEM_SET") == "heavy" { // the default (stores) and its heavy-row / pairing / timer variants
 		configs = []dsmConfig{{label: "stores", exchange: 1}}
 		for _, pl := range dsmHeavyPipelines {
 			configs = append(configs, dsmConfig{label: "stores " + pl.name, exchange: 1, pipeline: pl.v})
@@ -73,7 +82,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			continue
 		}
 		knobs := map[int]int{knobDSMExchange: cf.exchange, knobDSMGather: cf.gather, knobDSMPartials: cf.partials,
-			knobDSMPipeline: cf.pipeline, knobDSMThreads: cf.threads}
+			knobDSMPipeline: cf.pipeline, knobDSMThreads: cf.threads, knobDSMBalance: cf.balance}
 		for _, g := range graphs {
 			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
@@ -145,10 +154,47 @@ func TestGPUClusterDSMEM(t *testing.T) {
 func frFloorOr(g *pagerank.Graph) float64 { return max(1e-5, frFloor(g)) }
 
 // dsmConfig is one configuration of the correctness test: its label, the
-// exchange, gather, partials, pipeline and threads knobs' values (0: auto).
+// exchange, gather, partials, pipeline, threads and balance knobs' values (0: auto).
 type dsmConfig struct {
-	label                                         string
-	exchange, gather, partials, pipeline, threads int
+	label                                                  string
+	exchange, gather, partials, pipeline, threads, balance int
+}
+
+// dsmBalances are PRLAB_KNOB_DSM_BALANCE's values the balance set runs: each
+// row weighs 1 + in-degree + balance x min(out-degree, C - 1) in the row split,
+// so the blocks that own the most-cited rows (the largest senders) get fewer rows.
+var dsmBalances = []int{1, 2, 4}
+
+// dsmBalanceVariants is the probe's list for PRLAB_DSMEM_SET=balance: the
+// default, the small-rows layout (pipeline 144: small rows several per lane +
+// heavy rows split) alone and with each balance, their phase timers (176),
+// and the small-rows layout's stage ablations.
+func dsmBalanceVariants() []dsmVariant {
+	small := func(extra map[int]int) map[int]int {
+		k := map[int]int{knobDSMExchange: 1, knobDSMPipeline: 144}
+		for key, v := range extra {
+			k[key] = v
+		}
+		return k
+	}
+	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}},
+		{"stores auto (the default) 1024 threads, balance 1", map[int]int{knobDSMExchange: 1, knobDSMBalance: 1}},
+		{"stores small rows", small(nil)}}
+	for _, bal := range dsmBalances {
+		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
+	}
+	out = append(out, dsmVariant{"stores small rows, phase timer", small(map[int]int{knobDSMPipeline: 176})})
+	for _, bal := range dsmBalances[:2] {
+		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d, phase timer", bal),
+			small(map[int]int{knobDSMPipeline: 176, knobDSMBalance: bal})})
+	}
+	for _, ab := range dsmAblations {
+		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
+			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
+				dsmVariant{"stores small rows, balance 1, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMBalance: 1})})
+		}
+	}
+	return out
 }
 
 // dsmConfigLabels name the probe's older correctness configurations, in order.
@@ -360,7 +406,9 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 		rows = append(rows, map[string]any{"variant": name, "row": r})
 	}
 	variants := dsmVariants()
-	if os.Getenv("PRLAB_DSMEM_SET") == "heavy" {
+	if os.Getenv("PRLAB_DSMEM_SET") == "balance" {
+		variants = dsmBalanceVariants()
+	} else if os.Getenv("PRLAB_DSMEM_SET") == "heavy" {
 		variants = dsmHeavyVariants()
 	} else if os.Getenv("PRLAB_DSMEM_SET") == "pipeline" {
 		variants = dsmPipelineVariants()
@@ -369,7 +417,8 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	}
 	for round := 1; round <= 2; round++ {
 		for _, v := range variants {
-			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", dsmExchanges[v.knobs[knobDSMExchange]-1].name) {
+			if (round == 2 && v.knobs[knobDSMAblate] != 0) || !frSelected("PRLAB_DSMEM_EXCHANGES", dsmExchanges[v.knobs[knobDSMExchange]-1].name) ||
+				!frSelected("PRLAB_DSMEM_VARIANTS", v.name) {
 				continue
 			}
 			dsmKnobs(t, g, v.knobs)
@@ -470,9 +519,9 @@ func TestDumpCSRForLayoutCheck(t *testing.T) {
 // correctness config names its exchange.
 func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, v := range append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...) {
+	for _, v := range append(append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...), dsmBalanceVariants()[3:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 || v.knobs[knobDSMBalance] > 64 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {
