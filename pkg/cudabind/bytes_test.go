@@ -213,6 +213,7 @@ func TestConstantsMatchHeader(t *testing.T) {
 		"PRLAB_KNOB_DSM_BALANCE":          knobDSMBalance,
 		"PRLAB_KNOB_DSM_PARTIALS":         knobDSMPartials,
 		"PRLAB_KNOB_DSM_PIPELINE":         knobDSMPipeline,
+		"PRLAB_KNOB_DSM_ASSIGN":           knobDSMAssign,
 		"PRLAB_KNOB_DSM_END":              knobDSMEnd,
 		"PRLAB_ERR_UNAVAILABLE":           statusUnavailable,
 		"PRLAB_IMPL_HOTHEAD_PACKED":       implHotHeadPacked,

@@ -13,10 +13,13 @@ package cudabind
 //	                      warps / phase timer variants (pipeline bits 16, 64, 32; stores), with the
 //	                      split's ablations in the probe; the phase timer prints its table to stdout
 //	PRLAB_DSMEM_SET=balance  both tests run only the default and the small-rows layout (pipeline 144)
-//	                      with the sends weighed into the row split (balance 1, 2, 4), their phase
-//	                      timers (176) and the small-rows layout's stage ablations in the probe
+//	                      with the sends weighed into the row split (balance 1, 2) or rows moved from
+//	                      the largest senders (assignment 2), their phase timers (176) and the
+//	                      small-rows layout's stage ablations in the probe
 //	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
 //	PRLAB_DSMEM_VARIANTS=name,...  the probe's variants by name (default all of its set)
+//	PRLAB_DSMEM_LEAN=1    the probe without the primitives, the clocks' warm-up and the reference
+//	                      designs (for ncu, which replays every launch)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
 import (
@@ -58,7 +61,9 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
 	if os.Getenv("PRLAB_DSMEM_SET") == "balance" { // the default, the small-rows layout and its send-balanced splits
-		configs = []dsmConfig{{label: "stores", exchange: 1}, {label: "stores small rows", exchange: 1, pipeline: 144}}
+		configs = []dsmConfig{{label: "stores", exchange: 1}, {label: "stores small rows", exchange: 1, pipeline: 144},
+			{label: "stores rows moved", exchange: 1, assign: 2}, {label: "l2 rows moved", exchange: 3, assign: 2},
+			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
 		}
@@ -82,7 +87,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			continue
 		}
 		knobs := map[int]int{knobDSMExchange: cf.exchange, knobDSMGather: cf.gather, knobDSMPartials: cf.partials,
-			knobDSMPipeline: cf.pipeline, knobDSMThreads: cf.threads, knobDSMBalance: cf.balance}
+			knobDSMPipeline: cf.pipeline, knobDSMThreads: cf.threads, knobDSMBalance: cf.balance, knobDSMAssign: cf.assign}
 		for _, g := range graphs {
 			if !frSelected("PRLAB_GPU_CASES", g.Name) {
 				continue
@@ -154,21 +159,23 @@ func TestGPUClusterDSMEM(t *testing.T) {
 func frFloorOr(g *pagerank.Graph) float64 { return max(1e-5, frFloor(g)) }
 
 // dsmConfig is one configuration of the correctness test: its label, the
-// exchange, gather, partials, pipeline, threads and balance knobs' values (0: auto).
+// exchange, gather, partials, pipeline, threads, balance and assignment knobs' values (0: auto).
 type dsmConfig struct {
-	label                                                  string
-	exchange, gather, partials, pipeline, threads, balance int
+	label                                                          string
+	exchange, gather, partials, pipeline, threads, balance, assign int
 }
 
 // dsmBalances are PRLAB_KNOB_DSM_BALANCE's values the balance set runs: each
 // row weighs 1 + in-degree + balance x min(out-degree, C - 1) in the row split,
-// so the blocks that own the most-cited rows (the largest senders) get fewer rows.
-var dsmBalances = []int{1, 2, 4}
+// so the blocks whose rows are sent to the most others get fewer rows (4 does
+// not fit one cluster on the real graph: measured on the H200, 2026-12-02).
+var dsmBalances = []int{1, 2}
 
 // dsmBalanceVariants is the probe's list for PRLAB_DSMEM_SET=balance: the
 // default, the small-rows layout (pipeline 144: small rows several per lane +
-// heavy rows split) alone and with each balance, their phase timers (176),
-// and the small-rows layout's stage ablations.
+// heavy rows split) alone, with each balance and with rows moved from the
+// largest senders (assignment 2), their phase timers (176), and the stage
+// ablations of the small-rows layout with and without the moved rows.
 func dsmBalanceVariants() []dsmVariant {
 	small := func(extra map[int]int) map[int]int {
 		k := map[int]int{knobDSMExchange: 1, knobDSMPipeline: 144}
@@ -179,19 +186,17 @@ func dsmBalanceVariants() []dsmVariant {
 	}
 	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}},
 		{"stores auto (the default) 1024 threads, balance 1", map[int]int{knobDSMExchange: 1, knobDSMBalance: 1}},
-		{"stores small rows", small(nil)}}
+		{"stores auto (the default) 1024 threads, rows moved", map[int]int{knobDSMExchange: 1, knobDSMAssign: 2}},
+		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
 	}
-	out = append(out, dsmVariant{"stores small rows, phase timer", small(map[int]int{knobDSMPipeline: 176})})
-	for _, bal := range dsmBalances[:2] {
-		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d, phase timer", bal),
-			small(map[int]int{knobDSMPipeline: 176, knobDSMBalance: bal})})
-	}
+	out = append(out, dsmVariant{"stores small rows, phase timer", small(map[int]int{knobDSMPipeline: 176})},
+		dsmVariant{"stores small rows, rows moved, phase timer", small(map[int]int{knobDSMPipeline: 176, knobDSMAssign: 2})})
 	for _, ab := range dsmAblations {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
-				dsmVariant{"stores small rows, balance 1, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMBalance: 1})})
+				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})
 		}
 	}
 	return out
@@ -376,9 +381,15 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	if r := im.Reason(); r != "" {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
-	prims, err := MeasurePrimitives(g)
-	if err != nil {
-		t.Fatal(err)
+	// PRLAB_DSMEM_LEAN=1 (for a profiler, which replays every launch): no primitives, no warm-up of the
+	// clocks, no reference designs: only the selected variants' launches
+	lean := os.Getenv("PRLAB_DSMEM_LEAN") == "1"
+	var prims []pagerank.Stage
+	if !lean {
+		var err error
+		if prims, err = MeasurePrimitives(g); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var b strings.Builder
 	for _, p := range prims {
@@ -387,7 +398,7 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	ref := frOracle(t, g, pagerank.Fixed(pagerank.TimingIterations))
 	dram := frDRAM(t, g)
 	warm := mustDesign(t, NamePersistent)
-	for i := 0; i < 200; i++ { // clocks up from idle (~0.1 s)
+	for i := 0; i < 200 && !lean; i++ { // clocks up from idle (~0.1 s)
 		if _, err := warm.Benchmark(g, pagerank.Fixed(pagerank.TimingIterations), 0, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -397,6 +408,9 @@ func TestGPUClusterDSMEMVariants(t *testing.T) {
 	fmt.Fprintf(&b, "%-60s %9s %8s %7s %5s\n", "variant", "us/iter", "x DRAM", "CV", "pass")
 	var rows []map[string]any
 	for _, name := range []string{NamePersistent, NameCluster} {
+		if lean {
+			break
+		}
 		r, _, err := frBench(t, mustDesign(t, name), g, ref, dram)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -521,7 +535,7 @@ func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range append(append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...), dsmBalanceVariants()[3:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 || v.knobs[knobDSMBalance] > 64 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 || v.knobs[knobDSMBalance] > 64 || v.knobs[knobDSMAssign] > 2 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

@@ -200,6 +200,11 @@ struct Args {
   // consecutive rows of in-degree 1..8 summed by one lane: nibble j = the offset from the lane's row of the row
   // whose last edge is slot j (15: none; 0xffffffff for every other lane).
   const unsigned *lends;
+  // Rows moved between blocks (PRLAB_KNOB_DSM_ASSIGN 2): the graph is relabelled inside the design so that each
+  // block's rows are contiguous again (rowPtr and invOut above are then the relabelled copies); perm[r] is the
+  // graph's node of row r, through which the final write puts the ranks back in the graph's order (nullptr: the
+  // graph's own order).
+  const int *perm;
 };
 
 struct Coef {
@@ -868,7 +873,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       tail[1] = static_cast<unsigned>(g1 - gLoop0);
     }
   if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rP + p, sP + p, k, true, in);
-  for (int i = tid; i < R; i += bd) xOut[r0 + i] = xS[i];
+  for (int i = tid; i < R; i += bd) xOut[a.perm != nullptr ? __ldg(a.perm + r0 + i) : r0 + i] = xS[i];
   cl.sync(); // no block leaves while another may still read its shared memory
 #else
   (void)a; (void)c; (void)iters; (void)xOut; (void)in;
@@ -925,8 +930,9 @@ struct DsmState {
   int smemOptin = 0, ccMajor = 0;
   // knobs (0 = automatic)
   int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0,
-      knobPartials = 0, knobPipeline = 0;
+      knobPartials = 0, knobPipeline = 0, knobAssign = 0;
   bool built = false;
+  bool moved = false; // rows moved between blocks (the layout is of the relabelled graph)
   int C = 0, threads = 0, mode = 0; // C = 0: unavailable (why)
   int kernelPipe = 0;                // kernelFor's pipeline argument
   size_t smem = 0;
@@ -934,6 +940,9 @@ struct DsmState {
   std::string why;
   Args args{}; // the kernel's arguments; the state owns their device arrays (col .. winfo, c16, gx)
   int *ctl = nullptr;
+  int *relRowPtr = nullptr;   // [n + 1] the relabelled graph's row pointer (rows moved), else null
+  float *relInvOut = nullptr; // [n] its 1/outdeg
+  int *perm = nullptr;        // [n] the graph's node of each relabelled row
 };
 
 DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
@@ -941,7 +950,9 @@ DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 void freeBuffers(DsmState &s) {
   Args &a = s.args;
   freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
-             a.winfo, a.c16, a.phase, a.lends);
+             a.winfo, a.c16, a.phase, a.lends, s.relRowPtr, s.relInvOut, s.perm);
+  a.perm = nullptr;
+  s.moved = false;
   s.built = false;
   s.C = 0;
 }
@@ -1201,6 +1212,28 @@ int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, i
   return slots;
 }
 
+// Rows split into C contiguous ranges (rb[0 .. kMaxC], n beyond C) of about equal cost = 1 + in-degree +
+// balance x min(out-degree, C - 1) per row: its row sum, and (balance > 0) an estimate of how many other
+// blocks it is sent to (the blocks owning the rows it contributes to).
+void splitRows(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, int balance, int *rb) {
+  std::vector<int> outdeg(static_cast<size_t>(n), 0);
+  if (balance > 0)
+    for (int u : col) ++outdeg[static_cast<size_t>(u)];
+  std::vector<long long> pre(static_cast<size_t>(n) + 1, 0);
+  for (int r = 0; r < n; ++r)
+    pre[static_cast<size_t>(r) + 1] = pre[static_cast<size_t>(r)] + 1 + (rp[r + 1] - rp[r]) +
+                                      static_cast<long long>(balance) * std::min(outdeg[static_cast<size_t>(r)], C - 1);
+  const long long total = pre[static_cast<size_t>(n)];
+  rb[0] = 0;
+  int v = 0;
+  for (int q = 1; q < C; ++q) {
+    const long long target = total * q / C;
+    while (v < n && pre[static_cast<size_t>(v)] < target) ++v;
+    rb[q] = v;
+  }
+  for (int q = C; q <= kMaxC; ++q) rb[q] = n;
+}
+
 // The layout of one cluster of C blocks (see the file comment; balance is
 // PRLAB_KNOB_DSM_BALANCE; plen > 0: pieces of plen edges, bankOrder: their
 // columns in bankOrderPieces order); false with why set when it cannot hold
@@ -1211,28 +1244,11 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
                std::vector<int> &pcol, std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why, bool split = false, bool pair = false,
-               std::vector<unsigned> *lends = nullptr) {
+               std::vector<unsigned> *lends = nullptr, const int *rbFixed = nullptr) {
   a = Args{};
   a.n = n;
-  // Rows split by cost = 1 + in-degree + balance x min(out-degree, C - 1) per
-  // row: its row sum, and (balance > 0) an estimate of how many other blocks
-  // it is sent to (the blocks owning the rows it cites).
-  std::vector<int> outdeg(static_cast<size_t>(n), 0);
-  if (balance > 0)
-    for (int u : col) ++outdeg[static_cast<size_t>(u)];
-  std::vector<long long> pre(static_cast<size_t>(n) + 1, 0);
-  for (int r = 0; r < n; ++r)
-    pre[static_cast<size_t>(r) + 1] = pre[static_cast<size_t>(r)] + 1 + (rp[r + 1] - rp[r]) +
-                                      static_cast<long long>(balance) * std::min(outdeg[static_cast<size_t>(r)], C - 1);
-  const long long total = pre[static_cast<size_t>(n)];
-  a.rb[0] = 0;
-  int v = 0;
-  for (int q = 1; q < C; ++q) {
-    const long long target = total * q / C;
-    while (v < n && pre[static_cast<size_t>(v)] < target) ++v;
-    a.rb[q] = v;
-  }
-  for (int q = C; q <= kMaxC; ++q) a.rb[q] = n;
+  if (rbFixed != nullptr) std::copy(rbFixed, rbFixed + kMaxC + 1, a.rb);
+  else splitRows(rp, col, n, C, balance, a.rb);
   std::vector<int> owner(static_cast<size_t>(n));
   for (int q = 0; q < C; ++q)
     for (int r = a.rb[q]; r < a.rb[q + 1]; ++r) owner[static_cast<size_t>(r)] = q;
@@ -1483,6 +1499,124 @@ bool pack16(Args &a, int C, std::vector<int> &pcol, const std::vector<int> &lane
 
 // Builds (once) the layout for the knobs; C = 0 and why set when the design
 // cannot run here (no clusters, no sm_90 code, or the graph does not fit).
+// Rows moved between the blocks of a cluster so that the largest senders send less (PRLAB_KNOB_DSM_ASSIGN 2;
+// the exchange of the block that sends the most floats per iteration is the longest phase of its iteration,
+// NOTES.md "Session 6"). Starts from the contiguous split rb (C + 1 bounds) and returns owner[n]. A row u is
+// sent to every other block that holds a row u contributes to (exactly the needed-only exchange's floats,
+// before the 16-byte padding); each step takes the block q that sends the most, tries its 32 rows with the
+// most receivers per in-edge against every other block t, and makes the move after which the larger of q's
+// and t's sends is lowest, if both end below q's sends before it and no other block rises above: t's edges must stay within the largest block's of
+// the split (the gather's longest block) and its rows within the combine rounds it already has (multiples of
+// `threads`, at least one). Counts are kept exact per move (O(in-degree x C)). Stops when the largest sender
+// has no such move, or after 4n moves.
+std::vector<int> balanceSends(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, const int *rb,
+                              int threads) {
+  const size_t N = static_cast<size_t>(n), CC = static_cast<size_t>(C);
+  std::vector<int> owner(N);
+  for (int q = 0; q < C; ++q)
+    for (int r = rb[q]; r < rb[q + 1]; ++r) owner[static_cast<size_t>(r)] = q;
+  std::vector<int> cnt(N * CC, 0); // cnt[u C + q]: rows of block q among the rows u contributes to
+  for (int i = 0; i < n; ++i)
+    for (int e = rp[i]; e < rp[i + 1]; ++e) ++cnt[static_cast<size_t>(col[static_cast<size_t>(e)]) * CC + owner[static_cast<size_t>(i)]];
+  auto sendsOf = [&](int u) {
+    int k = 0;
+    const int *cu = &cnt[static_cast<size_t>(u) * CC];
+    for (int q = 0; q < C; ++q) k += q != owner[static_cast<size_t>(u)] && cu[q] > 0;
+    return k;
+  };
+  std::vector<long long> S(CC, 0), E(CC, 0), R(CC, 0);
+  std::vector<int> su(N);
+  for (int u = 0; u < n; ++u) {
+    const size_t q = static_cast<size_t>(owner[static_cast<size_t>(u)]);
+    su[static_cast<size_t>(u)] = sendsOf(u);
+    S[q] += su[static_cast<size_t>(u)];
+    E[q] += rp[u + 1] - rp[u];
+    ++R[q];
+  }
+  const long long capE = *std::max_element(E.begin(), E.end());
+  auto rounds = [&](long long r) { return std::max(1LL, (r + threads - 1) / threads); };
+  auto move = [&](int u, int t) { // u to block t, every count updated
+    const size_t q = static_cast<size_t>(owner[static_cast<size_t>(u)]), tt = static_cast<size_t>(t);
+    const int d = rp[u + 1] - rp[u];
+    S[q] -= su[static_cast<size_t>(u)];
+    owner[static_cast<size_t>(u)] = t;
+    su[static_cast<size_t>(u)] = sendsOf(u);
+    S[tt] += su[static_cast<size_t>(u)];
+    E[q] -= d;
+    E[tt] += d;
+    --R[q];
+    ++R[tt];
+    for (int e = rp[u]; e < rp[u + 1]; ++e) { // row u's columns: their counts move from q to t
+      const int j = col[static_cast<size_t>(e)];
+      const int before = su[static_cast<size_t>(j)];
+      --cnt[static_cast<size_t>(j) * CC + q];
+      ++cnt[static_cast<size_t>(j) * CC + tt];
+      su[static_cast<size_t>(j)] = sendsOf(j);
+      S[static_cast<size_t>(owner[static_cast<size_t>(j)])] += su[static_cast<size_t>(j)] - before;
+    }
+  };
+  std::vector<int> cand;
+  for (int step = 0; step < 4 * n; ++step) {
+    const int q = static_cast<int>(std::max_element(S.begin(), S.end()) - S.begin());
+    const long long top = S[static_cast<size_t>(q)];
+    cand.clear();
+    for (int u = 0; u < n; ++u)
+      if (owner[static_cast<size_t>(u)] == q && su[static_cast<size_t>(u)] > 0) cand.push_back(u);
+    auto worth = [&](int u) { return static_cast<double>(su[static_cast<size_t>(u)]) / (1 + rp[u + 1] - rp[u]); };
+    const size_t k = std::min<size_t>(32, cand.size());
+    std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(k), cand.end(),
+                      [&](int x, int y) { return worth(x) != worth(y) ? worth(x) > worth(y) : x < y; });
+    long long best = top;
+    int bu = -1, bt = -1;
+    for (size_t ci = 0; ci < k; ++ci) {
+      const int u = cand[ci], d = rp[u + 1] - rp[u];
+      for (int t = 0; t < C; ++t) {
+        const size_t tt = static_cast<size_t>(t);
+        if (t == q || E[tt] + d > capE || rounds(R[tt] + 1) > rounds(R[tt])) continue;
+        move(u, t);
+        // q and t both end below q's sends before the move, no other block above it (the sorted sends
+        // then fall lexicographically: the loop ends); the pair's larger sends as low as possible
+        const long long m = std::max(S[static_cast<size_t>(q)], S[tt]);
+        const bool ok = *std::max_element(S.begin(), S.end()) <= top;
+        move(u, q);
+        if (ok && m < best) {
+          best = m;
+          bu = u;
+          bt = t;
+        }
+      }
+    }
+    if (bu < 0) break;
+    move(bu, bt);
+  }
+  return owner;
+}
+
+// The graph relabelled so that block q's rows (owner[r] == q, in node order) are the contiguous range
+// [rb[q], rb[q + 1]) (rb: kMaxC + 1 bounds, n beyond C): perm[new] = node, rp2 / col2 the relabelled in-edge
+// CSR (each row's edges in their order, columns renamed).
+void relabelByOwner(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, const std::vector<int> &owner,
+                    std::vector<int> &rp2, std::vector<int> &col2, std::vector<int> &perm, int *rb) {
+  std::vector<int> pos(static_cast<size_t>(kMaxC) + 1, 0), newId(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) ++pos[static_cast<size_t>(owner[static_cast<size_t>(r)]) + 1];
+  for (int q = 0; q < kMaxC; ++q) pos[static_cast<size_t>(q) + 1] += pos[static_cast<size_t>(q)];
+  for (int q = 0; q <= kMaxC; ++q) rb[q] = q < C ? pos[static_cast<size_t>(q)] : n;
+  perm.resize(static_cast<size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    const int id = pos[static_cast<size_t>(owner[static_cast<size_t>(r)])]++;
+    newId[static_cast<size_t>(r)] = id;
+    perm[static_cast<size_t>(id)] = r;
+  }
+  rp2.assign(static_cast<size_t>(n) + 1, 0);
+  col2.resize(col.size());
+  for (int i = 0; i < n; ++i) {
+    const int r = perm[static_cast<size_t>(i)];
+    int o = rp2[static_cast<size_t>(i)];
+    for (int x = rp[r]; x < rp[r + 1]; ++x) col2[static_cast<size_t>(o++)] = newId[static_cast<size_t>(col[static_cast<size_t>(x)])];
+    rp2[static_cast<size_t>(i) + 1] = o;
+  }
+}
+
 int build(Ctx &c, DsmState &s, Err &e) {
   if (s.built) return PRLAB_OK;
   s.built = true;
@@ -1540,7 +1674,27 @@ int build(Ctx &c, DsmState &s, Err &e) {
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
   std::string why;
-  for (int C : sizes) {
+  // assignment 2: the rows moved between blocks (balanceSends) on a relabelled copy of the graph, else (or when
+  // that layout does not fit) the contiguous split
+  const bool wantMove = s.knobAssign == 2;
+  std::vector<float> inv;
+  if (wantMove) {
+    inv.resize(static_cast<size_t>(n));
+    PR_CUDA(e, cudaMemcpy(inv.data(), c.invOut, 4 * static_cast<size_t>(n), cudaMemcpyDeviceToHost),
+            "cudaMemcpy(invOut, device to host)");
+  }
+  for (int C : sizes)
+  for (int mv = wantMove ? 1 : 0; mv >= 0; --mv) {
+    std::vector<int> rpM, colM, permM;
+    std::vector<float> invM;
+    int rbM[kMaxC + 1];
+    if (mv) { // rows in (block, node) order: each block's rows contiguous again
+      splitRows(rp, col, n, C, s.knobBalance, rbM);
+      relabelByOwner(rp, col, n, C, balanceSends(rp, col, n, C, rbM, threads), rpM, colM, permM, rbM);
+      invM.resize(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) invM[static_cast<size_t>(i)] = inv[static_cast<size_t>(permM[static_cast<size_t>(i)])];
+    }
+    const std::vector<int> &rpL = mv ? rpM : rp, &colL = mv ? colM : col;
     Args a;
     std::vector<int> cols, gids, heavy, pairs;
     std::vector<unsigned short> sidx;
@@ -1550,10 +1704,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned> lends;
     const bool small = (extra & kSmallLanes) != 0;
     std::vector<unsigned> rsd;
-    if (!layoutFor(rp, col, n, C, s.knobBalance, mode, staged, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr,
+    if (!layoutFor(rpL, colL, n, C, s.knobBalance, mode, staged, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr,
                    mrow, pcol, lanes, winfo, rsp,
                    rsd, sidx, desc, pairs,
-                   xf, why, (extra & kHeavySplit) != 0, (extra & kPairWarps) != 0, small ? &lends : nullptr))
+                   xf, why, (extra & kHeavySplit) != 0, (extra & kPairWarps) != 0, small ? &lends : nullptr,
+                   mv ? rbM : nullptr))
       continue;
     std::vector<unsigned short> c16;
     if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
@@ -1581,6 +1736,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
       continue;
     a.rowPtr = c.rowPtr;
     a.invOut = c.invOut;
+    a.perm = nullptr;
     a.ablate = s.knobAblate;
     a.partials = partials;
     a.direct = staged ? 0 : 1;
@@ -1607,6 +1763,15 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&g.winfo, winfo, "d_dsmPackedWarps", e));
     PR_TRY(upload(&g.c16, c16, "d_dsmPackedCols16", e));
     if (small) PR_TRY(upload(&g.lends, lends, "d_dsmPackedLaneEnds", e));
+    if (mv) { // the relabelled graph's row pointer and 1/outdeg, and the way back to the graph's order
+      PR_TRY(upload(&s.relRowPtr, rpM, "d_dsmMovedRowPtr", e));
+      PR_TRY(upload(&s.relInvOut, invM, "d_dsmMovedInvOut", e));
+      PR_TRY(upload(&s.perm, permM, "d_dsmMovedPerm", e));
+      g.rowPtr = s.relRowPtr;
+      g.invOut = s.relInvOut;
+      g.perm = s.perm;
+      s.moved = true;
+    }
     PR_TRY(devAlloc(reinterpret_cast<void **>(&g.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
     if ((kernelPipe & kPhaseTimer) != 0) {
@@ -1788,6 +1953,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
+      {PRLAB_KNOB_DSM_ASSIGN, 2, &DsmState::knobAssign, "assignment",
+       "auto, contiguous ranges, rows moved from the largest senders"},
       {PRLAB_KNOB_DSM_PIPELINE, 255, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
        "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane"},

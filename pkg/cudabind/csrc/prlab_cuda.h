@@ -411,7 +411,12 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       packed warps permuted to balance each warp's share; 128 (with 16)
                                       runs of consecutive rows of in-degree 1..8 summed by one lane, each
                                       row's sum stored at its last slot */
-#define PRLAB_KNOB_DSM_END 32
+#define PRLAB_KNOB_DSM_ASSIGN 32   /* rows to blocks: 0 auto (1), 1 contiguous ranges (split by
+                                      PRLAB_KNOB_DSM_BALANCE's cost), 2 those ranges with rows then moved from
+                                      the blocks that send the most to blocks that send less (edges and combine
+                                      rounds capped; the graph relabelled inside the design, the ranks written
+                                      back in the graph's order); 1 where that layout does not fit */
+#define PRLAB_KNOB_DSM_END 33
 /* Knobs of gpu-prop-blocking (prlab_layout_set routes them to csrc/propblock.cu; 0 = automatic). */
 #define PRLAB_KNOB_PB_FIRST 40
 #define PRLAB_KNOB_PB_HOT 40         /* head floats gathered in phase 2 from shared memory (auto 12288; 1: none) */

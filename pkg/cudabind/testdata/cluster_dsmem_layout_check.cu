@@ -43,11 +43,24 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[ai], "rb");
     int n, nnz;
     if (fread(&n, 4, 1, f) != 1 || fread(&nnz, 4, 1, f) != 1) return 2;
-    std::vector<int> rp(n + 1), col(nnz);
-    if (fread(rp.data(), 4, n + 1, f) != (size_t)n + 1) return 2;
-    if (nnz && fread(col.data(), 4, nnz, f) != (size_t)nnz) return 2;
+    std::vector<int> rp0(n + 1), col0(nnz);
+    if (fread(rp0.data(), 4, n + 1, f) != (size_t)n + 1) return 2;
+    if (nnz && fread(col0.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
-    for (int C : {16, 8})
+    // moved 1: the rows moved from the largest senders (PRLAB_KNOB_DSM_ASSIGN 2): the same checks on the
+    // relabelled graph with its block bounds, and the permutation checked to be one
+    for (int moved : {0, 1})
+    for (int C : {16, 8}) {
+      std::vector<int> rp = rp0, col = col0, perm;
+      int rbM[kMaxC + 1];
+      if (moved) {
+        splitRows(rp0, col0, n, C, 0, rbM);
+        relabelByOwner(rp0, col0, n, C, balanceSends(rp0, col0, n, C, rbM, 1024), rp, col, perm, rbM);
+        std::vector<int> seen(n, 0);
+        for (int r : perm) seen[r]++;
+        for (int r = 0; r < n; ++r)
+          if (seen[r] != 1) { bad++; printf("%s: perm holds node %d %d times\n", argv[ai], r, seen[r]); break; }
+      }
       for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256, 8 + 32 + 128 + 512,
                        8 + 32 + 128 + 1024, 8 + 32 + 128 + 512 + 1024, 8 + 32 + 128 + 512 + 2048,
                        8 + 32 + 128 + 512 + 1024 + 2048}) { // pieces of 0 (staged), 8, 4;
@@ -65,7 +78,7 @@ int main(int argc, char **argv) {
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr, moved ? rbM : nullptr)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -340,6 +353,9 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
+        int maxSend = 0;
+        for (int q = 0; q < C; ++q) maxSend = std::max(maxSend, a.sb[q + 1] - a.sb[q]);
+        printf("%s%s C=%d: the largest sender %d floats, rows per block <= %d\n", argv[ai], moved ? " (rows moved)" : "", C, maxSend, a.rmax);
         printf("%-28s C=%2d pieces of %d%s%s%s%s%s%s longest packed warp chain ~%lld cycles (block %d), exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
                argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "",
                split ? " split" : "", pair ? " paired" : "", small ? " small lanes" : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
@@ -348,6 +364,7 @@ int main(int argc, char **argv) {
                maxerr, errs);
         bad += errs;
       }
+    }
   }
   return bad ? 1 : 0;
 }
