@@ -56,14 +56,17 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}}
+	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
 	if os.Getenv("PRLAB_DSMEM_SET") == "balance" { // the default, the small-rows layout and its send-balanced splits
 		configs = []dsmConfig{{label: "stores", exchange: 1}, {label: "stores small rows", exchange: 1, pipeline: 144},
 			{label: "stores rows moved", exchange: 1, assign: 2}, {label: "l2 rows moved", exchange: 3, assign: 2},
-			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2}}
+			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2},
+			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
+			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
+			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
 		}
@@ -96,7 +99,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if errors.Is(err, ErrUnavailable) {
 				t.Logf("  %-6s %-10s %v", ex, g.Name, err)
-				if exName != "bulk" {
+				if exName != "bulk" && exName != "async" { // both need a library built for them (CUDA 12 / 12.1)
 					t.Errorf("%s exchange on %s unavailable: %v", ex, g.Name, err)
 				}
 				continue
@@ -187,7 +190,10 @@ func dsmBalanceVariants() []dsmVariant {
 	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}},
 		{"stores auto (the default) 1024 threads, balance 1", map[int]int{knobDSMExchange: 1, knobDSMBalance: 1}},
 		{"stores auto (the default) 1024 threads, rows moved", map[int]int{knobDSMExchange: 1, knobDSMAssign: 2}},
-		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})}}
+		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})},
+		{"stores packed, none of the pipeline bits (the layout before)", map[int]int{knobDSMExchange: 1, knobDSMPipeline: 256}},
+		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
+		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
 	}
@@ -195,6 +201,9 @@ func dsmBalanceVariants() []dsmVariant {
 		dsmVariant{"stores small rows, rows moved, phase timer", small(map[int]int{knobDSMPipeline: 176, knobDSMAssign: 2})})
 	for _, ab := range dsmAblations {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
+			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
+				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}})
+			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})
 		}
@@ -310,7 +319,7 @@ type namedValue struct {
 
 // dsmExchanges are PRLAB_KNOB_DSM_EXCHANGE's values: 16-byte DSMEM stores,
 // cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its combine.
-var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}}
+var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}, {"async", 5}}
 
 // dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
 // <= 8 / 4 edges, the same with each piece's columns bank-ordered, and the
@@ -535,7 +544,7 @@ func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range append(append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...), dsmBalanceVariants()[3:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 255 || v.knobs[knobDSMBalance] > 64 || v.knobs[knobDSMAssign] > 2 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 256 || v.knobs[knobDSMBalance] > 64 || v.knobs[knobDSMAssign] > 2 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

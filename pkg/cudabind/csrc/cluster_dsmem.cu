@@ -122,6 +122,15 @@
 #undef PRLAB_CLUSTER_BULK
 #define PRLAB_CLUSTER_BULK 0 // cp.async.bulk and mbarrier expect_tx are PTX 8.0 (CUDA 12)
 #endif
+// st.async (the async-stores exchange) is PTX 8.1: CUDA 12.1 or later, where it is always compiled in
+#ifndef PRLAB_CLUSTER_ASYNC // -DPRLAB_CLUSTER_ASYNC=0 leaves it out
+#if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 1))
+#define PRLAB_CLUSTER_ASYNC 1
+#else
+#define PRLAB_CLUSTER_ASYNC 0
+#endif
+#endif
+#define PRLAB_CLUSTER_MBAR (PRLAB_CLUSTER_BULK || PRLAB_CLUSTER_ASYNC) // the mbarrier helpers
 
 namespace cg = cooperative_groups;
 
@@ -133,7 +142,7 @@ constexpr int kLight = 32; // thread per row up to this in-degree, warp per row 
 constexpr int kBatch = 8;  // gather loads in flight per thread
 constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
 constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
-enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4 };
+enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4, kAsync = 5 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8, kNoLoop = 16 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // kPipe bits of the instantiations beyond the pipeline knob's first three (PRLAB_KNOB_DSM_PIPELINE 16, 32):
@@ -269,7 +278,7 @@ template <class T> __device__ __forceinline__ T blockSumOneBarrier(T v, T *scrat
   return r;
 }
 
-#if PRLAB_CLUSTER_BULK
+#if PRLAB_CLUSTER_MBAR
 __device__ __forceinline__ unsigned smemAddr(const void *p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -312,12 +321,27 @@ __device__ __forceinline__ void bulkToRank(float *dstLocal, const float *src, un
                : "memory");
 }
 #endif
+#if PRLAB_CLUSTER_ASYNC
+// 16 bytes to the shared::cluster address dst (another block's), completing 16 bytes of the transaction
+// count of the mbarrier at shared::cluster address mb (in the same block as dst): no release fence needed
+// at the sender, the receiver's wait on mb acquires them (PTX 8.1, sm_90).
+__device__ __forceinline__ void stAsync16(unsigned dst, float4 v, unsigned mb) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
+               "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(__float_as_uint(v.z)), "r"(__float_as_uint(v.w)),
+               "r"(mb)
+               : "memory");
+}
+#endif
 
 // The two halves of cluster.sync() (barrier.cluster, PTX 7.8, sm_90): arrive
 // has release semantics, wait acquire (the defaults); .aligned: every thread
 // of the warp executes it together.
 __device__ __forceinline__ void clusterArrive() { asm volatile("barrier.cluster.arrive.aligned;" ::: "memory"); }
 __device__ __forceinline__ void clusterWait() { asm volatile("barrier.cluster.wait.aligned;" ::: "memory"); }
+// arrive without release semantics (PTX 8.0): for threads whose remote writes complete through mbarriers
+__device__ __forceinline__ void clusterArriveRelaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
 
 // st(i, ld(i)) for i in [0, count), B loads in flight per thread (the
 // one-time load of a block's arrays is latency-bound otherwise).
@@ -401,6 +425,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   __shared__ unsigned long long dWord; // row finish (pipeline bit 4): iteration + 1 << 32 | D's bits, atomics only
   __shared__ int shStop;
   __shared__ float *remoteGhost[kMaxC];
+  __shared__ unsigned remoteGhostA[kMaxC], remoteBarA[kMaxC][2]; // async stores: shared::cluster addresses
   __shared__ int pOff[kMaxC], pCnt[kMaxC], pRoff[kMaxC];
   __shared__ unsigned long long bar[2]; // mbarriers of the two ghost copies (bulk exchange)
   (void)sendBuf;
@@ -417,6 +442,13 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool exchange = (a.ablate & kNoExchange) == 0;
   if (tid < C) {
     remoteGhost[tid] = cl.map_shared_rank(ghost, tid);
+#if PRLAB_CLUSTER_ASYNC
+    if (kMode == kAsync) {
+      remoteGhostA[tid] = mapa(smemAddr(ghost), tid);
+      remoteBarA[tid][0] = mapa(smemAddr(&bar[0]), tid);
+      remoteBarA[tid][1] = mapa(smemAddr(&bar[1]), tid);
+    }
+#endif
     const int *pp = a.pairs + 3 * (rank * kMaxC + tid);
     pOff[tid] = pp[0];
     pCnt[tid] = pp[1];
@@ -509,8 +541,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     rP[0] = rP[1] = 0.0f;
     sP[0] = sP[1] = 0.0;
   }
-#if PRLAB_CLUSTER_BULK
-  if (kMode == kBulk && tid == 0) {
+#if PRLAB_CLUSTER_MBAR
+  if ((kMode == kBulk || kMode == kAsync) && tid == 0) {
     mbarInit(&bar[0], 1);
     mbarInit(&bar[1], 1);
     mbarInitFence();
@@ -574,8 +606,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       clusterWait(); // the exchanged entries of cur, the partials: visible from here on
       pendingWait = false;
     }
-#if PRLAB_CLUSTER_BULK
-    if (kMode == kBulk && k > 0 && exchange && recvB > 0) mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
+#if PRLAB_CLUSTER_MBAR
+    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0)
+      mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
     if (kMode == kL2 && k > 0 && exchange) { // the remote entries of cur from L2, written before the barrier
       const float *src = a.gx + static_cast<size_t>(p) * a.n;
@@ -763,10 +796,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (lane == 0) shD = d0;
     }
     mark(3);
-    if (!rowFinish || kInstr || kMode == kBulk) __syncthreads(); // D and the row sums to the block (not with row finish)
+    if (!rowFinish || kInstr || kMode == kBulk || kMode == kAsync) __syncthreads(); // D and the row sums to the block (not with row finish)
     mark(4);
-#if PRLAB_CLUSTER_BULK
-    if (kMode == kBulk && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+#if PRLAB_CLUSTER_MBAR
+    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
       mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
@@ -816,7 +849,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
-      if (kMode == kStores || kMode == kBulk) __syncthreads(); // publishes nxt[0, R) to the block for the sends
+      if (kMode == kStores || kMode == kBulk || kMode == kAsync) __syncthreads(); // publishes nxt[0, R) to the block for the sends
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
@@ -835,6 +868,18 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           reinterpret_cast<float4 *>(remoteGhost[dsc >> 24])[ofs4 + static_cast<int>(dsc & 0xffffffu)] = v;
         }
       }
+#if PRLAB_CLUSTER_ASYNC
+      if (kMode == kAsync) { // the same groups as st.async, completing on the receiver's mbarrier of copy 1 - p
+        const unsigned ofs = 4u * static_cast<unsigned>((1 - p) * a.gmax);
+        const ushort4 *ix4 = reinterpret_cast<const ushort4 *>(sidxS);
+        for (int g = wt; g >= 0 && g < (S >> 2); g += wn) {
+          const unsigned dsc = descS[g], q = dsc >> 24;
+          const ushort4 ix = ix4[g];
+          const float4 v = make_float4(nxt[ix.x], nxt[ix.y], nxt[ix.z], nxt[ix.w]);
+          stAsync16(remoteGhostA[q] + ofs + 16u * (dsc & 0xffffffu), v, remoteBarA[q][1 - p]);
+        }
+      }
+#endif
 #if PRLAB_CLUSTER_BULK
       if (kMode == kBulk) {
         float *sb = sendBuf + p * a.smax; // the copy sent two iterations ago has landed (its receiver waited before the last barrier)
@@ -850,6 +895,12 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if ((a.ablate & kNoSync) == 0 && split) {
       clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
       pendingWait = true;
+    } else if ((a.ablate & kNoSync) == 0 && kMode == kAsync) {
+      // the sends complete on the receivers' mbarriers: only warp 0 (thread 0 wrote the partials dP, rP, sP,
+      // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
+      if (warp == 0) clusterArrive();
+      else clusterArriveRelaxed();
+      clusterWait();
     } else if ((a.ablate & kNoSync) == 0)
       cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
     else
@@ -967,6 +1018,11 @@ int getState(Ctx &c, DsmState **out, Err &e) {
 // alone compiled in for stores + 1, all three bits otherwise (stores, l2; bulk where compiled in; the knob's
 // value 8, every bit off, also runs that kernel: the code the H200 timed as the default at 05:00).
 template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
+#if PRLAB_CLUSTER_ASYNC
+  if (mode == kAsync)
+    return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
+                                         : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
+#endif
   if (mode == kStores && (pipeline & kSmallLanes) != 0)
     return (pipeline & kPhaseTimer) != 0
                ? reinterpret_cast<const void *>(dsmKernel<kInstr, kStores, kHeavySplit | kSmallLanes | kPhaseTimer>)
@@ -1639,7 +1695,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
     s.why = "the bulk-copy exchange is not compiled in (build with -DPRLAB_CLUSTER_BULK=1 and CUDA 12 or later)";
     return PRLAB_OK;
   }
-  if (mode == kBulk && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
+  if (mode == kAsync && !PRLAB_CLUSTER_ASYNC) {
+    s.why = "the async-stores exchange (st.async, PTX 8.1) needs a library built with CUDA 12.1 or later";
+    return PRLAB_OK;
+  }
+  if ((mode == kBulk || mode == kAsync) && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
     s.why = "the no-cluster.sync() ablation would let bulk copies overrun the receivers' mbarrier phases";
     return PRLAB_OK;
   }
@@ -1657,15 +1717,23 @@ int build(Ctx &c, DsmState &s, Err &e) {
   const int gather = s.knobGather == 0 ? 8 : s.knobGather, partials = s.knobPartials == 0 ? 18 : s.knobPartials;
   const bool staged = gather != 2, pieces = gather >= 3, bankOrder = gather >= 5, fused = gather == 7,
              packed = gather == 8;
+  // The pipeline knob's value in effect: automatic (0) with packed rows and the stores exchange is small rows
+  // several per lane + heavy rows split (144: 3.39-3.44 us against the layout before's 3.56-3.65 in three H200
+  // leases, NOTES.md "Session 6"); 256 is that layout before (none of the bits), explicitly; other exchanges: none.
+  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
+                                           : s.knobPipeline & 255;
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
-  constexpr int kAutoPipeline = 0; // automatic: none (not yet timed on the H200)
-  const int pipeline = packed && mode != kRowStores ? (s.knobPipeline == 0 ? kAutoPipeline : s.knobPipeline & 7) : 0; // not with row stores
+  const int pipeline = packed && mode != kRowStores ? pipeKnob & 7 : 0; // not with row stores
   const bool col16 = (pipeline & 2) != 0;
   // bits 16 (split heavy rows), 32 (phase timer), 64 (packed warps paired by cost), 128 (small lanes, implies 16):
   // packed rows, stores, none of 1, 2, 4
-  const int extra = (s.knobPipeline & (kHeavySplit | kPhaseTimer | kPairWarps | kSmallLanes)) |
-                    ((s.knobPipeline & kSmallLanes) != 0 ? kHeavySplit : 0);
-  if (extra != 0 && (!packed || mode != kStores || (s.knobPipeline & 7) != 0)) {
+  const int extra = (pipeKnob & (kHeavySplit | kPhaseTimer | kPairWarps | kSmallLanes)) |
+                    ((pipeKnob & kSmallLanes) != 0 ? kHeavySplit : 0);
+  if (mode == kAsync && (!packed || (pipeKnob & 7) != 0 || (extra & ~(kHeavySplit | kSmallLanes)) != 0)) {
+    s.why = "the async-stores exchange runs rows packed into warps with pipeline 0 or 144 only";
+    return PRLAB_OK;
+  }
+  if (extra != 0 && (!packed || (mode != kStores && mode != kAsync) || (pipeKnob & 7) != 0)) {
     s.why = "pipeline bits 16, 32, 64, 128 need rows packed into warps, the stores exchange and none of bits 1, 2, 4";
     return PRLAB_OK;
   }
@@ -1729,7 +1797,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     }
     const int kernelPipe = pipeline != 0               ? pipeline
                            : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
-                           : packed && mode != kRowStores && s.knobPipeline == 8 ? 8
+                           : packed && mode != kRowStores && pipeKnob == 8 ? 8
                                                                                 : 0;
     if (!clusterSchedulable(kernelFor<false>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why))
@@ -1945,7 +2013,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     const char *name, *values;
   };
   static const Range ranges[] = {
-      {PRLAB_KNOB_DSM_EXCHANGE, 4, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores"},
+      {PRLAB_KNOB_DSM_EXCHANGE, 5, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores, async stores"},
       {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
       {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
@@ -1955,9 +2023,10 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
       {PRLAB_KNOB_DSM_ASSIGN, 2, &DsmState::knobAssign, "assignment",
        "auto, contiguous ranges, rows moved from the largest senders"},
-      {PRLAB_KNOB_DSM_PIPELINE, 255, &DsmState::knobPipeline, "pipeline",
+      {PRLAB_KNOB_DSM_PIPELINE, 256, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
-       "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane"},
+       "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane; "
+       "256: none (auto 0: 144 with the stores exchange)"},
   };
   bool known = false;
   for (const Range &r : ranges)
