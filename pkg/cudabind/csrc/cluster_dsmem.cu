@@ -27,6 +27,18 @@
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
+//   async   the stores' 16-byte groups as st.async (PTX 8.1, CUDA >= 12.1),
+//           each completing 16 bytes on the receiver's mbarrier of that
+//           ghost copy (armed with its bytes, as for bulk), awaited at the
+//           receiver's next iteration's top; the cluster barrier's arrive is
+//           relaxed for warps 1.. and release for warp 0 only (thread 0
+//           wrote the partials read remotely after it): no fence waits for
+//           the remote stores' acknowledgements (Nsight Compute, 2026-12-02:
+//           that fence was 15 % of the stores exchange's warp stalls).
+// Rows to blocks (knob PRLAB_KNOB_DSM_ASSIGN): contiguous ranges (auto), or
+// those ranges with rows moved from the largest senders (balanceSends, on a
+// copy of the graph relabelled inside the design; the ranks go back through
+// perm in the final write; measured no faster: NOTES.md "Session 6").
 // Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (1: the gathered values of
 // all edges into shared memory, kBatch loads in flight per thread, then
 // thread per row up to in-degree 32 and warp per row above), direct (2: row
@@ -46,7 +58,9 @@
 // the row sum; then thread per row combines: no row-add pass; the default,
 // with partials 18, the fastest correct setting of the final H200 lease of
 // 2026-12-02, NOTES.md).
-// Pipeline (knob PRLAB_KNOB_DSM_PIPELINE, packed rows only; bits): 1 the
+// Pipeline (knob PRLAB_KNOB_DSM_PIPELINE, packed rows only; automatic with
+// the stores and async exchanges: 144, small rows several per lane + heavy
+// rows split, the fastest in three H200 leases; 256: none; bits): 1 the
 // split cluster barrier (barrier.cluster.arrive after the sends, .wait at the
 // next iteration's top after each warp's first packed warp has read its
 // column indices and own-row values), 2 16-bit column indices (a lane's 8
