@@ -997,7 +997,6 @@ struct DsmState {
   int knobExchange = 0, knobAblate = 0, knobThreads = 0, knobCluster = 0, knobGather = 0, knobBalance = 0,
       knobPartials = 0, knobPipeline = 0, knobAssign = 0;
   bool built = false;
-  bool moved = false; // rows moved between blocks (the layout is of the relabelled graph)
   int C = 0, threads = 0, mode = 0; // C = 0: unavailable (why)
   int kernelPipe = 0;                // kernelFor's pipeline argument
   size_t smem = 0;
@@ -1017,7 +1016,6 @@ void freeBuffers(DsmState &s) {
   freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
              a.winfo, a.c16, a.phase, a.lends, s.relRowPtr, s.relInvOut, s.perm);
   a.perm = nullptr;
-  s.moved = false;
   s.built = false;
   s.C = 0;
 }
@@ -1852,7 +1850,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
       g.rowPtr = s.relRowPtr;
       g.invOut = s.relInvOut;
       g.perm = s.perm;
-      s.moved = true;
     }
     PR_TRY(devAlloc(reinterpret_cast<void **>(&g.gx), 8 * static_cast<size_t>(n), "d_dsmExchangeL2", e));
     PR_TRY(devAlloc(reinterpret_cast<void **>(&s.ctl), 4 * kCtlCount, "d_dsmControl", e));
