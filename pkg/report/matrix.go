@@ -16,7 +16,8 @@ var matrixTemplate = template.Must(template.New("matrix").Parse(`<div class="prl
 </div>`))
 
 type matrixCell struct {
-	Status, Text, Title, Style string
+	Status, Text, Title string
+	Style               template.CSS // one of cellStyle's constants: html/template would replace a plain string in a style attribute by ZgotmplZ
 }
 
 type matrixRow struct {
@@ -25,7 +26,7 @@ type matrixRow struct {
 	Cells          []matrixCell
 }
 
-var cellStyle = map[string]string{
+var cellStyle = map[string]template.CSS{
 	StatusPass:    "background:#dff0df;color:#11661b",
 	StatusFail:    "background:#f6d5d5;color:#b00020;font-weight:600",
 	StatusFailed:  "background:#f6d5d5;color:#b00020;font-weight:600",

@@ -186,6 +186,14 @@ func TestHTMLSections(t *testing.T) {
 	if strings.Contains(s, `id="stage-table"`) || strings.Contains(s, ChartXDRAM) {
 		t.Error("page without GPU results shows GPU tables")
 	}
+	// Every style value reached the page (html/template writes ZgotmplZ for a CSS value it refuses), and
+	// the matrix's pass cells carry their colour.
+	if strings.Contains(outside, "ZgotmplZ") {
+		t.Error("page holds ZgotmplZ: a style value was refused by html/template")
+	}
+	if !strings.Contains(s, `class="cell-pass" style="padding:2px 6px;text-align:center;border:1px solid #fff;white-space:nowrap;background:#dff0df;color:#11661b"`) {
+		t.Error("the correctness matrix's pass cells lack their colour")
+	}
 	// Chart ids are element ids and JavaScript-safe names.
 	for _, id := range []string{ChartTime, ChartRoofline, ChartConvergence, ChartXDRAM} {
 		if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(id) {
