@@ -5,7 +5,7 @@ package cudabind
 //
 //	PRLAB_DSMEM_PROBE=1   TestGPUClusterDSMEMVariants: µs per iteration of every exchange /
 //	                      gather / block-size variant and of the ablations on the real graph
-//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows,async,flow  the exchanges both tests run (default all; bulk needs a
+//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows  the exchanges both tests run (default all; bulk needs a
 //	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
 //	PRLAB_DSMEM_SET=pipeline  both tests run only the split-barrier / 16-bit-column / 512-thread
 //	                      variants of the packed default (and the default's ablations in the probe)
@@ -56,8 +56,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5},
-		{label: "flow", exchange: 6}}
+	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
@@ -67,9 +66,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2},
 			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
 			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
-			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256},
-			{label: "flow", exchange: 6}, {label: "flow rows moved", exchange: 6, assign: 2},
-			{label: "flow packed, none of the pipeline bits", exchange: 6, pipeline: 256}}
+			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
 		}
@@ -102,7 +99,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if errors.Is(err, ErrUnavailable) {
 				t.Logf("  %-6s %-10s %v", ex, g.Name, err)
-				if exName != "bulk" && exName != "async" && exName != "flow" { // they need a library built for them (CUDA 12 / 12.1)
+				if exName != "bulk" && exName != "async" { // both need a library built for them (CUDA 12 / 12.1)
 					t.Errorf("%s exchange on %s unavailable: %v", ex, g.Name, err)
 				}
 				continue
@@ -161,10 +158,9 @@ func TestGPUClusterDSMEM(t *testing.T) {
 }
 
 // The exchanges move the same contributions and sum every partial in the
-// same fixed order, so stores, async stores and flow (no cluster barrier in
-// the loop) give the same bits: ranks and residual history, fixed
-// iterations and a tolerance run (flow's early stop must come at the same
-// iteration in every block). A library without st.async skips async and flow.
+// same fixed order, so stores and async stores give the same bits: ranks
+// and residual history, fixed iterations and a tolerance run. A library
+// without st.async skips async.
 func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 	frNeedGPU(t)
 	im := mustDesign(t, NameClusterDSMEM)
@@ -184,7 +180,7 @@ func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("stores on %s: %v", g.Name, err)
 			}
-			for _, ex := range []namedValue{{"async", 5}, {"flow", 6}} {
+			for _, ex := range []namedValue{{"async", 5}} {
 				dsmKnobs(t, g, map[int]int{knobDSMExchange: ex.v})
 				got, err := im.Run(g, term)
 				if errors.Is(err, ErrUnavailable) {
@@ -246,15 +242,13 @@ func dsmBalanceVariants() []dsmVariant {
 		}
 		return k
 	}
-	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}},
-		{"stores auto (the default) 1024 threads, balance 1", map[int]int{knobDSMExchange: 1, knobDSMBalance: 1}},
-		{"stores auto (the default) 1024 threads, rows moved", map[int]int{knobDSMExchange: 1, knobDSMAssign: 2}},
+	out := []dsmVariant{{"stores auto 1024 threads", map[int]int{knobDSMExchange: 1}},
+		{"stores auto 1024 threads, balance 1", map[int]int{knobDSMExchange: 1, knobDSMBalance: 1}},
+		{"stores auto 1024 threads, rows moved", map[int]int{knobDSMExchange: 1, knobDSMAssign: 2}},
 		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})},
 		{"stores packed, none of the pipeline bits (the layout before)", map[int]int{knobDSMExchange: 1, knobDSMPipeline: 256}},
 		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
-		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}},
-		{"flow small rows", map[int]int{knobDSMExchange: 6}}, {"flow small rows, rows moved", map[int]int{knobDSMExchange: 6, knobDSMAssign: 2}},
-		{"flow packed, none of the pipeline bits", map[int]int{knobDSMExchange: 6, knobDSMPipeline: 256}}}
+		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
 	}
@@ -264,9 +258,6 @@ func dsmBalanceVariants() []dsmVariant {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
 			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
 				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}})
-			}
-			if ab.v&(4|8) == 0 { // flow has no exchange or cluster barrier to leave out
-				out = append(out, dsmVariant{"flow small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 6, knobDSMAblate: ab.v}})
 			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})
@@ -307,7 +298,7 @@ var dsmHeavyPipelines = []namedValue{{"heavy rows split", 16}, {"packed warps pa
 // default, its heavy-row variants, and the ablations of the default and of
 // the split (the stage costs after the change).
 func dsmHeavyVariants() []dsmVariant {
-	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}}}
+	out := []dsmVariant{{"stores auto 1024 threads", map[int]int{knobDSMExchange: 1}}}
 	for _, pl := range dsmHeavyPipelines {
 		out = append(out, dsmVariant{"stores packed 1024 threads, " + pl.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: pl.v}})
 	}
@@ -344,7 +335,7 @@ func dsmPipelineConfigs() []dsmConfig {
 // the default, its pipeline variants at 1024 and 512 threads, and the
 // ablations of the default and of both pipeline bits (the stage costs).
 func dsmPipelineVariants() []dsmVariant {
-	out := []dsmVariant{{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}}}
+	out := []dsmVariant{{"stores auto 1024 threads", map[int]int{knobDSMExchange: 1}}}
 	for _, pl := range dsmPipelines {
 		out = append(out, dsmVariant{"stores packed 1024 threads, " + pl.name, map[int]int{knobDSMExchange: 1, knobDSMPipeline: pl.v}})
 	}
@@ -382,10 +373,8 @@ type namedValue struct {
 }
 
 // dsmExchanges are PRLAB_KNOB_DSM_EXCHANGE's values: 16-byte DSMEM stores,
-// cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its
-// combine, the stores as st.async, and those with no cluster barrier in the
-// loop (flow: remote mbarrier arrives carry the partials' readiness).
-var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}, {"async", 5}, {"flow", 6}}
+// cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its combine.
+var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}, {"async", 5}}
 
 // dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
 // <= 8 / 4 edges, the same with each piece's columns bank-ordered, and the
@@ -397,7 +386,7 @@ var dsmGathers = []namedValue{{"staged", 1}, {"direct", 2}, {"pieces", 3}, {"pie
 
 func dsmVariants() []dsmVariant {
 	var out []dsmVariant
-	out = append(out, dsmVariant{"stores auto (the default) 1024 threads", map[int]int{knobDSMExchange: 1}})
+	out = append(out, dsmVariant{"stores auto 1024 threads", map[int]int{knobDSMExchange: 1}})
 	for _, ex := range dsmExchanges {
 		for _, ga := range dsmGathers {
 			for _, th := range []int{1024, 512} {

@@ -56,7 +56,7 @@ const (
 	knobHotTile        = 23 // 1 row loops, 2 row loops in two column passes, 8 or 16 the two-phase gather's edges per thread and tile (0: the row loops)
 	knobHotEnd         = 24
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
-	knobDSMExchange = 24 // 0 auto (flow where built with CUDA >= 12.1, else stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores, 5 the stores as st.async completing on the receivers' mbarriers (CUDA >= 12.1), 6 flow: 5 with no cluster barrier in the loop
+	knobDSMExchange = 24 // 0 auto (async where built with CUDA >= 12.1, else stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores, 5 the stores as st.async completing on the receivers' mbarriers (CUDA >= 12.1)
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync(), 16 no iterations
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)
@@ -64,7 +64,7 @@ const (
 	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
 	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block, 8 explicit (alone: two-barrier sum), 16 warp 0 only reduces (auto 0 = 18)
-	knobDSMPipeline = 31 // bits (rows packed into warps only): 1 split cluster barrier (own-row columns read inside it), 2 16-bit column indices, 8 per 16-byte load, 4 rows finished in their packed warp, 8 explicit (alone: none; auto 0: none); stores only, without 1, 2, 4: 16 heavy rows split over packed warps, 32 phase timer (stdout), 64 packed warps paired by cost, 128 small rows several per lane (with 16); 256 none explicitly (auto 0 with the stores exchange: 144)
+	knobDSMPipeline = 31 // bits (rows packed into warps only): 1 split cluster barrier (own-row columns read inside it), 2 16-bit column indices, 8 per 16-byte load, 4 rows finished in their packed warp, 8 explicit (alone: none; auto 0: none); stores only, without 1, 2, 4: 16 heavy rows split over packed warps, 32 phase timer (stdout), 64 packed warps paired by cost, 128 small rows several per lane (with 16); 256 none explicitly (auto 0 with the stores and async exchanges: 144)
 	knobDSMAssign   = 32 // rows to blocks: 1 contiguous ranges, 2 rows moved from the largest senders (relabelled inside the design); auto 0: 1
 	knobDSMEnd      = 33
 

@@ -27,7 +27,8 @@
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
-//   async   the stores' 16-byte groups as st.async (PTX 8.1, CUDA >= 12.1),
+//   async   (the default where compiled in) the stores' 16-byte groups as
+//           st.async (PTX 8.1, CUDA >= 12.1),
 //           each completing 16 bytes on the receiver's mbarrier of that
 //           ghost copy (armed with its bytes, as for bulk), awaited at the
 //           receiver's next iteration's top; the cluster barrier's arrive is
@@ -35,18 +36,6 @@
 //           wrote the partials read remotely after it): no fence waits for
 //           the remote stores' acknowledgements (Nsight Compute, 2026-12-02:
 //           that fence was 15 % of the stores exchange's warp stalls).
-//   flow    async's sends and no cluster barrier in the loop (the default
-//           where st.async is compiled in): each ghost copy's mbarrier
-//           counts C arrivals per phase, the receiver's own arm (expect_tx
-//           of its bytes) and one mbarrier.arrive.release.cluster from
-//           every other block once thread 0 has written its partials (dP,
-//           rP, sP, read remotely as before); the receiver's try_wait
-//           acquires at cluster scope. A block sends into a copy again only
-//           after every block's arrive of the iteration in between, i.e.
-//           after every reader of that copy and of those partials is done
-//           with them, so the ping-pong copies stay exact Jacobi without a
-//           barrier (blocks drift by at most one iteration); the same bits
-//           as stores (TestGPUClusterDSMEMExchangesAgree).
 // Rows to blocks (knob PRLAB_KNOB_DSM_ASSIGN): contiguous ranges (auto), or
 // those ranges with rows moved from the largest senders (balanceSends, on a
 // copy of the graph relabelled inside the design; the ranks go back through
@@ -168,7 +157,7 @@ constexpr int kLight = 32; // thread per row up to this in-degree, warp per row 
 constexpr int kBatch = 8;  // gather loads in flight per thread
 constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
 constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
-enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4, kAsync = 5, kFlow = 6 };
+enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4, kAsync = 5 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8, kNoLoop = 16 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // kPipe bits of the instantiations beyond the pipeline knob's first three (PRLAB_KNOB_DSM_PIPELINE 16, 32):
@@ -304,10 +293,24 @@ template <class T> __device__ __forceinline__ T blockSumOneBarrier(T v, T *scrat
   return r;
 }
 
-#if PRLAB_CLUSTER_MBAR
 __device__ __forceinline__ unsigned smemAddr(const void *p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
+// dst[i] = src[i] for i in [0, count) (T of 4 or 16 bytes, both aligned to it): one cp.async per element
+// (PTX 7.0, sm_80), strided over the block, every copy of the block in flight at once and none through
+// registers; complete for this thread after cpAsyncWaitAll(), for the block after a barrier that follows it.
+template <class T> __device__ __forceinline__ void copyAsync(T *dst, const T *src, int count) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 16, "cp.async copies 4 or 16 bytes here");
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    if constexpr (sizeof(T) == 4)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smemAddr(dst + i)), "l"(src + i) : "memory");
+    else
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smemAddr(dst + i)), "l"(src + i) : "memory");
+  }
+}
+__device__ __forceinline__ void cpAsyncWaitAll() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+#if PRLAB_CLUSTER_MBAR
 __device__ __forceinline__ unsigned mapa(unsigned addr, int rank) {
   unsigned out;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(addr), "r"(rank));
@@ -334,25 +337,6 @@ __device__ __forceinline__ void mbarWait(unsigned long long *bar, unsigned parit
                  : "r"(a), "r"(parity)
                  : "memory");
   } while (!done);
-}
-// The wait with cluster-scope acquire (PTX 8.0, sm_90): besides the transactions it completes, the writes
-// other blocks released by their remote arrives on this mbarrier (mbarArriveRemote) are visible after it.
-__device__ __forceinline__ void mbarWaitCluster(unsigned long long *bar, unsigned parity) {
-  const unsigned a = smemAddr(bar);
-  unsigned done = 0;
-  do {
-    asm volatile("{\n\t.reg .pred P1;\n\t"
-                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 P1, [%1], %2;\n\t"
-                 "selp.u32 %0, 1, 0, P1;\n\t}"
-                 : "=r"(done)
-                 : "r"(a), "r"(parity)
-                 : "memory");
-  } while (!done);
-}
-// One arrive on another block's mbarrier (shared::cluster address mb), releasing this thread's prior
-// writes (and those ordered before them, e.g. by __syncwarp) at cluster scope (PTX 8.0, sm_90).
-__device__ __forceinline__ void mbarArriveRemote(unsigned mb) {
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(mb) : "memory");
 }
 __device__ __forceinline__ void fenceProxyAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -414,10 +398,6 @@ template <bool kInstr, int kMode, int kPipe = 0>
 __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, float *xOut, Inst in) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cg::cluster_group cl = cg::this_cluster();
-  // flow: the async stores' sends, and no cluster barrier in the loop: each block's mbarrier of a ghost copy
-  // completes on its bytes and on one remote arrive from every other block (its partials written), so a
-  // block starts iteration k + 1 as soon as its own inputs of iteration k are there
-  constexpr bool kFlowX = kMode == kFlow, kAsyncX = kMode == kAsync || kFlowX;
   const int rank = static_cast<int>(cl.block_rank());
   const int C = static_cast<int>(cl.num_blocks());
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
@@ -489,12 +469,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int Rpad = (R + 3) & ~3;
   const int recvB = a.recvBytes[rank];
   const bool exchange = (a.ablate & kNoExchange) == 0;
-  const bool waits = kFlowX || (exchange && recvB > 0); // the mbarriers are armed and awaited (bulk, async, flow)
-  const unsigned armB = static_cast<unsigned>(exchange ? recvB : 0); // the bytes each armed phase expects
   if (tid < C) {
     remoteGhost[tid] = cl.map_shared_rank(ghost, tid);
 #if PRLAB_CLUSTER_ASYNC
-    if (kAsyncX) {
+    if (kMode == kAsync) {
       remoteGhostA[tid] = mapa(smemAddr(ghost), tid);
       remoteBarA[tid][0] = mapa(smemAddr(&bar[0]), tid);
       remoteBarA[tid][1] = mapa(smemAddr(&bar[1]), tid);
@@ -505,6 +483,33 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     pCnt[tid] = pp[1];
     pRoff[tid] = pp[2];
   }
+  // The block's arrays, copied as they are: every copy issued at once (cp.async), awaited after the ghost
+  // vector and the rows below (which need loads through registers), instead of one round trip per array
+  // (NOTES.md "Session 7": the one-time load was ~15 us of each run, 0.3 us per iteration at 50).
+  const int PE = packed ? a.pcb[rank + 1] - a.pcb[rank] : E; // the columns this block keeps
+  copyAsync(colS, packed ? a.pcol + a.pcb[rank] : a.col + e0, PE);
+  const int W = packed ? a.wb[rank + 1] - a.wb[rank] : 0;
+  if (packed) {
+    copyAsync(laneS, reinterpret_cast<const unsigned *>(a.lanes) + a.lb[rank], 32 * W);
+    copyAsync(winfoS, a.winfo + a.wb[rank], W);
+    if constexpr ((kPipe & kSmallLanes) != 0) copyAsync(endS, a.lends + a.lb[rank], 32 * W);
+    if (col16) copyAsync(c16S, reinterpret_cast<const uint4 *>(a.c16) + a.lb[rank], 32 * W);
+  }
+  copyAsync(heavyS, a.heavy + a.hb[rank], H);
+  // sidx: S (a multiple of 4) 16-bit words from an offset a multiple of 4, copied as S / 2 words of 4 bytes
+  copyAsync(reinterpret_cast<unsigned *>(sidxS), reinterpret_cast<const unsigned *>(a.sidx + a.sb[rank]), S >> 1);
+  copyAsync(descS, a.desc + (a.sb[rank] >> 2), S >> 2);
+  if (kMode == kRowStores) {
+    copyAsync(rspS, a.rsp + r0 + rank, R + 1);
+    copyAsync(rsdS, a.rsd + a.rdb[rank], a.rdb[rank + 1] - a.rdb[rank]);
+  }
+  if (pieces) copyAsync(prowS, a.prow + 3 * r0, 3 * R);
+  const int M = fused ? a.mc[rank] : 0; // fused: the rows the row phase still adds
+  if (fused) {
+    copyAsync(psrS, a.psr + e0, __ldg(a.pnj + kPiece * rank));
+    copyAsync(mrowS, a.mrow + r0, M);
+  }
+  if (pieces && tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
   for (int b = tid; b < a.gmax; b += kBatch * bd) { // the ghost vector of x_0: ids, then 1/outdeg, kBatch in flight
     int g[kBatch];
     float iv[kBatch];
@@ -546,45 +551,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
   }
   if (tid == 0) rpS[R] = E;
-  const int PE = packed ? a.pcb[rank + 1] - a.pcb[rank] : E; // the columns this block keeps
-  const int *colSrc = packed ? a.pcol + a.pcb[rank] : a.col + e0;
-  batched<kBatch, int>(PE, [&](int e) { return __ldg(colSrc + e); }, [&](int e, int v) {
-    colS[e] = v;
-    if (staged) valS[e] = 0.0f;
-  });
-  if constexpr ((kPipe & kHeavySplit) != 0) // split heavy rows: the chunk slots and the unpacked rows' (in-degree 0) sums
-    for (int i = PE + tid; i < a.emax; i += bd) valS[i] = 0.0f;
-  const int W = packed ? a.wb[rank + 1] - a.wb[rank] : 0;
-  if (packed) {
-    batched<4, unsigned>(32 * W, [&](int l) { return static_cast<unsigned>(__ldg(a.lanes + a.lb[rank] + l)); },
-                         [&](int l, unsigned v) { laneS[l] = v; });
-    batched<4, int>(W, [&](int w) { return __ldg(a.winfo + a.wb[rank] + w); }, [&](int w, int v) { winfoS[w] = v; });
-    if constexpr ((kPipe & kSmallLanes) != 0)
-      batched<4, unsigned>(32 * W, [&](int l) { return __ldg(a.lends + a.lb[rank] + l); }, [&](int l, unsigned v) { endS[l] = v; });
-    if (col16) {
-      const uint4 *src = reinterpret_cast<const uint4 *>(a.c16) + a.lb[rank];
-      batched<4, uint4>(32 * W, [&](int l) { return __ldg(src + l); }, [&](int l, uint4 v) { c16S[l] = v; });
-    }
-  }
-  batched<4, int>(H, [&](int h) { return __ldg(a.heavy + a.hb[rank] + h); }, [&](int h, int v) { heavyS[h] = v; });
-  batched<kBatch, unsigned short>(S, [&](int j) { return __ldg(a.sidx + a.sb[rank] + j); },
-                                  [&](int j, unsigned short v) { sidxS[j] = v; });
-  batched<4, unsigned>(S >> 2, [&](int g) { return __ldg(a.desc + (a.sb[rank] >> 2) + g); },
-                       [&](int g, unsigned v) { descS[g] = v; });
-  if (kMode == kRowStores) {
-    batched<4, int>(R + 1, [&](int j) { return __ldg(a.rsp + r0 + rank + j); }, [&](int j, int v) { rspS[j] = v; });
-    batched<kBatch, unsigned>(a.rdb[rank + 1] - a.rdb[rank], [&](int j) { return __ldg(a.rsd + a.rdb[rank] + j); },
-                              [&](int j, unsigned v) { rsdS[j] = v; });
-  }
-  if (pieces) {
-    batched<4, int>(3 * R, [&](int j) { return __ldg(a.prow + 3 * r0 + j); }, [&](int j, int v) { prowS[j] = v; });
-    if (tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
-  }
-  const int M = fused ? a.mc[rank] : 0; // fused: the rows the row phase still adds
-  if (fused) {
-    batched<4, int>(__ldg(a.pnj + kPiece * rank), [&](int t) { return __ldg(a.psr + e0 + t); }, [&](int t, int v) { psrS[t] = v; });
-    batched<4, int>(M, [&](int j) { return __ldg(a.mrow + r0 + j); }, [&](int j, int v) { mrowS[j] = v; });
-  }
+  // zero the staged values' slots [0, PE) and, with split heavy rows, the chunk slots and the unpacked rows' sums
+  const int zEnd = (kPipe & kHeavySplit) != 0 ? a.emax : staged ? PE : 0;
+  for (int i = (kPipe & kHeavySplit) != 0 && !staged ? PE : 0; i + tid < zEnd; i += bd) valS[i + tid] = 0.0f;
+  cpAsyncWaitAll(); // the copies issued before the ghost vector (visible to the block after blockSum's barrier)
   dang = blockSum(dang, fs);
   if (tid == 0) {
     dP[0] = dang;
@@ -593,13 +563,13 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     sP[0] = sP[1] = 0.0;
   }
 #if PRLAB_CLUSTER_MBAR
-  if ((kMode == kBulk || kAsyncX) && tid == 0) {
-    mbarInit(&bar[0], kFlowX ? C : 1); // flow: this block's arm + one arrive from every other block
-    mbarInit(&bar[1], kFlowX ? C : 1);
+  if ((kMode == kBulk || kMode == kAsync) && tid == 0) {
+    mbarInit(&bar[0], 1);
+    mbarInit(&bar[1], 1);
     mbarInitFence();
-    if (waits) {
-      if (iters > 1) mbarArriveExpect(&bar[1], armB); // data of iteration 1
-      if (iters > 2) mbarArriveExpect(&bar[0], armB); // of iteration 2
+    if (exchange && recvB > 0) {
+      if (iters > 1) mbarArriveExpect(&bar[1], static_cast<unsigned>(recvB)); // data of iteration 1
+      if (iters > 2) mbarArriveExpect(&bar[0], static_cast<unsigned>(recvB)); // of iteration 2
     }
   }
 #endif
@@ -658,10 +628,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       pendingWait = false;
     }
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kAsyncX) && k > 0 && waits) {
-      if (kFlowX) mbarWaitCluster(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1)); // + the partials of k - 1
-      else mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
-    }
+    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0)
+      mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
     if (kMode == kL2 && k > 0 && exchange) { // the remote entries of cur from L2, written before the barrier
       const float *src = a.gx + static_cast<size_t>(p) * a.n;
@@ -849,11 +817,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (lane == 0) shD = d0;
     }
     mark(3);
-    if (!rowFinish || kInstr || kMode == kBulk || kAsyncX) __syncthreads(); // D and the row sums to the block (not with row finish)
+    if (!rowFinish || kInstr || kMode == kBulk || kMode == kAsync) __syncthreads(); // D and the row sums to the block (not with row finish)
     mark(4);
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kAsyncX) && tid == 0 && k > 0 && k + 2 <= iters - 1 && waits)
-      mbarArriveExpect(&bar[p], armB); // the next use of this copy: iteration k + 2
+    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+      mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
     if (rowFinish) { // every row was finished in its packed warp or by its heavy row's warp
@@ -902,7 +870,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
-      if (kMode == kStores || kMode == kBulk || kAsyncX) __syncthreads(); // publishes nxt[0, R) to the block for the sends
+      if (kMode == kStores || kMode == kBulk || kMode == kAsync) __syncthreads(); // publishes nxt[0, R) to the block for the sends
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
@@ -910,12 +878,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
     mark(6);
     if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rP + 1 - p, sP + 1 - p);
-#if PRLAB_CLUSTER_ASYNC
-    if (kFlowX && tid < 32 && k + 1 < iters) { // thread 0 wrote dP (rP, sP): released to every other block
-      __syncwarp();
-      if (lane < C && lane != rank) mbarArriveRemote(remoteBarA[lane][1 - p]);
-    }
-#endif
     if (exchange && k + 1 < iters) {
       if (kMode == kStores) {
         const int ofs4 = ((1 - p) * a.gmax) >> 2;
@@ -928,7 +890,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       }
 #if PRLAB_CLUSTER_ASYNC
-      if (kAsyncX) { // the same groups as st.async, completing on the receiver's mbarrier of copy 1 - p
+      if (kMode == kAsync) { // the same groups as st.async, completing on the receiver's mbarrier of copy 1 - p
         const unsigned ofs = 4u * static_cast<unsigned>((1 - p) * a.gmax);
         const ushort4 *ix4 = reinterpret_cast<const ushort4 *>(sidxS);
         for (int g = wt; g >= 0 && g < (S >> 2); g += wn) {
@@ -954,7 +916,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if ((a.ablate & kNoSync) == 0 && split) {
       clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
       pendingWait = true;
-    } else if (kFlowX) { // no barrier: the next iteration's top waits on this block's mbarrier only
     } else if ((a.ablate & kNoSync) == 0 && kMode == kAsync) {
       // the sends complete on the receivers' mbarriers: only warp 0 (thread 0 wrote the partials dP, rP, sP,
       // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
@@ -983,7 +944,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       tail[0] = static_cast<unsigned>(clock64() - tLoop0);
       tail[1] = static_cast<unsigned>(g1 - gLoop0);
     }
-  if (kFlowX && kInstr) cl.sync(); // flow: every block's last partials written (k is the same in every block)
   if (kInstr && k == iters && tid < 32) dev::clusterResidualTest(cl, rP + p, sP + p, k, true, in);
   for (int i = tid; i < R; i += bd) xOut[a.perm != nullptr ? __ldg(a.perm + r0 + i) : r0 + i] = xS[i];
   cl.sync(); // no block leaves while another may still read its shared memory
@@ -1081,9 +1041,6 @@ template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
   if (mode == kAsync)
     return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
                                          : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
-  if (mode == kFlow)
-    return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kFlow, kHeavySplit | kSmallLanes>)
-                                         : reinterpret_cast<const void *>(dsmKernel<kInstr, kFlow>);
 #endif
   if (mode == kStores && (pipeline & kSmallLanes) != 0)
     return (pipeline & kPhaseTimer) != 0
@@ -1752,19 +1709,15 @@ int build(Ctx &c, DsmState &s, Err &e) {
       return PRLAB_OK;
     }
   }
-  // automatic: flow where st.async is compiled in (NOTES.md "Session 7": predicted the fastest), else stores
-  int mode = s.knobExchange != 0 ? s.knobExchange : PRLAB_CLUSTER_ASYNC ? kFlow : kStores;
+  // automatic: async stores where st.async is compiled in (the fastest exchange in the H200 lease of
+  // 2026-12-03, 3.29-3.33 us against stores' 3.39-3.43 in one process; NOTES.md "Session 7"), else stores
+  int mode = s.knobExchange != 0 ? s.knobExchange : PRLAB_CLUSTER_ASYNC ? kAsync : kStores;
   if (mode == kBulk && !PRLAB_CLUSTER_BULK) {
     s.why = "the bulk-copy exchange is not compiled in (build with -DPRLAB_CLUSTER_BULK=1 and CUDA 12 or later)";
     return PRLAB_OK;
   }
-  if ((mode == kAsync || mode == kFlow) && !PRLAB_CLUSTER_ASYNC) {
-    s.why = mode == kFlow ? "the flow exchange (st.async + remote mbarrier arrives, PTX 8.1) needs a library built with CUDA 12.1 or later"
-                          : "the async-stores exchange (st.async, PTX 8.1) needs a library built with CUDA 12.1 or later";
-    return PRLAB_OK;
-  }
-  if (mode == kFlow && (s.knobAblate & (kNoExchange | kNoSync)) != 0) {
-    s.why = "the flow exchange has no cluster barrier to leave out, and its mbarriers wait for the exchange (ablations 4, 8)";
+  if (mode == kAsync && !PRLAB_CLUSTER_ASYNC) {
+    s.why = "the async-stores exchange (st.async, PTX 8.1) needs a library built with CUDA 12.1 or later";
     return PRLAB_OK;
   }
   if ((mode == kBulk || mode == kAsync) && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
@@ -1788,7 +1741,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // The pipeline knob's value in effect: automatic (0) with packed rows and the stores exchange is small rows
   // several per lane + heavy rows split (144: 3.39-3.44 us against the layout before's 3.56-3.65 in three H200
   // leases, NOTES.md "Session 6"); 256 is that layout before (none of the bits), explicitly; other exchanges: none.
-  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync || mode == kFlow) ? kSmallLanes | kHeavySplit : 0)
+  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
                                            : s.knobPipeline & 255;
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
   const int pipeline = packed && mode != kRowStores ? pipeKnob & 7 : 0; // not with row stores
@@ -1797,15 +1750,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // packed rows, stores, none of 1, 2, 4
   const int extra = (pipeKnob & (kHeavySplit | kPhaseTimer | kPairWarps | kSmallLanes)) |
                     ((pipeKnob & kSmallLanes) != 0 ? kHeavySplit : 0);
-  if ((mode == kAsync || mode == kFlow) && (!packed || (pipeKnob & 7) != 0 || (extra & ~(kHeavySplit | kSmallLanes)) != 0)) {
-    s.why = "the async-stores and flow exchanges run rows packed into warps with pipeline 0 or 144 only";
+  if (mode == kAsync && (!packed || (pipeKnob & 7) != 0 || (extra & ~(kHeavySplit | kSmallLanes)) != 0)) {
+    s.why = "the async-stores exchange runs rows packed into warps with pipeline 0 or 144 only";
     return PRLAB_OK;
   }
-  if (mode == kFlow && (partials & 5) != 0) {
-    s.why = "the flow exchange reads one partial per block (partials bits 1 and 4 push them: not with it)";
-    return PRLAB_OK;
-  }
-  if (extra != 0 && (!packed || (mode != kStores && mode != kAsync && mode != kFlow) || (pipeKnob & 7) != 0)) {
+  if (extra != 0 && (!packed || (mode != kStores && mode != kAsync) || (pipeKnob & 7) != 0)) {
     s.why = "pipeline bits 16, 32, 64, 128 need rows packed into warps, the stores exchange and none of bits 1, 2, 4";
     return PRLAB_OK;
   }
@@ -2084,7 +2033,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     const char *name, *values;
   };
   static const Range ranges[] = {
-      {PRLAB_KNOB_DSM_EXCHANGE, 6, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores, async stores, flow"},
+      {PRLAB_KNOB_DSM_EXCHANGE, 5, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores, async stores"},
       {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
       {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},

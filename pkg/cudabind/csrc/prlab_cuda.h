@@ -373,13 +373,11 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
 #define PRLAB_KNOB_HOT_END 24
 /* Knobs of gpu-cluster-dsmem (prlab_layout_set routes them to csrc/cluster_dsmem.cu). */
 #define PRLAB_KNOB_DSM_FIRST 24
-#define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (6 where built with CUDA >= 12.1, else 1), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
+#define PRLAB_KNOB_DSM_EXCHANGE 24 /* 0 auto (5 where built with CUDA >= 12.1, else 1), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier
                                       (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2, 4 4-byte DSMEM stores
                                       of each row's contribution at its combine (per-row send lists), 5 the 16-byte
                                       groups of 1 as st.async completing on the receiver's mbarrier, the cluster
-                                      barrier's arrive relaxed but for warp 0 (CUDA >= 12.1), 6 flow: 5's sends,
-                                      no cluster barrier in the loop (each block's mbarrier also counts one
-                                      remote arrive per other block, released once its partials are written) */
+                                      barrier's arrive relaxed but for warp 0 (CUDA >= 12.1) */
 #define PRLAB_KNOB_DSM_ABLATE 25   /* timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange,
                                       8 no per-iteration cluster.sync(), 16 no iterations (launch + one-time load) */
 #define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */
@@ -407,7 +405,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       packed warp's head lane (heavy rows by their warp) right after its
                                       sum, D published by warp 0 through a shared-memory word: no row pass,
                                       no block barrier between gather and combine; 8 explicit (8 alone:
-                                      none); auto 0: none, but 144 with the stores exchange; 256 none
+                                      none); auto 0: none, but 144 with the stores and async exchanges; 256 none
                                       explicitly. With the stores exchange and none of 1, 2, 4:
                                       16 rows of in-degree > 256 cut into chunks of 256 edges packed like
                                       light rows (one sum per chunk, added in order by the combine), rows
