@@ -51,6 +51,8 @@ type canvasStat struct {
 	// Overlaps lists every two data labels (a text attached to a drawn
 	// element: a point's or a bar's name) whose boxes overlap.
 	Overlaps []string `json:"overlaps"`
+	// Labels counts the data labels the overlap check measured (a width > 0).
+	Labels int `json:"labels"`
 }
 
 // countPixels runs in the page: for every chart container, the canvas's
@@ -83,7 +85,7 @@ const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).ma
       if (dx > 1 && dy > 1) overlaps.push(a.t + ' and ' + b.t + ' (' + Math.round(dx) + 'x' + Math.round(dy) + ' px)');
     }));
   }
-  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0, series: series, legends: legends, outside: outside, overlaps: overlaps};
+  if (!c) return {id: div.id, w: 0, h: 0, drawn: 0, colored: 0, series: series, legends: legends, outside: outside, overlaps: overlaps, labels: labels.length};
   const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
   let drawn = 0, colored = 0;
   for (let i = 0; i < d.length; i += 4) {
@@ -92,7 +94,7 @@ const countPixels = `Array.from(document.querySelectorAll('div.prlab-chart')).ma
     drawn++;
     if (Math.max(r, g, b) - Math.min(r, g, b) > 60) colored++;
   }
-  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored, series: series, legends: legends, outside: outside, overlaps: overlaps};
+  return {id: div.id, w: c.width, h: c.height, drawn: drawn, colored: colored, series: series, legends: legends, outside: outside, overlaps: overlaps, labels: labels.length};
 })`
 
 // pageOrder runs in the page: the top of the summary and of the correctness
@@ -378,8 +380,9 @@ func TestBrowserSeesTextOutsideAChart(t *testing.T) {
 // TestBrowserRooflineNamesDoNotOverlap: on run4's roofline (18 designs, 8
 // of them in one column of 1,024,876 bytes, and names of neighbouring
 // columns reaching into each other) no two design names overlap at a wide
-// and at a narrow page, and the check sees the overlaps of the same chart
-// without its label layout (the control).
+// and at a narrow page; and with two designs moved onto one point the check
+// sees their names overlap without the label layout (the control) and the
+// layout still separates them.
 func TestBrowserRooflineNamesDoNotOverlap(t *testing.T) {
 	findChromium(t)
 	run, err := Read[Run](filepath.Join("..", "..", "reports", "h200-2026-12-02-run4", JSONFile))
@@ -400,15 +403,32 @@ func TestBrowserRooflineNamesDoNotOverlap(t *testing.T) {
 	}
 	for _, width := range []string{"1000px", "700px"} {
 		stats := browserCheck(t, page(RooflineChart(run), width), screenshotPath("roofline-"+width+".png"))
-		if len(stats) != 1 || len(stats[0].Overlaps) > 0 {
-			t.Errorf("%s wide: overlapping names %v", width, stats)
+		if len(stats) != 1 || stats[0].Labels < 18 || len(stats[0].Overlaps) > 0 {
+			t.Errorf("%s wide: %v; want 18 names measured, none overlapping", width, stats)
 		}
 	}
-	bare := RooflineChart(run)
+	// The control: every design moved onto one point (the same bytes and time). Drawn without the label
+	// layout, names on one side of one point print over each other whatever the fonts; with it, none do.
+	one := *run
+	one.Timings = append([]TimingRow(nil), run.Timings...)
+	first := -1
+	for i, tr := range one.Timings {
+		if tr.Kind != KindGPU || tr.Status != StatusPass || tr.BytesPerIteration <= 0 {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		one.Timings[i].Timing, one.Timings[i].BytesPerIteration = one.Timings[first].Timing, one.Timings[first].BytesPerIteration
+	}
+	bare := RooflineChart(&one)
 	bare.OptionJS = ""
 	stats := browserCheck(t, page(bare, "1000px"), "")
 	if len(stats) != 1 || len(stats[0].Overlaps) == 0 {
-		t.Fatalf("without its label layout the roofline's names overlap nowhere? %+v", stats)
+		t.Fatalf("without its label layout the names of designs on one point overlap nowhere? %+v", stats)
+	}
+	if with := browserCheck(t, page(RooflineChart(&one), "1000px"), screenshotPath("roofline-one-point.png")); len(with) != 1 || len(with[0].Overlaps) > 0 {
+		t.Errorf("the names of designs on one point overlap with the label layout: %v", with)
 	}
 	t.Logf("without the label layout: %s", strings.Join(stats[0].Overlaps, "; "))
 }
