@@ -14,7 +14,7 @@ package cudabind
 //	                      split's ablations in the probe; the phase timer prints its table to stdout
 //	PRLAB_DSMEM_SET=balance  both tests run only the default and the small-rows layout (pipeline 144)
 //	                      with the sends weighed into the row split (balance 1, 2) or rows moved from
-//	                      the largest senders (assignment 2), their phase timers (176) and the
+//	                      the largest senders (assignment 2) or to cut the exchange (3), their phase timers (176) and the
 //	                      small-rows layout's stage ablations in the probe
 //	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
 //	PRLAB_DSMEM_VARIANTS=name,...  the probe's variants by name (default all of its set)
@@ -56,7 +56,8 @@ func TestGPUClusterDSMEM(t *testing.T) {
 		t.Skipf("gpu-cluster-dsmem: %s", r)
 	}
 	iters, graphs := frCorrectnessCases(t)
-	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5}}
+	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5},
+		{label: "async rows cut", exchange: 5, assign: 3}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
@@ -66,6 +67,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2},
 			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
 			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
+			{label: "async rows cut", exchange: 5, assign: 3}, {label: "stores rows cut", exchange: 1, assign: 3},
 			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
@@ -248,6 +250,8 @@ func dsmBalanceVariants() []dsmVariant {
 		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})},
 		{"stores packed, none of the pipeline bits (the layout before)", map[int]int{knobDSMExchange: 1, knobDSMPipeline: 256}},
 		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
+		{"async small rows, rows cut", map[int]int{knobDSMExchange: 5, knobDSMAssign: 3}},
+		{"stores small rows, rows cut", map[int]int{knobDSMExchange: 1, knobDSMAssign: 3}},
 		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
@@ -257,7 +261,8 @@ func dsmBalanceVariants() []dsmVariant {
 	for _, ab := range dsmAblations {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
 			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
-				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}})
+				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}},
+					dsmVariant{"async small rows, rows cut, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 3, knobDSMAblate: ab.v}})
 			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})
@@ -599,7 +604,7 @@ func TestDSMVariantsWellFormed(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range append(append(append(dsmVariants(), dsmPipelineVariants()[1:]...), dsmHeavyVariants()[1:]...), dsmBalanceVariants()[3:]...) {
 		ex, ga, pa, pl := v.knobs[knobDSMExchange], v.knobs[knobDSMGather], v.knobs[knobDSMPartials], v.knobs[knobDSMPipeline]
-		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 256 || v.knobs[knobDSMBalance] > 64 || v.knobs[knobDSMAssign] > 2 {
+		if ex < 1 || ex > len(dsmExchanges) || ga < 0 || ga > len(dsmGathers) || pa < 0 || pa > 31 || pl < 0 || pl > 256 || v.knobs[knobDSMBalance] > 64 || v.knobs[knobDSMAssign] > 3 {
 			t.Errorf("variant %q: knobs %v out of range", v.name, v.knobs)
 		}
 		if seen[v.name] {

@@ -39,7 +39,9 @@
 // Rows to blocks (knob PRLAB_KNOB_DSM_ASSIGN): contiguous ranges (auto), or
 // those ranges with rows moved from the largest senders (balanceSends, on a
 // copy of the graph relabelled inside the design; the ranks go back through
-// perm in the final write; measured no faster: NOTES.md "Session 6").
+// perm in the final write; measured no faster: NOTES.md "Session 6"), or
+// rows moved to cut the exchange itself (3, refineCut, relabelled the same
+// way; not yet timed on a GPU).
 // Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (1: the gathered values of
 // all edges into shared memory, kBatch loads in flight per thread, then
 // thread per row up to in-degree 32 and warp per row above), direct (2: row
@@ -1667,6 +1669,88 @@ std::vector<int> balanceSends(const std::vector<int> &rp, const std::vector<int>
   return owner;
 }
 
+// Rows moved between the blocks to cut the exchange itself (PRLAB_KNOB_DSM_ASSIGN 3): the needed-only floats
+// per iteration are the (block q, row u of another block) pairs with an edge from u into q's rows; greedy
+// passes in node order move each row to the block, among those of its in- and out-neighbours, that lowers that
+// count the most (ties: the lower block), while the block's rows + edges stay within 3 % over the mean (or the
+// split's largest, if larger) and its rows within the combine rounds of the split's largest block (multiples of
+// `threads`); at most 16 passes, until none moves a row. On the real graph (CPU, 2026-12-03): 50,644 -> 27,876
+// floats, the largest sender 6,288 -> 2,712 (NOTES.md "Session 7"). Starts from the contiguous split rb; returns owner[n].
+std::vector<int> refineCut(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, const int *rb, int threads) {
+  const size_t N = static_cast<size_t>(n), CC = static_cast<size_t>(C);
+  std::vector<int> owner(N);
+  std::vector<long long> w(CC, 0);
+  std::vector<int> rows(CC, 0);
+  long long total = 0, wMax = 0;
+  int rMax = 0;
+  for (int q = 0; q < C; ++q) {
+    for (int r = rb[q]; r < rb[q + 1]; ++r) {
+      owner[static_cast<size_t>(r)] = q;
+      w[static_cast<size_t>(q)] += 1 + rp[r + 1] - rp[r];
+    }
+    rows[static_cast<size_t>(q)] = rb[q + 1] - rb[q];
+    total += w[static_cast<size_t>(q)];
+    wMax = std::max(wMax, w[static_cast<size_t>(q)]);
+    rMax = std::max(rMax, rows[static_cast<size_t>(q)]);
+  }
+  const long long wCap = std::max(wMax, static_cast<long long>(1.03 * static_cast<double>(total) / C));
+  const int rCap = (std::max(rMax, 1) + threads - 1) / threads * threads;
+  std::vector<int> cnt(N * CC, 0); // cnt[u C + q]: edges from u into the rows of block q
+  for (int i = 0; i < n; ++i)
+    for (int e = rp[i]; e < rp[i + 1]; ++e) ++cnt[static_cast<size_t>(col[static_cast<size_t>(e)]) * CC + owner[static_cast<size_t>(i)]];
+  auto gain = [&](int v, int b) { // pairs saved when v moves from its block to b
+    const int a = owner[static_cast<size_t>(v)];
+    int g = 0;
+    for (int e = rp[v]; e < rp[v + 1]; ++e) {
+      const size_t u = static_cast<size_t>(col[static_cast<size_t>(e)]);
+      g += cnt[u * CC + a] == 1 && owner[u] != a;  // a needs u no more
+      g -= cnt[u * CC + b] == 0 && owner[u] != b;  // b needs u now
+    }
+    g -= cnt[static_cast<size_t>(v) * CC + a] > 0; // a needs v now
+    g += cnt[static_cast<size_t>(v) * CC + b] > 0; // b needs v no more
+    return g;
+  };
+  std::vector<char> cand(CC);
+  for (int pass = 0; pass < 16; ++pass) {
+    int moved = 0;
+    for (int v = 0; v < n; ++v) {
+      const int a = owner[static_cast<size_t>(v)], wv = 1 + rp[v + 1] - rp[v];
+      std::fill(cand.begin(), cand.end(), 0);
+      for (int e = rp[v]; e < rp[v + 1]; ++e) cand[static_cast<size_t>(owner[static_cast<size_t>(col[static_cast<size_t>(e)])])] = 1;
+      for (int q = 0; q < C; ++q) cand[static_cast<size_t>(q)] |= cnt[static_cast<size_t>(v) * CC + q] > 0;
+      int best = -1, bg = 0;
+      for (int b = 0; b < C; ++b) {
+        if (!cand[static_cast<size_t>(b)] || b == a || w[static_cast<size_t>(b)] + wv > wCap || rows[static_cast<size_t>(b)] + 1 > rCap) continue;
+        const int g = gain(v, b);
+        if (g > bg) {
+          best = b;
+          bg = g;
+        }
+      }
+      if (best < 0) continue;
+      for (int e = rp[v]; e < rp[v + 1]; ++e) {
+        const size_t u = static_cast<size_t>(col[static_cast<size_t>(e)]);
+        --cnt[u * CC + a];
+        ++cnt[u * CC + best];
+      }
+      w[static_cast<size_t>(a)] -= wv;
+      w[static_cast<size_t>(best)] += wv;
+      --rows[static_cast<size_t>(a)];
+      ++rows[static_cast<size_t>(best)];
+      owner[static_cast<size_t>(v)] = best;
+      ++moved;
+    }
+    if (moved == 0) break;
+  }
+  for (int q = 0; q < C; ++q)
+    if (rows[static_cast<size_t>(q)] == 0) { // an empty block: the contiguous split instead
+      for (int t = 0; t < C; ++t)
+        for (int r = rb[t]; r < rb[t + 1]; ++r) owner[static_cast<size_t>(r)] = t;
+      break;
+    }
+  return owner;
+}
+
 // The graph relabelled so that block q's rows (owner[r] == q, in node order) are the contiguous range
 // [rb[q], rb[q + 1]) (rb: kMaxC + 1 bounds, n beyond C): perm[new] = node, rp2 / col2 the relabelled in-edge
 // CSR (each row's edges in their order, columns renamed).
@@ -1765,7 +1849,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
   std::string why;
   // assignment 2: the rows moved between blocks (balanceSends) on a relabelled copy of the graph, else (or when
   // that layout does not fit) the contiguous split
-  const bool wantMove = s.knobAssign == 2;
+  const bool wantMove = s.knobAssign == 2 || s.knobAssign == 3;
   std::vector<float> inv;
   if (wantMove) {
     inv.resize(static_cast<size_t>(n));
@@ -1779,7 +1863,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
     int rbM[kMaxC + 1];
     if (mv) { // rows in (block, node) order: each block's rows contiguous again
       splitRows(rp, col, n, C, s.knobBalance, rbM);
-      relabelByOwner(rp, col, n, C, balanceSends(rp, col, n, C, rbM, threads), rpM, colM, permM, rbM);
+      relabelByOwner(rp, col, n, C, s.knobAssign == 3 ? refineCut(rp, col, n, C, rbM, threads) : balanceSends(rp, col, n, C, rbM, threads),
+                     rpM, colM, permM, rbM);
       invM.resize(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) invM[static_cast<size_t>(i)] = inv[static_cast<size_t>(permM[static_cast<size_t>(i)])];
     }
@@ -2041,8 +2126,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
-      {PRLAB_KNOB_DSM_ASSIGN, 2, &DsmState::knobAssign, "assignment",
-       "auto, contiguous ranges, rows moved from the largest senders"},
+      {PRLAB_KNOB_DSM_ASSIGN, 3, &DsmState::knobAssign, "assignment",
+       "auto, contiguous ranges, rows moved from the largest senders, rows moved to cut the exchange"},
       {PRLAB_KNOB_DSM_PIPELINE, 256, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
        "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane; "

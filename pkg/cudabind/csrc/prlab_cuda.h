@@ -418,7 +418,9 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       PRLAB_KNOB_DSM_BALANCE's cost), 2 those ranges with rows then moved from
                                       the blocks that send the most to blocks that send less (edges and combine
                                       rounds capped; the graph relabelled inside the design, the ranks written
-                                      back in the graph's order); 1 where that layout does not fit */
+                                      back in the graph's order), 3 rows moved to cut the exchange (greedy
+                                      passes lowering the needed-only floats, rows + edges and combine rounds
+                                      capped; relabelled as 2); 1 where those layouts do not fit */
 #define PRLAB_KNOB_DSM_END 33
 /* Knobs of gpu-prop-blocking (prlab_layout_set routes them to csrc/propblock.cu; 0 = automatic). */
 #define PRLAB_KNOB_PB_FIRST 40

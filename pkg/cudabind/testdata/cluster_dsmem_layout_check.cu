@@ -47,15 +47,17 @@ int main(int argc, char **argv) {
     if (fread(rp0.data(), 4, n + 1, f) != (size_t)n + 1) return 2;
     if (nnz && fread(col0.data(), 4, nnz, f) != (size_t)nnz) return 2;
     fclose(f);
-    // moved 1: the rows moved from the largest senders (PRLAB_KNOB_DSM_ASSIGN 2): the same checks on the
-    // relabelled graph with its block bounds, and the permutation checked to be one
-    for (int moved : {0, 1})
+    // moved 1: the rows moved from the largest senders (PRLAB_KNOB_DSM_ASSIGN 2), 2: the rows moved to cut
+    // the exchange (3): the same checks on the relabelled graph with its block bounds, and the permutation
+    // checked to be one
+    for (int moved : {0, 1, 2})
     for (int C : {16, 8}) {
       std::vector<int> rp = rp0, col = col0, perm;
       int rbM[kMaxC + 1];
       if (moved) {
         splitRows(rp0, col0, n, C, 0, rbM);
-        relabelByOwner(rp0, col0, n, C, balanceSends(rp0, col0, n, C, rbM, 1024), rp, col, perm, rbM);
+        relabelByOwner(rp0, col0, n, C, moved == 2 ? refineCut(rp0, col0, n, C, rbM, 1024) : balanceSends(rp0, col0, n, C, rbM, 1024),
+                       rp, col, perm, rbM);
         std::vector<int> seen(n, 0);
         for (int r : perm) seen[r]++;
         for (int r = 0; r < n; ++r)
