@@ -27,6 +27,9 @@ func MemcpyBandwidth(size int64, workers, warmups, repeats int) pagerank.Stage {
 // about 0.1 s for 512 MiB) once ctx is done, returning ctx's error.
 func MemcpyBandwidthContext(ctx context.Context, size int64, workers, warmups, repeats int) (pagerank.Stage, error) {
 	workers, repeats = max(1, workers), max(1, repeats)
+	if err := ctx.Err(); err != nil { // cancelled before the 2 x size bytes are allocated and faulted in
+		return pagerank.Stage{}, err
+	}
 	src := make([]byte, size)
 	dst := make([]byte, size)
 	// The fill and the warm-ups fault a GiB of pages in (seconds on a loaded
