@@ -333,7 +333,9 @@ func T1ScalingChart(b *CPUBaseline) *Chart {
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "threads (T1: --workers, GAP: OMP_NUM_THREADS)",
 			NameLocation: "middle", NameGap: 26}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "speed-up over 1 thread (×)", NameLocation: "middle", NameGap: 36, Min: 0}),
-		charts.WithGridOpts(opts.Grid{Left: "30", Right: fmt.Sprint(legendRoom), Top: "92", Bottom: "40", ContainLabel: opts.Bool(true)}),
+		// Left: the rotated axis name's room (containLabel counts only the tick labels; one-digit ticks leave
+		// the name 36 px left of the axis, its 12 px line height half of it further out)
+		charts.WithGridOpts(opts.Grid{Left: "40", Right: fmt.Sprint(legendRoom), Top: "92", Bottom: "40", ContainLabel: opts.Bool(true)}),
 		charts.WithLegendOpts(plainLegend(nil, true)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: opts.FuncOpts(
 			"function (p) { return p.marker + p.seriesName + '<br/>' + p.name + ' threads: ' + p.value + '×'; }")}),

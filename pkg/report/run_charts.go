@@ -512,5 +512,7 @@ func XDRAMChart(run *Run) *Chart {
 		}
 		b.AddSeries(name, data[im], so...)
 	}
-	return &Chart{ID: ChartXDRAM, Height: fmt.Sprintf("%dpx", 110+20*len(names)), Chart: b}
+	// 22 px per row and 140 for the title, the axis and the grid's margins: a row's 11 px label (13 px tall as
+	// a browser with a CJK font measures it) keeps clear of its neighbours' also with 3 rows.
+	return &Chart{ID: ChartXDRAM, Height: fmt.Sprintf("%dpx", 140+22*len(names)), Chart: b}
 }

@@ -223,7 +223,7 @@ func ScaleChart(s *ScaleStudy, m ScaleMetric) *Chart {
 	for i, fam := range fams {
 		// The first panel leaves 30 px for its rotated y-axis name (containLabel
 		// makes room for the tick labels, not for the name).
-		left := "30"
+		left := "40" // the rotated axis name's room, 44 px left of the axis (its 12 px line height half of it further out)
 		if i > 0 {
 			left = fmt.Sprintf("%.0f%%", 4+float64(i)*(width+1))
 		}
