@@ -5,7 +5,7 @@ package cudabind
 //
 //	PRLAB_DSMEM_PROBE=1   TestGPUClusterDSMEMVariants: µs per iteration of every exchange /
 //	                      gather / block-size variant and of the ablations on the real graph
-//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows,async,warpsends  the exchanges both tests run (default all; bulk needs a
+//	PRLAB_DSMEM_EXCHANGES=stores,bulk,l2,rows  the exchanges both tests run (default all; bulk needs a
 //	                      library built with -DPRLAB_CLUSTER_BULK=1, else it is skipped)
 //	PRLAB_DSMEM_SET=pipeline  both tests run only the split-barrier / 16-bit-column / 512-thread
 //	                      variants of the packed default (and the default's ablations in the probe)
@@ -57,8 +57,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	}
 	iters, graphs := frCorrectnessCases(t)
 	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5},
-		{label: "async rows cut", exchange: 5, assign: 3}, {label: "async warp sends", exchange: 6},
-		{label: "async warp sends rows cut", exchange: 6, assign: 3}}
+		{label: "async rows cut", exchange: 5, assign: 3}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
@@ -69,7 +68,6 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
 			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
 			{label: "async rows cut", exchange: 5, assign: 3}, {label: "stores rows cut", exchange: 1, assign: 3},
-			{label: "async warp sends", exchange: 6}, {label: "async warp sends rows cut", exchange: 6, assign: 3},
 			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
@@ -103,7 +101,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			res, err := im.Run(g, pagerank.Fixed(iters))
 			if errors.Is(err, ErrUnavailable) {
 				t.Logf("  %-6s %-10s %v", ex, g.Name, err)
-				if exName != "bulk" && exName != "async" && exName != "warpsends" { // they need a library built for them (CUDA 12 / 12.1)
+				if exName != "bulk" && exName != "async" { // both need a library built for them (CUDA 12 / 12.1)
 					t.Errorf("%s exchange on %s unavailable: %v", ex, g.Name, err)
 				}
 				continue
@@ -162,10 +160,9 @@ func TestGPUClusterDSMEM(t *testing.T) {
 }
 
 // The exchanges move the same contributions and sum every partial in the
-// same fixed order, so stores, async stores and async warp sends (the send
-// groups by sending warp, padded per warp) give the same bits: ranks and
-// residual history, fixed iterations and a tolerance run. A library without
-// st.async skips the two async exchanges.
+// same fixed order, so stores and async stores give the same bits: ranks
+// and residual history, fixed iterations and a tolerance run. A library
+// without st.async skips async.
 func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 	frNeedGPU(t)
 	im := mustDesign(t, NameClusterDSMEM)
@@ -185,7 +182,7 @@ func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 			if err != nil {
 				t.Fatalf("stores on %s: %v", g.Name, err)
 			}
-			for _, ex := range []namedValue{{"async", 5}, {"warpsends", 6}} {
+			for _, ex := range []namedValue{{"async", 5}} {
 				dsmKnobs(t, g, map[int]int{knobDSMExchange: ex.v})
 				got, err := im.Run(g, term)
 				if errors.Is(err, ErrUnavailable) {
@@ -255,8 +252,6 @@ func dsmBalanceVariants() []dsmVariant {
 		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
 		{"async small rows, rows cut", map[int]int{knobDSMExchange: 5, knobDSMAssign: 3}},
 		{"stores small rows, rows cut", map[int]int{knobDSMExchange: 1, knobDSMAssign: 3}},
-		{"async warp sends, small rows", map[int]int{knobDSMExchange: 6}},
-		{"async warp sends, small rows, rows cut", map[int]int{knobDSMExchange: 6, knobDSMAssign: 3}},
 		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
@@ -267,8 +262,7 @@ func dsmBalanceVariants() []dsmVariant {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
 			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
 				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}},
-					dsmVariant{"async small rows, rows cut, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 3, knobDSMAblate: ab.v}},
-					dsmVariant{"async warp sends, small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 6, knobDSMAblate: ab.v}})
+					dsmVariant{"async small rows, rows cut, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 3, knobDSMAblate: ab.v}})
 			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})
@@ -384,10 +378,8 @@ type namedValue struct {
 }
 
 // dsmExchanges are PRLAB_KNOB_DSM_EXCHANGE's values: 16-byte DSMEM stores,
-// cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its
-// combine, the stores as st.async, and those sent by each warp right after
-// its combine (warp sends).
-var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}, {"async", 5}, {"warpsends", 6}}
+// cp.async.bulk + mbarrier, through L2, 4-byte stores of each row at its combine.
+var dsmExchanges = []namedValue{{"stores", 1}, {"bulk", 2}, {"l2", 3}, {"rows", 4}, {"async", 5}}
 
 // dsmGathers are PRLAB_KNOB_DSM_GATHER's values: staged, direct, pieces of
 // <= 8 / 4 edges, the same with each piece's columns bank-ordered, and the

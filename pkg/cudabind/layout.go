@@ -56,7 +56,7 @@ const (
 	knobHotTile        = 23 // 1 row loops, 2 row loops in two column passes, 8 or 16 the two-phase gather's edges per thread and tile (0: the row loops)
 	knobHotEnd         = 24
 	// gpu-cluster-dsmem's knobs (PRLAB_KNOB_DSM_*, csrc/cluster_dsmem.cu).
-	knobDSMExchange = 24 // 0 auto (async where built with CUDA >= 12.1, else stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores, 5 the stores as st.async completing on the receivers' mbarriers (CUDA >= 12.1), 6 those sent by each warp right after its combine (warp sends)
+	knobDSMExchange = 24 // 0 auto (async where built with CUDA >= 12.1, else stores), 1 16-byte DSMEM stores, 2 cp.async.bulk + mbarrier, 3 through L2, 4 per-row stores, 5 the stores as st.async completing on the receivers' mbarriers (CUDA >= 12.1)
 	knobDSMAblate   = 25 // timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange, 8 no cluster.sync(), 16 no iterations
 	knobDSMThreads  = 26 // threads per block (auto 1024)
 	knobDSMCluster  = 27 // blocks in the cluster (auto 16, else 8)

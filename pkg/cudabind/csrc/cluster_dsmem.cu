@@ -27,11 +27,6 @@
 //   l2      each block stores its rows' contributions to device memory
 //           (L2); after the barrier every block loads the entries of its
 //           ghost vector it needs (ld.global.cg).
-//   warp sends (6) async's st.async groups with each receiver's segment
-//           ordered by the sending warp (the warp that combines the row;
-//           each warp's run padded to 4 floats), so that each warp sends
-//           its own rows' groups right after its combine (__syncwarp), not
-//           after the dangling block sum (not yet timed on a GPU);
 //   async   (the default where compiled in) the stores' 16-byte groups as
 //           st.async (PTX 8.1, CUDA >= 12.1),
 //           each completing 16 bytes on the receiver's mbarrier of that
@@ -164,7 +159,7 @@ constexpr int kLight = 32; // thread per row up to this in-degree, warp per row 
 constexpr int kBatch = 8;  // gather loads in flight per thread
 constexpr int kPiece = 8;  // edges per piece of the piece-wise row sums
 constexpr int kPieceWarp = 32; // rows of more full pieces are summed by a warp
-enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4, kAsync = 5, kWarpSends = 6 };
+enum { kStores = 1, kBulk = 2, kL2 = 3, kRowStores = 4, kAsync = 5 };
 enum { kNoGather = 1, kNoRows = 2, kNoExchange = 4, kNoSync = 8, kNoLoop = 16 };
 enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // kPipe bits of the instantiations beyond the pipeline knob's first three (PRLAB_KNOB_DSM_PIPELINE 16, 32):
@@ -236,9 +231,6 @@ struct Args {
   // graph's node of row r, through which the final write puts the ranks back in the graph's order (nullptr: the
   // graph's own order).
   const int *perm;
-  // Warp sends (exchange 6): block q's send groups of warp w (every group's 4 rows combined by that warp) are
-  // [wsend[33 q + w], wsend[33 q + w + 1]) in its send list (layoutFor with sendWarps).
-  const int *wsend;
 };
 
 struct Coef {
@@ -408,8 +400,6 @@ template <bool kInstr, int kMode, int kPipe = 0>
 __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, float *xOut, Inst in) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cg::cluster_group cl = cg::this_cluster();
-  // warp sends: async's st.async groups, each warp sending its own rows' groups right after its combine
-  constexpr bool kWarpX = kMode == kWarpSends, kAsyncX = kMode == kAsync || kWarpX;
   const int rank = static_cast<int>(cl.block_rank());
   const int C = static_cast<int>(cl.num_blocks());
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
@@ -469,7 +459,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   __shared__ unsigned remoteGhostA[kMaxC], remoteBarA[kMaxC][2]; // async stores: shared::cluster addresses
   __shared__ int pOff[kMaxC], pCnt[kMaxC], pRoff[kMaxC];
   __shared__ unsigned long long bar[2]; // mbarriers of the two ghost copies (bulk exchange)
-  __shared__ int wsS[33];               // warp sends: this block's group range per warp
   (void)sendBuf;
   (void)bar;
   (void)pOff;
@@ -485,7 +474,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   if (tid < C) {
     remoteGhost[tid] = cl.map_shared_rank(ghost, tid);
 #if PRLAB_CLUSTER_ASYNC
-    if (kAsyncX) {
+    if (kMode == kAsync) {
       remoteGhostA[tid] = mapa(smemAddr(ghost), tid);
       remoteBarA[tid][0] = mapa(smemAddr(&bar[0]), tid);
       remoteBarA[tid][1] = mapa(smemAddr(&bar[1]), tid);
@@ -523,7 +512,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     copyAsync(mrowS, a.mrow + r0, M);
   }
   if (pieces && tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
-  if (kWarpX && tid <= 32) wsS[tid] = __ldg(a.wsend + 33 * rank + tid);
   for (int b = tid; b < a.gmax; b += kBatch * bd) { // the ghost vector of x_0: ids, then 1/outdeg, kBatch in flight
     int g[kBatch];
     float iv[kBatch];
@@ -577,7 +565,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     sP[0] = sP[1] = 0.0;
   }
 #if PRLAB_CLUSTER_MBAR
-  if ((kMode == kBulk || kAsyncX) && tid == 0) {
+  if ((kMode == kBulk || kMode == kAsync) && tid == 0) {
     mbarInit(&bar[0], 1);
     mbarInit(&bar[1], 1);
     mbarInitFence();
@@ -642,7 +630,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       pendingWait = false;
     }
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kAsyncX) && k > 0 && exchange && recvB > 0)
+    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0)
       mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
     if (kMode == kL2 && k > 0 && exchange) { // the remote entries of cur from L2, written before the barrier
@@ -831,10 +819,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (lane == 0) shD = d0;
     }
     mark(3);
-    if (!rowFinish || kInstr || kMode == kBulk || kAsyncX) __syncthreads(); // D and the row sums to the block (not with row finish)
+    if (!rowFinish || kInstr || kMode == kBulk || kMode == kAsync) __syncthreads(); // D and the row sums to the block (not with row finish)
     mark(4);
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kAsyncX) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
       mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
@@ -880,24 +868,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
           },
           finish);
     }
-#if PRLAB_CLUSTER_ASYNC
-    if (kWarpX && exchange && k + 1 < iters) { // this warp's rows are combined (nxt[i], i % bd in its lanes): send them
-      __syncwarp();
-      const unsigned ofs = 4u * static_cast<unsigned>((1 - p) * a.gmax);
-      const ushort4 *ix4 = reinterpret_cast<const ushort4 *>(sidxS);
-      for (int g = wsS[warp] + lane; g < wsS[warp + 1]; g += 32) {
-        const unsigned dsc = descS[g], q = dsc >> 24;
-        const ushort4 ix = ix4[g];
-        const float4 v = make_float4(nxt[ix.x], nxt[ix.y], nxt[ix.z], nxt[ix.w]);
-        stAsync16(remoteGhostA[q] + ofs + 16u * (dsc & 0xffffffu), v, remoteBarA[q][1 - p]);
-      }
-    }
-#endif
     mark(5);
     if (warpPush) { // lanes 0..C-1 store the warp's sum into block `lane` (visible after the cluster barrier)
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
-      if (kMode == kStores || kMode == kBulk || kAsyncX) __syncthreads(); // publishes nxt[0, R) to the block for the sends
+      if (kMode == kStores || kMode == kBulk || kMode == kAsync) __syncthreads(); // publishes nxt[0, R) to the block for the sends
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
@@ -917,7 +892,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       }
 #if PRLAB_CLUSTER_ASYNC
-      if (kMode == kAsync) { // the same groups as st.async (warp sends: sent after each warp's combine), completing on the receiver's mbarrier of copy 1 - p
+      if (kMode == kAsync) { // the same groups as st.async, completing on the receiver's mbarrier of copy 1 - p
         const unsigned ofs = 4u * static_cast<unsigned>((1 - p) * a.gmax);
         const ushort4 *ix4 = reinterpret_cast<const ushort4 *>(sidxS);
         for (int g = wt; g >= 0 && g < (S >> 2); g += wn) {
@@ -943,7 +918,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if ((a.ablate & kNoSync) == 0 && split) {
       clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
       pendingWait = true;
-    } else if ((a.ablate & kNoSync) == 0 && kAsyncX) {
+    } else if ((a.ablate & kNoSync) == 0 && kMode == kAsync) {
       // the sends complete on the receivers' mbarriers: only warp 0 (thread 0 wrote the partials dP, rP, sP,
       // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
       if (warp == 0) clusterArrive();
@@ -1048,7 +1023,7 @@ DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 void freeBuffers(DsmState &s) {
   Args &a = s.args;
   freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
-             a.winfo, a.c16, a.phase, a.lends, a.wsend, s.relRowPtr, s.relInvOut, s.perm);
+             a.winfo, a.c16, a.phase, a.lends, s.relRowPtr, s.relInvOut, s.perm);
   a.perm = nullptr;
   s.built = false;
   s.C = 0;
@@ -1068,9 +1043,6 @@ template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
   if (mode == kAsync)
     return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
                                          : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
-  if (mode == kWarpSends)
-    return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kWarpSends, kHeavySplit | kSmallLanes>)
-                                         : reinterpret_cast<const void *>(dsmKernel<kInstr, kWarpSends>);
 #endif
   if (mode == kStores && (pipeline & kSmallLanes) != 0)
     return (pipeline & kPhaseTimer) != 0
@@ -1349,8 +1321,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
                std::vector<int> &pcol, std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why, bool split = false, bool pair = false,
-               std::vector<unsigned> *lends = nullptr, const int *rbFixed = nullptr, int sendWarps = 0,
-               std::vector<int> *wsend = nullptr) {
+               std::vector<unsigned> *lends = nullptr, const int *rbFixed = nullptr) {
   a = Args{};
   a.n = n;
   if (rbFixed != nullptr) std::copy(rbFixed, rbFixed + kMaxC + 1, a.rb);
@@ -1372,24 +1343,6 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
     }
     for (auto &l : need[static_cast<size_t>(q)]) std::sort(l.begin(), l.end());
   }
-  // Warp sends (exchange 6; sendWarps = threads per block): each (receiver, sender) segment ordered by the
-  // sender's warp that combines the row (local row i: warp (i % threads) / 32), each warp's run padded to 4
-  // with -1 (a ghost slot no edge reads), so that every 16-byte group holds rows of one warp only.
-  if (sendWarps > 0)
-    for (int q = 0; q < C; ++q)
-      for (int s = 0; s < C; ++s) {
-        auto &l = need[static_cast<size_t>(q)][static_cast<size_t>(s)];
-        if (s == q || l.empty()) continue;
-        auto warpOf = [&](int u) { return ((u - a.rb[s]) % sendWarps) / 32; };
-        std::stable_sort(l.begin(), l.end(), [&](int x, int y) { return warpOf(x) < warpOf(y); });
-        std::vector<int> padded;
-        for (size_t j = 0; j < l.size(); ++j) {
-          padded.push_back(l[j]);
-          if (j + 1 == l.size() || warpOf(l[j + 1]) != warpOf(l[j]))
-            while (padded.size() & 3) padded.push_back(-1);
-        }
-        l.swap(padded);
-      }
   // Ghost vectors: own rows (padded to 4), then one padded segment per source.
   std::vector<int> pos(static_cast<size_t>(n), -1);
   pairs.assign(static_cast<size_t>(kMaxC * kMaxC * 3), 0);
@@ -1428,14 +1381,12 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       if (s == q || l.empty()) continue;
       int *pp = &pairs[static_cast<size_t>(3 * (s * kMaxC + q))];
       pp[2] = g; // offset in q's ghost vector
-      for (int u : l) { // -1: a warp run's padding (warp sends)
-        if (u >= 0) {
-          pos[static_cast<size_t>(u)] = g;
-          ++exchangeFloats;
-        }
+      for (int u : l) {
+        pos[static_cast<size_t>(u)] = g;
         gids.push_back(u);
         ++g;
       }
+      exchangeFloats += static_cast<long long>(l.size());
       int cnt = static_cast<int>(l.size());
       while (g & 3) {
         gids.push_back(-1);
@@ -1535,35 +1486,12 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       if (s == q || l.empty()) continue;
       int *pp = &pairs[static_cast<size_t>(3 * (s * kMaxC + q))];
       pp[0] = static_cast<int>(sidx.size()) - a.sb[s];
-      for (int j = 0; j < pp[1]; ++j) { // padding: the group's first row (a row of the same warp with warp sends)
-        int u = j < static_cast<int>(l.size()) ? l[static_cast<size_t>(j)] : -1;
-        if (u < 0) u = l[static_cast<size_t>(j & ~3)] >= 0 ? l[static_cast<size_t>(j & ~3)] : a.rb[s];
+      for (int j = 0; j < pp[1]; ++j) {
+        const int u = j < static_cast<int>(l.size()) ? l[static_cast<size_t>(j)] : a.rb[s];
         sidx.push_back(static_cast<unsigned short>(u - a.rb[s]));
       }
       for (int t = 0; t < pp[1] / 4; ++t)
         desc.push_back(static_cast<unsigned>(q) << 24 | static_cast<unsigned>(pp[2] / 4 + t));
-    }
-    if (sendWarps > 0) { // the sender's groups by warp (stable: receiver order kept), each warp's range in wsend
-      const int g0 = a.sb[s] / 4, ng = static_cast<int>(desc.size()) - g0;
-      std::vector<int> order(static_cast<size_t>(ng));
-      for (int t = 0; t < ng; ++t) order[static_cast<size_t>(t)] = t;
-      auto warpOfGroup = [&](int t) { return (sidx[static_cast<size_t>(a.sb[s] + 4 * t)] % sendWarps) / 32; };
-      std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return warpOfGroup(x) < warpOfGroup(y); });
-      std::vector<unsigned short> si(static_cast<size_t>(4 * ng));
-      std::vector<unsigned> de(static_cast<size_t>(ng));
-      std::vector<int> &ws = *wsend;
-      if (ws.size() < static_cast<size_t>(33 * kMaxC)) ws.assign(static_cast<size_t>(33 * kMaxC), 0);
-      int *wr = &ws[static_cast<size_t>(33 * s)];
-      std::fill(wr, wr + 33, 0);
-      for (int t = 0; t < ng; ++t) {
-        const int o = order[static_cast<size_t>(t)];
-        for (int k = 0; k < 4; ++k) si[static_cast<size_t>(4 * t + k)] = sidx[static_cast<size_t>(a.sb[s] + 4 * o + k)];
-        de[static_cast<size_t>(t)] = desc[static_cast<size_t>(g0 + o)];
-        ++wr[warpOfGroup(o) + 1];
-      }
-      for (int w = 0; w < 32; ++w) wr[w + 1] += wr[w];
-      std::copy(si.begin(), si.end(), sidx.begin() + a.sb[s]);
-      std::copy(de.begin(), de.end(), desc.begin() + g0);
     }
     smax = std::max(smax, static_cast<int>(sidx.size()) - a.sb[s]);
   }
@@ -1579,9 +1507,8 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
       if (s == q || l.empty()) continue;
       const int at = pairs[static_cast<size_t>(3 * (s * kMaxC + q)) + 2];
       for (size_t j = 0; j < l.size(); ++j)
-        if (l[j] >= 0)
-          rows[static_cast<size_t>(l[j] - a.rb[s])].push_back(static_cast<unsigned>(q) << 24 |
-                                                              static_cast<unsigned>(at + static_cast<int>(j)));
+        rows[static_cast<size_t>(l[j] - a.rb[s])].push_back(static_cast<unsigned>(q) << 24 |
+                                                            static_cast<unsigned>(at + static_cast<int>(j)));
     }
     a.rdb[s] = static_cast<int>(rsd.size());
     int *ptr = &rsp[static_cast<size_t>(a.rb[s] + s)];
@@ -1873,11 +1800,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
     s.why = "the bulk-copy exchange is not compiled in (build with -DPRLAB_CLUSTER_BULK=1 and CUDA 12 or later)";
     return PRLAB_OK;
   }
-  if ((mode == kAsync || mode == kWarpSends) && !PRLAB_CLUSTER_ASYNC) {
-    s.why = "the async-stores exchanges (st.async, PTX 8.1) need a library built with CUDA 12.1 or later";
+  if (mode == kAsync && !PRLAB_CLUSTER_ASYNC) {
+    s.why = "the async-stores exchange (st.async, PTX 8.1) needs a library built with CUDA 12.1 or later";
     return PRLAB_OK;
   }
-  if ((mode == kBulk || mode == kAsync || mode == kWarpSends) && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
+  if ((mode == kBulk || mode == kAsync) && (s.knobAblate & kNoSync) != 0 && (s.knobAblate & kNoExchange) == 0) {
     s.why = "the no-cluster.sync() ablation would let bulk copies overrun the receivers' mbarrier phases";
     return PRLAB_OK;
   }
@@ -1898,7 +1825,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // The pipeline knob's value in effect: automatic (0) with packed rows and the stores exchange is small rows
   // several per lane + heavy rows split (144: 3.39-3.44 us against the layout before's 3.56-3.65 in three H200
   // leases, NOTES.md "Session 6"); 256 is that layout before (none of the bits), explicitly; other exchanges: none.
-  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync || mode == kWarpSends) ? kSmallLanes | kHeavySplit : 0)
+  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
                                            : s.knobPipeline & 255;
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
   const int pipeline = packed && mode != kRowStores ? pipeKnob & 7 : 0; // not with row stores
@@ -1907,11 +1834,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // packed rows, stores, none of 1, 2, 4
   const int extra = (pipeKnob & (kHeavySplit | kPhaseTimer | kPairWarps | kSmallLanes)) |
                     ((pipeKnob & kSmallLanes) != 0 ? kHeavySplit : 0);
-  if ((mode == kAsync || mode == kWarpSends) && (!packed || (pipeKnob & 7) != 0 || (extra & ~(kHeavySplit | kSmallLanes)) != 0)) {
-    s.why = "the async-stores exchanges run rows packed into warps with pipeline 0 or 144 only";
+  if (mode == kAsync && (!packed || (pipeKnob & 7) != 0 || (extra & ~(kHeavySplit | kSmallLanes)) != 0)) {
+    s.why = "the async-stores exchange runs rows packed into warps with pipeline 0 or 144 only";
     return PRLAB_OK;
   }
-  if (extra != 0 && (!packed || (mode != kStores && mode != kAsync && mode != kWarpSends) || (pipeKnob & 7) != 0)) {
+  if (extra != 0 && (!packed || (mode != kStores && mode != kAsync) || (pipeKnob & 7) != 0)) {
     s.why = "pipeline bits 16, 32, 64, 128 need rows packed into warps, the stores exchange and none of bits 1, 2, 4";
     return PRLAB_OK;
   }
@@ -1951,14 +1878,12 @@ int build(Ctx &c, DsmState &s, Err &e) {
     std::vector<unsigned> lends;
     const bool small = (extra & kSmallLanes) != 0;
     std::vector<unsigned> rsd;
-    std::vector<int> wsend; // warp sends: [kMaxC][33] group ranges per warp
     if (!layoutFor(rpL, colL, n, C, s.knobBalance, mode, staged, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr,
                    mrow, pcol, lanes, winfo, rsp,
                    rsd, sidx, desc, pairs,
                    xf, why, (extra & kHeavySplit) != 0, (extra & kPairWarps) != 0, small ? &lends : nullptr,
-                   mv ? rbM : nullptr, mode == kWarpSends ? threads : 0, &wsend))
+                   mv ? rbM : nullptr))
       continue;
-    if (wsend.empty()) wsend.assign(static_cast<size_t>(33 * kMaxC), 0);
     std::vector<unsigned short> c16;
     if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
       why = "graph too large for one cluster: a block's ghost vector exceeds the 16-bit column indices";
@@ -2012,7 +1937,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&g.winfo, winfo, "d_dsmPackedWarps", e));
     PR_TRY(upload(&g.c16, c16, "d_dsmPackedCols16", e));
     if (small) PR_TRY(upload(&g.lends, lends, "d_dsmPackedLaneEnds", e));
-    PR_TRY(upload(&g.wsend, wsend, "d_dsmWarpSends", e));
     if (mv) { // the relabelled graph's row pointer and 1/outdeg, and the way back to the graph's order
       PR_TRY(upload(&s.relRowPtr, rpM, "d_dsmMovedRowPtr", e));
       PR_TRY(upload(&s.relInvOut, invM, "d_dsmMovedInvOut", e));
@@ -2194,7 +2118,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
     const char *name, *values;
   };
   static const Range ranges[] = {
-      {PRLAB_KNOB_DSM_EXCHANGE, 6, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores, async stores, async warp sends"},
+      {PRLAB_KNOB_DSM_EXCHANGE, 5, &DsmState::knobExchange, "exchange", "auto, stores, bulk, l2, row stores, async stores"},
       {PRLAB_KNOB_DSM_ABLATE, 31, &DsmState::knobAblate, "ablation", "bits: gather, rows, exchange, sync, loop"},
       {PRLAB_KNOB_DSM_CLUSTER, kMaxC, &DsmState::knobCluster, "cluster size", "blocks; 0 auto"},
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},

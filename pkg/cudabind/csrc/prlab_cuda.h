@@ -377,9 +377,7 @@ static const prlab_design prlab_designs[PRLAB_DESIGN_COUNT] = {
                                       (built with -DPRLAB_CLUSTER_BULK=1), 3 through L2, 4 4-byte DSMEM stores
                                       of each row's contribution at its combine (per-row send lists), 5 the 16-byte
                                       groups of 1 as st.async completing on the receiver's mbarrier, the cluster
-                                      barrier's arrive relaxed but for warp 0 (CUDA >= 12.1), 6 warp sends: 5
-                                      with the send groups ordered by the warp that combines their rows, each
-                                      warp sending its own right after its combine */
+                                      barrier's arrive relaxed but for warp 0 (CUDA >= 12.1) */
 #define PRLAB_KNOB_DSM_ABLATE 25   /* timing only, bits: 1 no gather, 2 no row sums + combine, 4 no exchange,
                                       8 no per-iteration cluster.sync(), 16 no iterations (launch + one-time load) */
 #define PRLAB_KNOB_DSM_THREADS 26  /* threads per block, a multiple of 32 in [128, 1024] (auto: 1024) */

@@ -65,14 +65,13 @@ int main(int argc, char **argv) {
       }
       for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256, 8 + 32 + 128 + 512,
                        8 + 32 + 128 + 1024, 8 + 32 + 128 + 512 + 1024, 8 + 32 + 128 + 512 + 2048,
-                       8 + 32 + 128 + 512 + 1024 + 2048, 8 + 32 + 128 + 512 + 2048 + 4096}) { // pieces of 0 (staged), 8, 4;
+                       8 + 32 + 128 + 512 + 1024 + 2048}) { // pieces of 0 (staged), 8, 4;
                                                         // + 32: bank-ordered; + 64: fused; + 128: rows packed into warps; + 256: 16-bit columns (pack16);
                                                         // + 512: heavy rows split over packed warps (packRows split); + 1024: packed warps paired by cost;
-                                                        // + 2048: small rows several per lane (packRows ends); + 4096: warp sends (exchange 6, 1024 threads)
+                                                        // + 2048: small rows several per lane (packRows ends)
         const int plen = mode & 15, pieces = plen > 0;
         const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0, col16 = (mode & 256) != 0;
-        const bool split = (mode & 512) != 0, pair = (mode & 1024) != 0, small = (mode & 2048) != 0, warpSends = (mode & 4096) != 0;
-        std::vector<int> wsend;
+        const bool split = (mode & 512) != 0, pair = (mode & 1024) != 0, small = (mode & 2048) != 0;
         std::vector<unsigned> lends;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow, pcol, lanes, winfo;
@@ -81,8 +80,7 @@ int main(int argc, char **argv) {
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr, moved ? rbM : nullptr,
-                       warpSends ? 1024 : 0, &wsend)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr, moved ? rbM : nullptr)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -357,21 +355,12 @@ int main(int argc, char **argv) {
             if (err > 1e-4) { if (errs++ < 5) printf("  q%d row %d sum %g ref %g\n", q, i, rowsum[i], ref); }
           }
         }
-        if (warpSends) // warp w's groups hold only rows that warp combines (row i: thread i % 1024), and cover the list
-          for (int q = 0; q < C; ++q) {
-            const int *wr = &wsend[33 * q];
-            if (wr[0] != 0 || wr[32] != (a.sb[q + 1] - a.sb[q]) / 4) { errs++; printf("  warp sends q%d: ranges [%d, %d)\n", q, wr[0], wr[32]); }
-            for (int w = 0; w < 32; ++w)
-              for (int g = wr[w]; g < wr[w + 1]; ++g)
-                for (int k = 0; k < 4; ++k)
-                  if ((sidx[a.sb[q] + 4 * g + k] % 1024) / 32 != w) { if (errs++ < 5) printf("  warp sends q%d warp %d group %d row %d\n", q, w, g, sidx[a.sb[q] + 4 * g + k]); }
-          }
         int maxSend = 0;
         for (int q = 0; q < C; ++q) maxSend = std::max(maxSend, a.sb[q + 1] - a.sb[q]);
         printf("%s%s C=%d: the largest sender %d floats, rows per block <= %d\n", argv[ai], moved ? " (rows moved)" : "", C, maxSend, a.rmax);
         printf("%-28s C=%2d pieces of %d%s%s%s%s%s%s longest packed warp chain ~%lld cycles (block %d), exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
                argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "",
-               split ? " split" : "", pair ? " paired" : "", small ? (warpSends ? " small lanes warp sends" : " small lanes") : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+               split ? " split" : "", pair ? " paired" : "", small ? " small lanes" : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
                carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0,
                      packed ? a.lmax : 0, packed ? a.wmax : 0, col16, small).total,
                maxerr, errs);
