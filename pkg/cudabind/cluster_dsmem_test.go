@@ -57,7 +57,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	}
 	iters, graphs := frCorrectnessCases(t)
 	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5},
-		{label: "async rows cut", exchange: 5, assign: 3}}
+		{label: "async contiguous", exchange: 5, assign: 1}, {label: "stores contiguous", exchange: 1, assign: 1}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
@@ -67,7 +67,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			{label: "stores small rows, rows moved", exchange: 1, pipeline: 144, assign: 2},
 			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
 			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
-			{label: "async rows cut", exchange: 5, assign: 3}, {label: "stores rows cut", exchange: 1, assign: 3},
+			{label: "async contiguous", exchange: 5, assign: 1}, {label: "stores contiguous", exchange: 1, assign: 1},
 			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
@@ -250,8 +250,8 @@ func dsmBalanceVariants() []dsmVariant {
 		{"stores small rows", small(nil)}, {"stores small rows, rows moved", small(map[int]int{knobDSMAssign: 2})},
 		{"stores packed, none of the pipeline bits (the layout before)", map[int]int{knobDSMExchange: 1, knobDSMPipeline: 256}},
 		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
-		{"async small rows, rows cut", map[int]int{knobDSMExchange: 5, knobDSMAssign: 3}},
-		{"stores small rows, rows cut", map[int]int{knobDSMExchange: 1, knobDSMAssign: 3}},
+		{"async small rows, contiguous", map[int]int{knobDSMExchange: 5, knobDSMAssign: 1}},
+		{"stores small rows, contiguous", map[int]int{knobDSMExchange: 1, knobDSMAssign: 1}},
 		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
@@ -262,7 +262,7 @@ func dsmBalanceVariants() []dsmVariant {
 		if ab.v == 1 || ab.v == 2 || ab.v == 4 || ab.v == 7 || ab.v == 16 {
 			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
 				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}},
-					dsmVariant{"async small rows, rows cut, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 3, knobDSMAblate: ab.v}})
+					dsmVariant{"async small rows, contiguous, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 1, knobDSMAblate: ab.v}})
 			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})

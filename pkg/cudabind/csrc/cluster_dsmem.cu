@@ -36,12 +36,13 @@
 //           wrote the partials read remotely after it): no fence waits for
 //           the remote stores' acknowledgements (Nsight Compute, 2026-12-02:
 //           that fence was 15 % of the stores exchange's warp stalls).
-// Rows to blocks (knob PRLAB_KNOB_DSM_ASSIGN): contiguous ranges (auto), or
-// those ranges with rows moved from the largest senders (balanceSends, on a
-// copy of the graph relabelled inside the design; the ranks go back through
+// Rows to blocks (knob PRLAB_KNOB_DSM_ASSIGN): contiguous ranges (1), or
+// those ranges with rows moved from the largest senders (2, balanceSends, on
+// a copy of the graph relabelled inside the design; the ranks go back through
 // perm in the final write; measured no faster: NOTES.md "Session 6"), or
-// rows moved to cut the exchange itself (3, refineCut, relabelled the same
-// way; not yet timed on a GPU).
+// rows moved to cut the exchange itself (3, the automatic one: refineCut,
+// relabelled the same way; the real graph's exchange 50,644 -> 27,791 floats
+// per iteration, -0.13 to -0.20 us on the H200: NOTES.md "Session 8").
 // Row sums (knob PRLAB_KNOB_DSM_GATHER): staged (1: the gathered values of
 // all edges into shared memory, kBatch loads in flight per thread, then
 // thread per row up to in-degree 32 and warp per row above), direct (2: row
@@ -1809,6 +1810,14 @@ int build(Ctx &c, DsmState &s, Err &e) {
     return PRLAB_OK;
   }
   const int n = c.n, nnz = c.nnz;
+  // A lower bound on the cluster's shared memory (2-byte columns at best, one float per row): a larger graph
+  // fits no layout, so it is refused before the host copy and the row moves (which hold n x C counts)
+  if (2.0 * nnz + 4.0 * n > static_cast<double>(kMaxC) * static_cast<double>(s.smemOptin)) {
+    s.why = "graph too large for one cluster: " + std::to_string(n) + " rows and " + std::to_string(nnz) +
+            " edges need more than the " + std::to_string(kMaxC) + " x " + std::to_string(s.smemOptin) +
+            " bytes of shared memory of the largest cluster";
+    return PRLAB_OK;
+  }
   std::vector<int> rp(static_cast<size_t>(n) + 1), col(static_cast<size_t>(nnz));
   PR_CUDA(e, cudaMemcpy(rp.data(), c.rowPtr, 4 * (static_cast<size_t>(n) + 1), cudaMemcpyDeviceToHost),
           "cudaMemcpy(rowPtr, device to host)");
@@ -1847,9 +1856,12 @@ int build(Ctx &c, DsmState &s, Err &e) {
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
   std::string why;
-  // assignment 2: the rows moved between blocks (balanceSends) on a relabelled copy of the graph, else (or when
-  // that layout does not fit) the contiguous split
-  const bool wantMove = s.knobAssign == 2 || s.knobAssign == 3;
+  // assignment 2: the rows moved between blocks (balanceSends), 3 (automatic): rows moved to cut the exchange
+  // (refineCut; 3.23-3.24 us against the contiguous split's 3.37 with async stores, and 3.25-3.26 against 3.45-3.46
+  // with stores, in one H200 process on 2026-12-03, NOTES.md "Session 8"), each on a relabelled copy of the graph,
+  // else (1, or when that layout does not fit) the contiguous split
+  const int assign = s.knobAssign == 0 ? 3 : s.knobAssign;
+  const bool wantMove = assign == 2 || assign == 3;
   std::vector<float> inv;
   if (wantMove) {
     inv.resize(static_cast<size_t>(n));
@@ -1863,7 +1875,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     int rbM[kMaxC + 1];
     if (mv) { // rows in (block, node) order: each block's rows contiguous again
       splitRows(rp, col, n, C, s.knobBalance, rbM);
-      relabelByOwner(rp, col, n, C, s.knobAssign == 3 ? refineCut(rp, col, n, C, rbM, threads) : balanceSends(rp, col, n, C, rbM, threads),
+      relabelByOwner(rp, col, n, C, assign == 3 ? refineCut(rp, col, n, C, rbM, threads) : balanceSends(rp, col, n, C, rbM, threads),
                      rpM, colM, permM, rbM);
       invM.resize(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) invM[static_cast<size_t>(i)] = inv[static_cast<size_t>(permM[static_cast<size_t>(i)])];
@@ -2127,7 +2139,7 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
       {PRLAB_KNOB_DSM_ASSIGN, 3, &DsmState::knobAssign, "assignment",
-       "auto, contiguous ranges, rows moved from the largest senders, rows moved to cut the exchange"},
+       "auto (rows moved to cut the exchange), contiguous ranges, rows moved from the largest senders, rows moved to cut the exchange"},
       {PRLAB_KNOB_DSM_PIPELINE, 256, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
        "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane; "
