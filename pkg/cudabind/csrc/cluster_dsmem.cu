@@ -168,11 +168,6 @@ enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // of 8 packed into as many packed warps as it needs, one row sum per chunk; rows of in-degree 0 not packed, their
 // valS slot zeroed once); kPhaseTimer, clock() at each phase boundary of every warp (timed runs only).
 enum { kHeavySplit = 16, kPhaseTimer = 32, kPairWarps = 64 /* host only: packRows' pair */, kSmallLanes = 128 };
-// kLatePartials (kPipe only, from PRLAB_KNOB_DSM_PARTIALS bit 32; async exchange, small rows): the dangling block
-// sum of x' runs after the cluster arrive, and each block's partial goes by st.async into every other block's
-// dAll slot, completing on the ghost copy's mbarrier (its expected bytes + 4 (C - 1)), so the sum overlaps the
-// barrier's latency instead of delaying the sends. The same sum order: the same bits as stores.
-enum { kLatePartials = 256 };
 constexpr int kPhases = 8;      // boundaries after the top: packed warps, heavy rows, warp 0's D, barrier, combine, dangling sum, sends, cluster barrier
 constexpr int kPhaseIters = 64; // iterations recorded per run (the timed runs have 50)
 
@@ -362,11 +357,6 @@ __device__ __forceinline__ void bulkToRank(float *dstLocal, const float *src, un
 // 16 bytes to the shared::cluster address dst (another block's), completing 16 bytes of the transaction
 // count of the mbarrier at shared::cluster address mb (in the same block as dst): no release fence needed
 // at the sender, the receiver's wait on mb acquires them (PTX 8.1, sm_90).
-__device__ __forceinline__ void stAsync4(unsigned dst, float v, unsigned mb) {
-  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst),
-               "r"(__float_as_uint(v)), "r"(mb)
-               : "memory");
-}
 __device__ __forceinline__ void stAsync16(unsigned dst, float4 v, unsigned mb) {
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(dst),
                "r"(__float_as_uint(v.x)), "r"(__float_as_uint(v.y)), "r"(__float_as_uint(v.z)), "r"(__float_as_uint(v.w)),
@@ -421,7 +411,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const bool lean = (a.partials & 16) != 0 && bd > 32;
   const int wt = lean ? tid - 32 : tid, wn = lean ? bd - 32 : bd;
   const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
-  constexpr bool kLate = (kPipe & kLatePartials) != 0 && kMode == kAsync; // the dangling sum after the arrive
   const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
   const bool packed = pieces && a.packed != 0; // rows packed into warps: segmented shuffle sums, valS = row sums
@@ -483,10 +472,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int Rpad = (R + 3) & ~3;
   const int recvB = a.recvBytes[rank];
   const bool exchange = (a.ablate & kNoExchange) == 0;
-  // the bytes each phase of a ghost copy's mbarrier expects: the exchanged floats, and with late partials the
-  // other blocks' dangling partials (bulk, async; 0: no mbarrier wait)
-  const int mbB = (exchange ? recvB : 0) + (kLate ? 4 * (C - 1) : 0);
-  unsigned lateA = 0; // late partials, thread q < C: block q's dAll[0][rank] (shared::cluster)
   if (tid < C) {
     remoteGhost[tid] = cl.map_shared_rank(ghost, tid);
 #if PRLAB_CLUSTER_ASYNC
@@ -494,7 +479,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       remoteGhostA[tid] = mapa(smemAddr(ghost), tid);
       remoteBarA[tid][0] = mapa(smemAddr(&bar[0]), tid);
       remoteBarA[tid][1] = mapa(smemAddr(&bar[1]), tid);
-      if (kLate) lateA = mapa(smemAddr(&dAll[0][rank]), tid);
     }
 #endif
     const int *pp = a.pairs + 3 * (rank * kMaxC + tid);
@@ -586,9 +570,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     mbarInit(&bar[0], 1);
     mbarInit(&bar[1], 1);
     mbarInitFence();
-    if (mbB > 0) {
-      if (iters > 1) mbarArriveExpect(&bar[1], static_cast<unsigned>(mbB)); // data of iteration 1
-      if (iters > 2) mbarArriveExpect(&bar[0], static_cast<unsigned>(mbB)); // of iteration 2
+    if (exchange && recvB > 0) {
+      if (iters > 1) mbarArriveExpect(&bar[1], static_cast<unsigned>(recvB)); // data of iteration 1
+      if (iters > 2) mbarArriveExpect(&bar[0], static_cast<unsigned>(recvB)); // of iteration 2
     }
   }
 #endif
@@ -647,7 +631,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       pendingWait = false;
     }
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kMode == kAsync) && k > 0 && mbB > 0)
+    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0)
       mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
     if (kMode == kL2 && k > 0 && exchange) { // the remote entries of cur from L2, written before the barrier
@@ -665,7 +649,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (myWarp && lane < warps)
         for (int b = 0; b < C; ++b) dRemote += dW[(p * kMaxC + b) * 32 + lane];
     } else if (myWarp && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
-      dRemote = (push || kLate) && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
+      dRemote = push && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
     }
     float D = 0.0f; // known before the row sums; in fused mode, without kInstr, every warp sums its own copy now
     if (kInstr) {
@@ -839,8 +823,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (!rowFinish || kInstr || kMode == kBulk || kMode == kAsync) __syncthreads(); // D and the row sums to the block (not with row finish)
     mark(4);
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && mbB > 0)
-      mbarArriveExpect(&bar[p], static_cast<unsigned>(mbB)); // the next use of this copy: iteration k + 2
+    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+      mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
     if (rowFinish) { // every row was finished in its packed warp or by its heavy row's warp
@@ -890,8 +874,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
       if (kMode == kStores || kMode == kBulk || kMode == kAsync) __syncthreads(); // publishes nxt[0, R) to the block for the sends
-    } else if (kLate) {
-      __syncthreads(); // publishes nxt[0, R) to the block for the sends; the dangling sum runs after the arrive
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
@@ -942,15 +924,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
       if (warp == 0) clusterArrive();
       else clusterArriveRelaxed();
-#if PRLAB_CLUSTER_ASYNC
-      if constexpr (kLate) { // the dangling sum under the barrier's latency, sent to copy 1 - p's slots
-        dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs);
-        if (k + 1 < iters && tid < C) {
-          if (tid == rank) dAll[1 - p][rank] = dg; // read by this thread (lane rank of warp 0) at the next top
-          else stAsync4(lateA + 4u * static_cast<unsigned>((1 - p) * kMaxC), dg, remoteBarA[tid][1 - p]);
-        }
-      }
-#endif
       clusterWait();
     } else if ((a.ablate & kNoSync) == 0)
       cl.sync(); // publishes the exchanged contributions (stores, l2), x' and the partials to the whole cluster
@@ -1069,10 +1042,8 @@ int getState(Ctx &c, DsmState **out, Err &e) {
 template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
 #if PRLAB_CLUSTER_ASYNC
   if (mode == kAsync)
-    return (pipeline & kLatePartials) != 0
-               ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes | kLatePartials>)
-           : (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
-                                           : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
+    return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
+                                         : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
 #endif
   if (mode == kStores && (pipeline & kSmallLanes) != 0)
     return (pipeline & kPhaseTimer) != 0
@@ -1876,12 +1847,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
     s.why = "the async-stores exchange runs rows packed into warps with pipeline 0 or 144 only";
     return PRLAB_OK;
   }
-  if ((partials & 32) != 0 &&
-      (mode != kAsync || (extra & kSmallLanes) == 0 || (partials & 5) != 0 || (s.knobAblate & kNoSync) != 0)) {
-    s.why = "late partials (partials bit 32) run with the async exchange and the small-rows layout, without partials "
-            "bits 1 and 4 and without the no-cluster.sync() ablation";
-    return PRLAB_OK;
-  }
   if (extra != 0 && (!packed || (mode != kStores && mode != kAsync) || (pipeKnob & 7) != 0)) {
     s.why = "pipeline bits 16, 32, 64, 128 need rows packed into warps, the stores exchange and none of bits 1, 2, 4";
     return PRLAB_OK;
@@ -1948,11 +1913,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
             std::to_string(limit) + ")";
       continue;
     }
-    const int kernelPipe = (pipeline != 0                                  ? pipeline
-                            : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
-                            : packed && mode != kRowStores && pipeKnob == 8 ? 8
-                                                                             : 0) |
-                           ((partials & 32) != 0 ? kLatePartials : 0);
+    const int kernelPipe = pipeline != 0               ? pipeline
+                           : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
+                           : packed && mode != kRowStores && pipeKnob == 8 ? 8
+                                                                                : 0;
     if (!clusterSchedulable(kernelFor<false>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why))
       continue;
@@ -2172,8 +2136,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_BALANCE, 64, &DsmState::knobBalance, "balance", "sends per row in the row split"},
       {PRLAB_KNOB_DSM_GATHER, 8, &DsmState::knobGather, "gather",
        "auto, staged, direct, pieces of 8, of 4, the same bank-ordered, pieces of 8 bank-ordered and fused, rows packed into warps"},
-      {PRLAB_KNOB_DSM_PARTIALS, 63, &DsmState::knobPartials, "partials",
-       "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only, the dangling sum after the arrive (async)"},
+      {PRLAB_KNOB_DSM_PARTIALS, 31, &DsmState::knobPartials, "partials",
+       "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
       {PRLAB_KNOB_DSM_ASSIGN, 3, &DsmState::knobAssign, "assignment",
        "auto (rows moved to cut the exchange), contiguous ranges, rows moved from the largest senders, rows moved to cut the exchange"},
       {PRLAB_KNOB_DSM_PIPELINE, 256, &DsmState::knobPipeline, "pipeline",
