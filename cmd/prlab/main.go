@@ -67,6 +67,10 @@ type shownError struct{ error }
 func (e shownError) Unwrap() error { return e.error }
 
 func main() {
+	// A console piped into a reader that stops early (`prlab report | head`) must not kill the run: with SIGPIPE
+	// ignored, a write to the closed pipe returns EPIPE (the console lines are lost) and the report is still
+	// written (Go's default for fd 1 and 2 is to exit on SIGPIPE; os/signal, "SIGPIPE").
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer interrupts(cancel, os.Stderr, func() { os.Exit(130) })()

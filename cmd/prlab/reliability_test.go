@@ -221,6 +221,39 @@ func TestCLIExitStatus(t *testing.T) {
 	}
 }
 
+// A console piped into a reader that closes early (`prlab report | head -1`)
+// does not kill the run: the report is written in full and the exit status
+// is 0.
+func TestReportSurvivesClosedConsole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildCLI(t)
+	data := writeData(t, smallEdges, smallPapers)
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := exec.Command(bin, "report", "--data", data, "--out", out, "--cases", "tiny,real", "--runs", "1", "--iterations", "20")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	first := make([]byte, 16)
+	if _, err := io.ReadFull(r, first); err != nil { // the run has begun printing: now close the reader, as head does
+		t.Fatalf("no console output: %v", err)
+	}
+	r.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("prlab report with its console closed after %q: %v (exit %d)", first, err, exitCode(err))
+	}
+	if _, err := report.Read[report.Run](filepath.Join(out, report.JSONFile)); err != nil {
+		t.Fatalf("no report written: %v", err)
+	}
+}
+
 // bigEdges is a deterministic edge list large enough that `prlab report`
 // runs for many seconds with many timed runs: n nodes, each citing k others.
 func bigEdges(n, k int) string {

@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/prlab/prlab/pkg/dataset"
 	"github.com/prlab/prlab/pkg/pagerank"
@@ -230,6 +231,23 @@ func (g GraphSummary) Shows(col string) bool {
 		return col == "year" || col == "title"
 	}
 	return slices.Contains(g.MetadataColumns, col)
+}
+
+// Subject is what a run covered, as the page's heading names it: the real
+// graph's (or a user's graph's) case name, or, for a run of synthetic cases
+// only (prlab report --cases tiny,star), those case names and "correctness only".
+func (r *Run) Subject() string {
+	if r.Graph.Name != "" {
+		return r.Graph.Name
+	}
+	names := make([]string, 0, len(r.Cases))
+	for _, c := range r.Cases {
+		names = append(names, c.Name)
+	}
+	if len(names) == 0 {
+		return "no case (correctness only)"
+	}
+	return strings.Join(names, ", ") + " (correctness only)"
 }
 
 // CaseSummary names one case and its shape.

@@ -421,3 +421,32 @@ func TestTopGuardQuantifiesTheTransposeCheck(t *testing.T) {
 		}
 	}
 }
+
+// A run of synthetic cases only (no real graph: --cases tiny,star) names
+// those cases in its heading and summary, says that nothing was timed, and
+// draws no empty summary table.
+func TestHTMLCorrectnessOnlyRun(t *testing.T) {
+	run := fixtureRun(false)
+	run.Graph = GraphSummary{}
+	run.Cases = []CaseSummary{{Name: "tiny", N: 6, NNZ: 9}, {Name: "star", N: 10001, NNZ: 10000, Dangling: 1}}
+	run.Timings, run.Convergence, run.Top = nil, nil, nil
+	page, err := RenderHTML(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(page)
+	for _, want := range []string{"<h1>prlab: PageRank on tiny, star (correctness only)</h1>", "Performance on tiny, star (correctness only)",
+		"Only synthetic cases ran (the real graph, case aan or --graph's, was not among --cases)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	i := strings.Index(s, `id="summary"`)
+	j := strings.Index(s[i:], `<h2 id="performance"`)
+	if i < 0 || j < 0 || strings.Contains(s[i:i+j], "µs / iteration") || strings.Contains(s[i:i+j], "(0 nodes") {
+		t.Errorf("the summary of a correctness-only run shows the timing table or a 0-node graph:\n%s", s[i:i+max(j, 0)])
+	}
+	if got := (&Run{Graph: GraphSummary{Name: "aan"}}).Subject(); got != "aan" {
+		t.Errorf("Subject of a run with the real graph = %q, want aan", got)
+	}
+}

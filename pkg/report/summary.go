@@ -39,6 +39,7 @@ type Summary struct {
 	GraphName    string // the case name and what the graph is ("aan — ACL Anthology Network citation graph"), GraphSummary.DisplayName
 	Nodes        int
 	Edges        int
+	Subject      string // what the run covered: Run.Subject
 	Machine      string
 	Baseline     string
 	BestGPU      *DesignPoint // nil without a timed GPU row
@@ -65,7 +66,7 @@ func IsLibraryDesign(name string) bool {
 
 // Summarize computes run's Summary.
 func Summarize(run *Run) Summary {
-	s := Summary{Graph: run.Graph.Name, GraphName: run.Graph.DisplayName(), Nodes: run.Graph.Nodes, Edges: run.Graph.Edges, Baseline: DefaultBaseline,
+	s := Summary{Graph: run.Graph.Name, GraphName: run.Graph.DisplayName(), Nodes: run.Graph.Nodes, Edges: run.Graph.Edges, Subject: run.Subject(), Baseline: DefaultBaseline,
 		Ceilings: MeasuredCeilings(run)}
 	if len(run.Tiers) > 0 && run.Tiers[0].Baseline != "" {
 		s.Baseline = run.Tiers[0].Baseline
@@ -467,12 +468,13 @@ func commas(n int) string {
 }
 
 var summaryTemplate = template.Must(template.New("summary").Funcs(funcs).Parse(`<div id="summary" class="prlab-summary" style="border:1px solid #b8c7d9;background:#f5f8fc;padding:10px 14px;margin:10px 0 16px 0;font:14px/1.4 -apple-system,'Segoe UI',Helvetica,Arial,sans-serif;max-width:1060px;break-inside:avoid">
-<div style="font-size:15px;margin-bottom:6px"><b>{{.GraphName}}</b> ({{commas .Nodes}} nodes, {{commas .Edges}} edges) on <b>{{.Machine}}</b></div>
+{{if .Graph}}<div style="font-size:15px;margin-bottom:6px"><b>{{.GraphName}}</b> ({{commas .Nodes}} nodes, {{commas .Edges}} edges) on <b>{{.Machine}}</b></div>{{else}}<div style="font-size:15px;margin-bottom:6px"><b>{{.Subject}}</b> on <b>{{.Machine}}</b></div>
+<div id="finding" style="font-size:16px;margin:4px 0 6px 0;font-weight:600">Only synthetic cases ran (the real graph, case aan or --graph's, was not among --cases): the correctness gates below are the whole result; nothing was timed, so there are no times, convergence runs or tiers.</div>{{end}}
 {{with .Finding}}<div id="finding" style="font-size:16px;margin:4px 0 6px 0;font-weight:600">{{.}}</div>{{end}}
-<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:13px;margin:6px 0">
+{{if .Rows}}<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:13px;margin:6px 0">
 <tr>{{range .Header}}<th style="border-bottom:2px solid #999;padding:2px 6px;text-align:left;white-space:nowrap"{{with .Title}} title="{{.}}"{{end}}>{{if .Link}}<a href="{{.Link}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}{{if .Title}}<sup style="color:#888">?</sup>{{end}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td style="padding:2px 6px;white-space:nowrap;text-align:left">{{.Role}}</td><td style="padding:2px 6px;white-space:nowrap;text-align:left"><span style="display:inline-block;width:10px;height:10px;background:{{.Colour}};margin-right:5px"></span><code>{{.P.Implementation}}</code></td><td style="padding:2px 6px;text-align:right;font-variant-numeric:tabular-nums">{{f "%.2f" .P.UsPerIter}}</td><td style="padding:2px 6px;text-align:right;font-variant-numeric:tabular-nums">{{if .P.Bytes}}{{commas .P.Bytes}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:right">{{if .P.XDRAM.Valid}}{{f "%.3f" .P.XDRAM}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:left">{{if .P.Tier}}{{.P.Tier}}{{else}}—{{end}}</td><td style="padding:2px 6px;text-align:right">{{f "%.2f×" .P.VsBaseline}}</td><td style="padding:2px 6px;text-align:right">{{f "%.1f×" .P.VsCPU}}</td><td style="padding:2px 6px;text-align:left;white-space:nowrap">{{if eq .P.Kind "gpu"}}{{.P.Floor.Bound}}{{else}}—{{end}}</td></tr>
-{{end}}</table></div>
+{{end}}</table></div>{{end}}
 {{if .BestGPU}}<p style="margin:2px 0 6px 0;color:#555;font-size:12.5px">x DRAM = (bytes this design moves per iteration / its time per iteration) / the DRAM copy rate{{if .Ceilings.DRAMGBps}} ({{f "%.0f" .Ceilings.DRAMGBps}} GB/s, this run's 128 MiB device-to-device copy){{end}}; designs move different bytes, so compare times, not x DRAM alone. <a href="#tiers">Tier</a>: the course's ladder, pass (all cases correct) → bronze (beats the thread-per-row baseline) → silver / gold (a fraction of the DRAM copy rate).</p>{{end}}
 {{with .BoundLine}}<p style="margin:6px 0">{{.}}</p>{{end}}
 <p style="margin:6px 0"><b style="color:{{if .GatesOK}}#11661b{{else}}#b00020{{end}}">{{if .GatesOK}}✔{{else}}✘{{end}} {{.Gates}}</b>{{with .Skipped}}<br><span style="color:#666">{{.}}</span>{{end}}</p>
