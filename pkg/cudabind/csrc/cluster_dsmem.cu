@@ -168,6 +168,12 @@ enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // of 8 packed into as many packed warps as it needs, one row sum per chunk; rows of in-degree 0 not packed, their
 // valS slot zeroed once); kPhaseTimer, clock() at each phase boundary of every warp (timed runs only).
 enum { kHeavySplit = 16, kPhaseTimer = 32, kPairWarps = 64 /* host only: packRows' pair */, kSmallLanes = 128 };
+// kFixedShape (kPipe only): the automatic layout's runtime flags as constants (rows packed into warps, gather 8;
+// warp 0 reduces only + the one-barrier dangling sum, partials 18). With 1,024 threads the kernel has 64 registers
+// per thread, and the generic kernel recomputes such flags, carve offsets and shared-memory addresses inside the
+// loop: ~18 % of its instructions (Nsight Compute, NOTES.md "Session 8"). PRLAB_KNOB_DSM_PIPELINE 512 runs the
+// generic kernel on the same layout.
+enum { kFixedShape = 512 };
 constexpr int kPhases = 8;      // boundaries after the top: packed warps, heavy rows, warp 0's D, barrier, combine, dangling sum, sends, cluster barrier
 constexpr int kPhaseIters = 64; // iterations recorded per run (the timed runs have 50)
 
@@ -404,16 +410,17 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int rank = static_cast<int>(cl.block_rank());
   const int C = static_cast<int>(cl.num_blocks());
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
-  const bool staged = a.direct == 0;
-  const bool pieces = a.pieces != 0; // valS then holds the piece sums
-  const bool push = (a.partials & 1) != 0, oneBarrier = (a.partials & 2) != 0;
+  constexpr bool kFix = (kPipe & kFixedShape) != 0; // the automatic layout's flags as constants (gather 8, partials 18)
+  const bool staged = kFix || a.direct == 0;
+  const bool pieces = kFix || a.pieces != 0; // valS then holds the piece sums
+  const bool push = !kFix && (a.partials & 1) != 0, oneBarrier = kFix || (a.partials & 2) != 0;
   // bit 16: warp 0 only reduces (D, the dangling sum); the gather and the sends run on warps 1.. (wt, wn)
-  const bool lean = (a.partials & 16) != 0 && bd > 32;
+  const bool lean = (kFix || (a.partials & 16) != 0) && bd > 32;
   const int wt = lean ? tid - 32 : tid, wn = lean ? bd - 32 : bd;
-  const bool warpPush = (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
-  const bool fused = pieces && a.fused != 0;    // rows of one piece finished by its thread
+  const bool warpPush = !kFix && (a.partials & 4) != 0; // every warp's dangling partial to every block, no block sum
+  const bool fused = !kFix && pieces && a.fused != 0;    // rows of one piece finished by its thread
   const bool everyWarp = fused && !kInstr;      // then every warp sums D before the pieces
-  const bool packed = pieces && a.packed != 0; // rows packed into warps: segmented shuffle sums, valS = row sums
+  const bool packed = kFix || (pieces && a.packed != 0); // rows packed into warps: segmented shuffle sums, valS = row sums
   const bool col16 = (kPipe & 2) != 0 && packed && (a.pipeline & 2) != 0; // a lane's 8 ghost indices in one 16-byte load
   // split cluster barrier: arrive after the sends, wait after the next iteration's column loads and own-row sums
   const bool split = (kPipe & 1) != 0 && packed && (a.pipeline & 1) != 0 && (a.ablate & (kNoSync | kNoGather)) == 0;
@@ -1042,8 +1049,10 @@ int getState(Ctx &c, DsmState **out, Err &e) {
 template <bool kInstr> const void *kernelFor(int mode, int pipeline = 0) {
 #if PRLAB_CLUSTER_ASYNC
   if (mode == kAsync)
-    return (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
-                                         : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
+    return (pipeline & kFixedShape) != 0
+               ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes | kFixedShape>)
+           : (pipeline & kSmallLanes) != 0 ? reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync, kHeavySplit | kSmallLanes>)
+                                           : reinterpret_cast<const void *>(dsmKernel<kInstr, kAsync>);
 #endif
   if (mode == kStores && (pipeline & kSmallLanes) != 0)
     return (pipeline & kPhaseTimer) != 0
@@ -1917,8 +1926,13 @@ int build(Ctx &c, DsmState &s, Err &e) {
                            : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
                            : packed && mode != kRowStores && pipeKnob == 8 ? 8
                                                                                 : 0;
-    if (!clusterSchedulable(kernelFor<false>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why) ||
-        !clusterSchedulable(kernelFor<true>(mode, kernelPipe), "dsmKernel", C, threads, smem, &why))
+    // the automatic async kernel with its flags as constants (kFixedShape), unless the pipeline knob's bit 512 asks
+    // for the generic one: gather 8, partials 18, the small-rows layout
+    const bool fixedShape = mode == kAsync && gather == 8 && partials == 18 && kernelPipe == (kHeavySplit | kSmallLanes) &&
+                            (s.knobPipeline & 512) == 0;
+    const int runPipe = kernelPipe | (fixedShape ? kFixedShape : 0); // the kernel instantiation's kPipe
+    if (!clusterSchedulable(kernelFor<false>(mode, runPipe), "dsmKernel", C, threads, smem, &why) ||
+        !clusterSchedulable(kernelFor<true>(mode, runPipe), "dsmKernel", C, threads, smem, &why))
       continue;
     a.rowPtr = c.rowPtr;
     a.invOut = c.invOut;
@@ -1967,7 +1981,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
     s.C = C;
     s.threads = threads;
     s.mode = mode;
-    s.kernelPipe = kernelPipe;
+    s.kernelPipe = runPipe;
     s.smem = smem;
     s.exchangeFloats = xf;
     return PRLAB_OK;
@@ -2140,10 +2154,10 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
        "bits: pushed, one-barrier sum, warp partials, explicit, warp 0 reduces only"},
       {PRLAB_KNOB_DSM_ASSIGN, 3, &DsmState::knobAssign, "assignment",
        "auto (rows moved to cut the exchange), contiguous ranges, rows moved from the largest senders, rows moved to cut the exchange"},
-      {PRLAB_KNOB_DSM_PIPELINE, 256, &DsmState::knobPipeline, "pipeline",
+      {PRLAB_KNOB_DSM_PIPELINE, 768, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
        "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane; "
-       "256: none (auto 0: 144 with the stores exchange)"},
+       "256: none (auto 0: 144 with the stores exchange); 512: the async kernel with its flags read at run time (auto: as constants)"},
   };
   bool known = false;
   for (const Range &r : ranges)
