@@ -1843,8 +1843,8 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // The pipeline knob's value in effect: automatic (0) with packed rows and the stores exchange is small rows
   // several per lane + heavy rows split (144: 3.39-3.44 us against the layout before's 3.56-3.65 in three H200
   // leases, NOTES.md "Session 6"); 256 is that layout before (none of the bits), explicitly; other exchanges: none.
-  const int pipeKnob = s.knobPipeline == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
-                                           : s.knobPipeline & 255;
+  const int pipeKnob = (s.knobPipeline & ~512) == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
+                                                    : s.knobPipeline & 255; // 512 alone: the automatic layout, the generic kernel
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
   const int pipeline = packed && mode != kRowStores ? pipeKnob & 7 : 0; // not with row stores
   const bool col16 = (pipeline & 2) != 0;
