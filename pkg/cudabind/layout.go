@@ -64,7 +64,7 @@ const (
 	knobDSMBalance  = 29 // rows split by 1 + in-degree + this x min(out-degree, C-1) (auto 0: rows + edges)
 	knobDSMFirst    = 24
 	knobDSMPartials = 30 // bits: 1 dangling partials stored into every block before the barrier, 2 the dangling block sum with one barrier, 4 every warp's partial to every block, 8 explicit (alone: two-barrier sum), 16 warp 0 only reduces (auto 0 = 18)
-	knobDSMPipeline = 31 // bits (rows packed into warps only): 1 split cluster barrier (own-row columns read inside it), 2 16-bit column indices, 8 per 16-byte load, 4 rows finished in their packed warp, 8 explicit (alone: none; auto 0: none); stores only, without 1, 2, 4: 16 heavy rows split over packed warps, 32 phase timer (stdout), 64 packed warps paired by cost, 128 small rows several per lane (with 16); 256 none explicitly (auto 0 with the stores and async exchanges: 144); 512 (async, automatic layout) the kernel with its flags read at run time, not as constants
+	knobDSMPipeline = 31 // bits (rows packed into warps only): 1 split cluster barrier (own-row columns read inside it), 2 16-bit column indices, 8 per 16-byte load, 4 rows finished in their packed warp, 8 explicit (alone: none; auto 0: none); stores only, without 1, 2, 4: 16 heavy rows split over packed warps, 32 phase timer (stdout), 64 packed warps paired by cost, 128 small rows several per lane (with 16); 256 none explicitly (auto 0 with the stores and async exchanges: 144); 512 (async, automatic layout) the kernel with its layout's flags as constants (kFixedShape)
 	knobDSMAssign   = 32 // rows to blocks: 1 contiguous ranges, 2 rows moved from the largest senders, 3 rows moved to cut the exchange (both relabelled inside the design); auto 0: 3
 	knobDSMEnd      = 33
 
