@@ -446,6 +446,9 @@ func TestHTMLCorrectnessOnlyRun(t *testing.T) {
 	if i < 0 || j < 0 || strings.Contains(s[i:i+j], "µs / iteration") || strings.Contains(s[i:i+j], "(0 nodes") {
 		t.Errorf("the summary of a correctness-only run shows the timing table or a 0-node graph:\n%s", s[i:i+max(j, 0)])
 	}
+	if !strings.Contains(s, "Not run: the real graph") || strings.Contains(s, "Case real: ,") || strings.Contains(s, `id="load-line"`) {
+		t.Error("the real-graph section of a correctness-only run is not replaced by its not-run note")
+	}
 	if got := (&Run{Graph: GraphSummary{Name: "aan"}}).Subject(); got != "aan" {
 		t.Errorf("Subject of a run with the real graph = %q, want aan", got)
 	}
