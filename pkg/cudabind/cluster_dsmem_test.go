@@ -17,7 +17,8 @@ package cudabind
 //	                      the largest senders (assignment 2) or to cut the exchange (3), their phase timers (176) and the
 //	                      small-rows layout's stage ablations in the probe
 //	PRLAB_DSMEM_CONFIGS=label,...  the correctness test's configurations by label (default all)
-//	PRLAB_DSMEM_VARIANTS=name,...  the probe's variants by name (default all of its set)
+//	PRLAB_DSMEM_VARIANTS=name,...  the probe's variants by name (default all of its set; "a, b;c" separates
+//	                      on semicolons, for names with commas)
 //	PRLAB_DSMEM_LEAN=1    the probe without the primitives, the clocks' warm-up and the reference
 //	                      designs (for ncu, which replays every launch)
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there

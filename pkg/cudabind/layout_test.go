@@ -190,15 +190,21 @@ func frCorrectnessCases(t *testing.T) (iters int, graphs []*pagerank.Graph) {
 	return iters, graphs
 }
 
-// frSelected: the environment variable env (a comma-separated list) is unset
-// or names name. Used to narrow the correctness test under compute-sanitizer:
-// PRLAB_GPU_ONLY (implementations), PRLAB_GPU_LAYOUTS, PRLAB_GPU_CASES.
+// frSelected: the environment variable env (a comma-separated list, or a
+// semicolon-separated one where it holds a ';', for names with commas) is
+// unset or names name. Used to narrow the correctness test under
+// compute-sanitizer: PRLAB_GPU_ONLY (implementations), PRLAB_GPU_LAYOUTS,
+// PRLAB_GPU_CASES, and the probes' variants.
 func frSelected(env, name string) bool {
 	v := os.Getenv(env)
 	if v == "" {
 		return true
 	}
-	for _, s := range strings.Split(v, ",") {
+	sep := ","
+	if strings.Contains(v, ";") {
+		sep = ";"
+	}
+	for _, s := range strings.Split(v, sep) {
 		if strings.TrimSpace(s) == name {
 			return true
 		}
@@ -706,5 +712,27 @@ func frRMAT(t *testing.T, scaleStr string) {
 		frReport.Lock()
 		frReport.Extra[g.Name] = append(frReport.Extra[g.Name], map[string]any{"row": r, "validation": v})
 		frReport.Unlock()
+	}
+}
+
+// frSelected splits on commas, or on semicolons where the list holds one, so
+// that a probe variant whose name has a comma can be chosen alone.
+func TestFrSelectedLists(t *testing.T) {
+	for _, tc := range []struct {
+		list, name string
+		want       bool
+	}{
+		{"", "anything", true},
+		{"tiny,star", "star", true},
+		{"tiny, star", "star", true},
+		{"tiny,star", "chain", false},
+		{"async small rows, fixed flags;", "async small rows, fixed flags", true},
+		{"async small rows, fixed flags;", "async small rows", false},
+		{"a;b, c", "b, c", true},
+	} {
+		t.Setenv("PRLAB_TEST_SELECTED", tc.list)
+		if got := frSelected("PRLAB_TEST_SELECTED", tc.name); got != tc.want {
+			t.Errorf("frSelected(%q, %q) = %v, want %v", tc.list, tc.name, got, tc.want)
+		}
 	}
 }
