@@ -59,7 +59,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 	iters, graphs := frCorrectnessCases(t)
 	configs := []dsmConfig{{label: "stores", exchange: 1}, {label: "bulk", exchange: 2}, {label: "l2", exchange: 3}, {label: "async", exchange: 5},
 		{label: "async contiguous", exchange: 5, assign: 1}, {label: "stores contiguous", exchange: 1, assign: 1},
-		{label: "async fixed flags", exchange: 5, pipeline: 512}}
+		{label: "async generic flags", exchange: 5, pipeline: 512}}
 	// The default (knobs 0) is rows packed into warps, warp 0 reduces only, the one-barrier sum (gather 8,
 	// partials 18); the probe also runs the two defaults before it under their explicit knobs: staged with
 	// the two-barrier sum (1, 8) and bank-ordered pieces with the one-barrier sum (5, 2).
@@ -70,7 +70,7 @@ func TestGPUClusterDSMEM(t *testing.T) {
 			{label: "stores packed, none of the pipeline bits", exchange: 1, pipeline: 256},
 			{label: "async", exchange: 5}, {label: "async rows moved", exchange: 5, assign: 2},
 			{label: "async contiguous", exchange: 5, assign: 1}, {label: "stores contiguous", exchange: 1, assign: 1},
-			{label: "async fixed flags", exchange: 5, pipeline: 512},
+			{label: "async generic flags", exchange: 5, pipeline: 512},
 			{label: "async packed, none of the pipeline bits", exchange: 5, pipeline: 256}}
 		for _, bal := range dsmBalances {
 			configs = append(configs, dsmConfig{label: fmt.Sprintf("stores small rows balance %d", bal), exchange: 1, pipeline: 144, balance: bal})
@@ -188,7 +188,7 @@ func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 			for _, ex := range []struct {
 				name  string
 				knobs map[int]int
-			}{{"async", map[int]int{knobDSMExchange: 5}}, {"async fixed flags", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512}}} {
+			}{{"async", map[int]int{knobDSMExchange: 5}}, {"async generic flags", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512}}} {
 				dsmKnobs(t, g, ex.knobs)
 				got, err := im.Run(g, term)
 				if errors.Is(err, ErrUnavailable) {
@@ -258,7 +258,7 @@ func dsmBalanceVariants() []dsmVariant {
 		{"async small rows", map[int]int{knobDSMExchange: 5}}, {"async small rows, rows moved", map[int]int{knobDSMExchange: 5, knobDSMAssign: 2}},
 		{"async small rows, contiguous", map[int]int{knobDSMExchange: 5, knobDSMAssign: 1}},
 		{"stores small rows, contiguous", map[int]int{knobDSMExchange: 1, knobDSMAssign: 1}},
-		{"async small rows, fixed flags", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512}},
+		{"async small rows, generic flags", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512}},
 		{"async packed, none of the pipeline bits", map[int]int{knobDSMExchange: 5, knobDSMPipeline: 256}}}
 	for _, bal := range dsmBalances {
 		out = append(out, dsmVariant{fmt.Sprintf("stores small rows, balance %d", bal), small(map[int]int{knobDSMBalance: bal})})
@@ -270,7 +270,7 @@ func dsmBalanceVariants() []dsmVariant {
 			if ab.v != 7 { // the async exchange's ablations (with no exchange: the same skeleton as stores)
 				out = append(out, dsmVariant{"async small rows, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAblate: ab.v}},
 					dsmVariant{"async small rows, contiguous, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMAssign: 1, knobDSMAblate: ab.v}},
-					dsmVariant{"async small rows, fixed flags, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512, knobDSMAblate: ab.v}})
+					dsmVariant{"async small rows, generic flags, ablation: " + ab.name, map[int]int{knobDSMExchange: 5, knobDSMPipeline: 512, knobDSMAblate: ab.v}})
 			}
 			out = append(out, dsmVariant{"stores small rows, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v})},
 				dsmVariant{"stores small rows, rows moved, ablation: " + ab.name, small(map[int]int{knobDSMAblate: ab.v, knobDSMAssign: 2})})

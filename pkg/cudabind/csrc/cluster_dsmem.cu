@@ -168,11 +168,13 @@ enum { kCtlStopped = 0, kCtlDone = 1, kCtlConverged = 3, kCtlCount = 4 };
 // of 8 packed into as many packed warps as it needs, one row sum per chunk; rows of in-degree 0 not packed, their
 // valS slot zeroed once); kPhaseTimer, clock() at each phase boundary of every warp (timed runs only).
 enum { kHeavySplit = 16, kPhaseTimer = 32, kPairWarps = 64 /* host only: packRows' pair */, kSmallLanes = 128 };
-// kFixedShape (kPipe only; PRLAB_KNOB_DSM_PIPELINE 512 with the async exchange and the automatic layout): the
-// layout's runtime flags as constants (rows packed into warps, gather 8; warp 0 reduces only + the one-barrier
-// dangling sum, partials 18). With 1,024 threads the kernel has 64 registers per thread, and the generic kernel
-// recomputes such flags, carve offsets and shared-memory addresses inside the loop: ~18 % of its instructions
-// (Nsight Compute, NOTES.md "Session 8"). Its bits equal stores' on the H200 (2026-12-03); not yet timed.
+// kFixedShape (kPipe only; the default: the async exchange with the automatic layout, unless
+// PRLAB_KNOB_DSM_PIPELINE has bit 512): the layout's runtime flags as constants (rows packed into warps, gather 8;
+// warp 0 reduces only + the one-barrier dangling sum, partials 18). With 1,024 threads a kernel has 64 registers
+// per thread, and the generic kernel recomputes such flags, carve offsets and shared-memory addresses inside the
+// loop: ~18 % of its instructions (Nsight Compute, NOTES.md "Session 8"). This one uses 56 registers, executes
+// 8.7 % fewer instructions and runs 2.94-2.96 us per iteration against 3.28-3.32 (H200, 2026-12-03, "Session 9");
+// its bits equal stores'.
 enum { kFixedShape = 512 };
 constexpr int kPhases = 8;      // boundaries after the top: packed warps, heavy rows, warp 0's D, barrier, combine, dangling sum, sends, cluster barrier
 constexpr int kPhaseIters = 64; // iterations recorded per run (the timed runs have 50)
@@ -1844,7 +1846,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
   // several per lane + heavy rows split (144: 3.39-3.44 us against the layout before's 3.56-3.65 in three H200
   // leases, NOTES.md "Session 6"); 256 is that layout before (none of the bits), explicitly; other exchanges: none.
   const int pipeKnob = (s.knobPipeline & ~512) == 0 ? (packed && (mode == kStores || mode == kAsync) ? kSmallLanes | kHeavySplit : 0)
-                                                    : s.knobPipeline & 255; // 512 alone: the automatic layout, kFixedShape
+                                                    : s.knobPipeline & 255; // 512 alone: the automatic layout in the generic kernel
   // split barrier, 16-bit columns, row finish: packed rows only; bit 8 marks a value as explicit (8 alone: none)
   const int pipeline = packed && mode != kRowStores ? pipeKnob & 7 : 0; // not with row stores
   const bool col16 = (pipeline & 2) != 0;
@@ -1926,10 +1928,11 @@ int build(Ctx &c, DsmState &s, Err &e) {
                            : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
                            : packed && mode != kRowStores && pipeKnob == 8 ? 8
                                                                                 : 0;
-    // pipeline knob 512: the automatic async kernel with its flags as constants (kFixedShape; gather 8, partials 18,
-    // the small-rows layout)
+    // the automatic async kernel runs with its flags as constants (kFixedShape; gather 8, partials 18, the
+    // small-rows layout): 2.94-2.96 us against the generic kernel's 3.28-3.32 in one H200 process (2026-12-03,
+    // NOTES.md "Session 9"); pipeline knob 512 runs the generic kernel instead
     const bool fixedShape = mode == kAsync && gather == 8 && partials == 18 && kernelPipe == (kHeavySplit | kSmallLanes) &&
-                            (s.knobPipeline & 512) != 0;
+                            (s.knobPipeline & 512) == 0;
     const int runPipe = kernelPipe | (fixedShape ? kFixedShape : 0); // the kernel instantiation's kPipe
     if (!clusterSchedulable(kernelFor<false>(mode, runPipe), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode, runPipe), "dsmKernel", C, threads, smem, &why))
@@ -2157,7 +2160,8 @@ int dsmemSetKnob(Ctx &c, int knob, int value, Err &e) {
       {PRLAB_KNOB_DSM_PIPELINE, 768, &DsmState::knobPipeline, "pipeline",
        "bits (rows packed into warps only): split cluster barrier, 16-bit column indices, rows finished in their warp, explicit, "
        "heavy rows split over packed warps, phase timer, packed warps paired by cost, small rows several per lane; "
-       "256: none (auto 0: 144 with the stores exchange); 512: the automatic async kernel with its layout's flags as constants"},
+       "256: none (auto 0: 144 with the stores exchange); 512: the automatic async layout in the generic kernel (auto: the "
+       "kernel with its layout's flags as constants)"},
   };
   bool known = false;
   for (const Range &r : ranges)
