@@ -727,6 +727,39 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       if (iv == 0.0f) dg += xn;
     };
     if (packed && (a.ablate & kNoGather) == 0) { // each warp: its lanes' pieces, then each row's lanes summed by shuffles
+      if constexpr (kFix) { // the tight layout (packRows tight): no per-slot test but the small lanes' end bits
+        for (int w = warp; w < W; w += warps) {
+          const int wi = winfoS[w], steps = wi & 15;
+          const unsigned li = laneS[32 * w + lane], en = endS[32 * w + lane];
+          const int *cp = colS + (wi >> 8) + lane;
+          float v[kPiece];
+#pragma unroll
+          for (int j = 0; j < kPiece; ++j) v[j] = cur[cp[32 * j]]; // padded slots: the ghost entry that stays 0
+          float rs = 0.0f;
+          if (__any_sync(0xffffffffu, en != 0u)) { // small lanes: each row's sum at its last slot (rows consecutive)
+            float *dst = valS + (li >> 16);
+#pragma unroll
+            for (int j = 0; j < kPiece; ++j) {
+              rs += v[j];
+              if ((en >> j) & 1u) {
+                *dst++ = rs;
+                rs = 0.0f;
+              }
+            }
+          } else {
+#pragma unroll
+            for (int j = 0; j < kPiece; ++j) rs += v[j];
+          }
+          const int seg = static_cast<int>((li >> 8) & 63u) - lane; // this row's lanes from this one on
+#pragma unroll
+          for (int st = 0; st < 5; ++st) { // segmented: lane l adds lane l + 2^st of its row (<= 32 lanes: <= 5 steps)
+            if (st >= steps) break;
+            const float t = __shfl_down_sync(0xffffffffu, rs, 1 << st);
+            if ((1 << st) < seg) rs += t;
+          }
+          if (li & 1u) valS[li >> 16] = rs;
+        }
+      } else
       for (int w = warp; w < W; w += warps) {
         const int wi = winfoS[w], steps = wi & 15;
         const unsigned li = laneS[32 * w + lane];
@@ -1151,11 +1184,16 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
 // permuted so that warp w's share (packed warps w, w + 32, ..., as the kernel
 // takes them with 32 warps) balances an estimated cost per packed warp (64 +
 // 8 depth + 30 shuffle steps cycles), longest first onto the least loaded
-// warp with a free position. Returns the valS slots the block needs (rows +
-// chunk slots).
+// warp with a free position. tight (with ends; the fixed-shape kernel): every
+// packed warp 8 deep, the slots beyond a lane's piece holding -1 (layoutFor
+// makes them the ghost entry that stays 0), small runs never span a row of
+// in-degree 0 (their rows are consecutive), and a small lane's ends word the
+// mask of its row-end slots (bit j: the lane's next row ends at slot j; 0 for
+// every other lane). Returns the valS slots the block needs (rows + chunk
+// slots).
 int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, int R, std::vector<int> &pcol,
              std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &heavy, std::vector<int> &prow,
-             bool split = false, bool pair = false, std::vector<unsigned> *ends = nullptr) {
+             bool split = false, bool pair = false, std::vector<unsigned> *ends = nullptr, bool tight = false) {
   struct Small {
     int base, start, len;
     unsigned ends;
@@ -1172,7 +1210,7 @@ int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, i
       Small sm{i, rp[r0 + i], 0, 0xffffffffu};
       for (; i < R && i - sm.base < 15; ++i) {
         const int di = rp[r0 + i + 1] - rp[r0 + i];
-        if (di > kPiece || sm.len + di > kPiece) break;
+        if (di > kPiece || sm.len + di > kPiece || (tight && di == 0)) break; // tight: the run's rows consecutive
         if (di == 0) continue;
         sm.len += di;
         const int j = sm.len - 1; // the row ends at slot j: its offset from base in nibble j
@@ -1245,13 +1283,14 @@ int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, i
     }
     int steps = 0;
     while ((1 << steps) < mm) ++steps;
+    if (tight) dm = kPiece; // every slot read: the padded ones hold the ghost entry that stays 0
     base[static_cast<size_t>(w)] = off;
     depth[static_cast<size_t>(w)] = dm;
     cost[static_cast<size_t>(w)] = 64 + 8 * dm + 30 * steps;
     winfo.push_back(off << 8 | dm << 4 | steps);
     off += 32 * dm;
   }
-  pcol.resize(c0 + static_cast<size_t>(off), 0);
+  pcol.resize(c0 + static_cast<size_t>(off), tight ? -1 : 0); // tight: -1, made the zero ghost entry by layoutFor
   for (int l = 0; l < nl; ++l) {
     const int w = l / 32;
     for (int j = 0; j < laneLen[static_cast<size_t>(l)]; ++j)
@@ -1289,6 +1328,13 @@ int packRows(const std::vector<int> &rp, const std::vector<int> &cols, int r0, i
       std::copy(le.begin() + 32 * w, le.begin() + 32 * w + 32, laneEnds.begin() + 32 * pos);
     }
   }
+  if (ends && tight) // the mask of a small lane's row-end slots (its rows consecutive: the k-th end is row base + k), else 0
+    for (unsigned &en : laneEnds) {
+      unsigned m = 0;
+      for (int j = 0; j < kPiece && en != 0xffffffffu; ++j)
+        if (((en >> (4 * j)) & 15u) != 15u) m |= 1u << j;
+      en = m;
+    }
   if (ends) ends->insert(ends->end(), laneEnds.begin(), laneEnds.end());
   for (int i = 0; i < R && !split; ++i) { // heavy rows: their columns after the packed warps
     const int b = rp[r0 + i], d = rp[r0 + i + 1] - b;
@@ -1333,7 +1379,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
                std::vector<int> &pcol, std::vector<int> &lanes, std::vector<int> &winfo, std::vector<int> &rsp, std::vector<unsigned> &rsd,
                std::vector<unsigned short> &sidx, std::vector<unsigned> &desc, std::vector<int> &pairs,
                long long &exchangeFloats, std::string &why, bool split = false, bool pair = false,
-               std::vector<unsigned> *lends = nullptr, const int *rbFixed = nullptr) {
+               std::vector<unsigned> *lends = nullptr, const int *rbFixed = nullptr, bool tight = false) {
   a = Args{};
   a.n = n;
   if (rbFixed != nullptr) std::copy(rbFixed, rbFixed + kMaxC + 1, a.rb);
@@ -1417,7 +1463,7 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
     a.lb[q] = static_cast<int>(lanes.size());
     a.wb[q] = static_cast<int>(winfo.size());
     if (pieces && packed) { // rows packed into warps (packRows)
-      const int slots = packRows(rp, cols, r0, R, pcol, lanes, winfo, heavy, prow, split, pair, lends);
+      const int slots = packRows(rp, cols, r0, R, pcol, lanes, winfo, heavy, prow, split, pair, lends, tight && lends);
       emax = std::max({emax, static_cast<int>(pcol.size()) - a.pcb[q], slots});
       lmax = std::max(lmax, static_cast<int>(lanes.size()) - a.lb[q]);
       wmax = std::max(wmax, static_cast<int>(winfo.size()) - a.wb[q]);
@@ -1531,7 +1577,12 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
     ptr[R] = static_cast<int>(rsd.size()) - a.rdb[s];
   }
   for (int q = C; q <= kMaxC; ++q) a.rdb[q] = static_cast<int>(rsd.size());
-  a.gmax = (gmax + 3) & ~3;
+  // tight packed layout: one more ghost entry than the largest block has, never written (it stays 0 in both
+  // copies), the column of every padded slot
+  a.gmax = ((tight && lends ? gmax + 1 : gmax) + 3) & ~3;
+  if (tight && lends)
+    for (int &c : pcol)
+      if (c < 0) c = a.gmax - 1;
   a.rmax = (rmax + 3) & ~3;
   a.emax = (emax + 3) & ~3;
   a.hmax = (hmax + 3) & ~3;
@@ -1763,9 +1814,10 @@ std::vector<int> refineCut(const std::vector<int> &rp, const std::vector<int> &c
   return owner;
 }
 
-// The graph relabelled so that block q's rows (owner[r] == q, in node order) are the contiguous range
-// [rb[q], rb[q + 1]) (rb: kMaxC + 1 bounds, n beyond C): perm[new] = node, rp2 / col2 the relabelled in-edge
-// CSR (each row's edges in their order, columns renamed).
+// The graph relabelled so that block q's rows (owner[r] == q, in node order, rows of in-degree 0 after the
+// others, so that runs of small rows do not break at them) are the contiguous range [rb[q], rb[q + 1]) (rb:
+// kMaxC + 1 bounds, n beyond C): perm[new] = node, rp2 / col2 the relabelled in-edge CSR (each row's edges in
+// their order, columns renamed).
 void relabelByOwner(const std::vector<int> &rp, const std::vector<int> &col, int n, int C, const std::vector<int> &owner,
                     std::vector<int> &rp2, std::vector<int> &col2, std::vector<int> &perm, int *rb) {
   std::vector<int> pos(static_cast<size_t>(kMaxC) + 1, 0), newId(static_cast<size_t>(n));
@@ -1773,11 +1825,13 @@ void relabelByOwner(const std::vector<int> &rp, const std::vector<int> &col, int
   for (int q = 0; q < kMaxC; ++q) pos[static_cast<size_t>(q) + 1] += pos[static_cast<size_t>(q)];
   for (int q = 0; q <= kMaxC; ++q) rb[q] = q < C ? pos[static_cast<size_t>(q)] : n;
   perm.resize(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    const int id = pos[static_cast<size_t>(owner[static_cast<size_t>(r)])]++;
-    newId[static_cast<size_t>(r)] = id;
-    perm[static_cast<size_t>(id)] = r;
-  }
+  for (int last = 0; last < 2; ++last)
+    for (int r = 0; r < n; ++r) {
+      if ((rp[r + 1] == rp[r]) != (last == 1)) continue;
+      const int id = pos[static_cast<size_t>(owner[static_cast<size_t>(r)])]++;
+      newId[static_cast<size_t>(r)] = id;
+      perm[static_cast<size_t>(id)] = r;
+    }
   rp2.assign(static_cast<size_t>(n) + 1, 0);
   col2.resize(col.size());
   for (int i = 0; i < n; ++i) {
@@ -1863,6 +1917,16 @@ int build(Ctx &c, DsmState &s, Err &e) {
     return PRLAB_OK;
   }
   const int plen = pieces ? (gather == 4 || gather == 6 ? 4 : kPiece) : 0; // pieces of 4 (4, 6) or 8
+  const int kernelPipe = pipeline != 0                            ? pipeline
+                         : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
+                         : packed && mode != kRowStores && pipeKnob == 8 ? 8
+                                                                         : 0;
+  // the automatic async kernel runs with its flags as constants (kFixedShape; gather 8, partials 18, the
+  // small-rows layout): 2.94-2.96 us against the generic kernel's 3.28-3.32 in one H200 process (2026-12-03,
+  // NOTES.md "Session 9"), on the tight small-rows layout (packRows tight); pipeline knob 512 runs the generic
+  // kernel on the small-rows layout instead
+  const bool fixedShape = mode == kAsync && gather == 8 && partials == 18 && kernelPipe == (kHeavySplit | kSmallLanes) &&
+                          (s.knobPipeline & 512) == 0;
   std::vector<int> sizes;
   if (s.knobCluster > 0) sizes.push_back(s.knobCluster);
   else sizes = {16, 8};
@@ -1905,7 +1969,7 @@ int build(Ctx &c, DsmState &s, Err &e) {
                    mrow, pcol, lanes, winfo, rsp,
                    rsd, sidx, desc, pairs,
                    xf, why, (extra & kHeavySplit) != 0, (extra & kPairWarps) != 0, small ? &lends : nullptr,
-                   mv ? rbM : nullptr))
+                   mv ? rbM : nullptr, fixedShape))
       continue;
     std::vector<unsigned short> c16;
     if (col16 && !pack16(a, C, pcol, lanes, winfo, heavy, prow, c16)) {
@@ -1924,15 +1988,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
             std::to_string(limit) + ")";
       continue;
     }
-    const int kernelPipe = pipeline != 0               ? pipeline
-                           : (extra & (kHeavySplit | kPhaseTimer)) != 0 ? extra & (kHeavySplit | kPhaseTimer | kSmallLanes)
-                           : packed && mode != kRowStores && pipeKnob == 8 ? 8
-                                                                                : 0;
-    // the automatic async kernel runs with its flags as constants (kFixedShape; gather 8, partials 18, the
-    // small-rows layout): 2.94-2.96 us against the generic kernel's 3.28-3.32 in one H200 process (2026-12-03,
-    // NOTES.md "Session 9"); pipeline knob 512 runs the generic kernel instead
-    const bool fixedShape = mode == kAsync && gather == 8 && partials == 18 && kernelPipe == (kHeavySplit | kSmallLanes) &&
-                            (s.knobPipeline & 512) == 0;
     const int runPipe = kernelPipe | (fixedShape ? kFixedShape : 0); // the kernel instantiation's kPipe
     if (!clusterSchedulable(kernelFor<false>(mode, runPipe), "dsmKernel", C, threads, smem, &why) ||
         !clusterSchedulable(kernelFor<true>(mode, runPipe), "dsmKernel", C, threads, smem, &why))

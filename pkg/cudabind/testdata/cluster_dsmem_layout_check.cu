@@ -65,13 +65,14 @@ int main(int argc, char **argv) {
       }
       for (int mode : {0, 8, 4, 8 + 32, 4 + 32, 8 + 32 + 64, 8 + 32 + 128, 8 + 32 + 128 + 256, 8 + 32 + 128 + 512,
                        8 + 32 + 128 + 1024, 8 + 32 + 128 + 512 + 1024, 8 + 32 + 128 + 512 + 2048,
-                       8 + 32 + 128 + 512 + 1024 + 2048}) { // pieces of 0 (staged), 8, 4;
+                       8 + 32 + 128 + 512 + 1024 + 2048, 8 + 32 + 128 + 512 + 2048 + 4096}) { // pieces of 0 (staged), 8, 4;
                                                         // + 32: bank-ordered; + 64: fused; + 128: rows packed into warps; + 256: 16-bit columns (pack16);
                                                         // + 512: heavy rows split over packed warps (packRows split); + 1024: packed warps paired by cost;
-                                                        // + 2048: small rows several per lane (packRows ends)
+                                                        // + 2048: small rows several per lane (packRows ends);
+                                                        // + 4096: the tight layout of the fixed-shape kernel (packRows tight)
         const int plen = mode & 15, pieces = plen > 0;
         const bool bankOrder = (mode & 32) != 0, fused = (mode & 64) != 0, packed = (mode & 128) != 0, col16 = (mode & 256) != 0;
-        const bool split = (mode & 512) != 0, pair = (mode & 1024) != 0, small = (mode & 2048) != 0;
+        const bool split = (mode & 512) != 0, pair = (mode & 1024) != 0, small = (mode & 2048) != 0, tight = (mode & 4096) != 0;
         std::vector<unsigned> lends;
         Args a;
         std::vector<int> cols, gids, heavy, pnj, prow, pairs, rsp, psr, mrow, pcol, lanes, winfo;
@@ -80,7 +81,7 @@ int main(int argc, char **argv) {
         std::vector<unsigned> desc;
         long long xf;
         std::string why;
-        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr, moved ? rbM : nullptr)) {
+        if (!layoutFor(rp, col, n, C, 0, 1, true, plen, bankOrder, packed, a, cols, gids, heavy, pnj, prow, psr, mrow, pcol, lanes, winfo, rsp, rsd, sidx, desc, pairs, xf, why, split, pair, small ? &lends : nullptr, moved ? rbM : nullptr, tight)) {
           printf("%s: %s\n", argv[ai], why.c_str());
           continue;
         }
@@ -243,6 +244,23 @@ int main(int argc, char **argv) {
                 int len = (li[l] >> 1) & 15;
                 float sum = 0;
                 const unsigned en = small ? lends[a.lb[q] + 32 * (w - a.wb[q]) + l] : 0xffffffffu;
+                if (tight) { // every slot read, no test: a padded slot holds the ghost entry gmax - 1, which no block owns
+                  if (depth != 8) { if (errs++ < 5) printf("  tight q%d warp %d depth %d\n", q, w, depth); }
+                  for (int j = 0, k = 0; j < 8; ++j) {
+                    const int c = slotCol(q, w, l, j);
+                    const int G = a.gb[q + 1] - a.gb[q];
+                    if (c >= G && c != a.gmax - 1) { if (errs++ < 5) printf("  tight q%d slot %d column %d (G %d)\n", q, j, c, G); }
+                    if (j >= len && c != a.gmax - 1) { if (errs++ < 5) printf("  tight q%d padded slot %d column %d\n", q, j, c); }
+                    sum += c < G ? ghost[q][c] : 0.0f;
+                    if ((en >> j) & 1u) { // the lane's k-th row ends here: row base + k
+                      const int i = (int)(li[l] >> 16) + k++;
+                      if (i >= R || (li[l] & 1u)) { errs++; continue; }
+                      rowsum[i] = sum; done[i]++; sum = 0;
+                    }
+                  }
+                  v[l] = sum;
+                  continue;
+                }
                 for (int j = 0; j < 8; ++j) {
                   if (j < depth && j < len) {
                     int slot = wbase + 32 * j + l;
@@ -358,9 +376,11 @@ int main(int argc, char **argv) {
         int maxSend = 0;
         for (int q = 0; q < C; ++q) maxSend = std::max(maxSend, a.sb[q + 1] - a.sb[q]);
         printf("%s%s C=%d: the largest sender %d floats, rows per block <= %d\n", argv[ai], moved ? " (rows moved)" : "", C, maxSend, a.rmax);
+        for (int q = 0; tight && q < C; ++q) // the zero entry: beyond every block's ghost vector
+          if (a.gb[q + 1] - a.gb[q] > a.gmax - 1) { errs++; printf("  tight q%d ghost %d reaches gmax - 1 = %d\n", q, a.gb[q + 1] - a.gb[q], a.gmax - 1); }
         printf("%-28s C=%2d pieces of %d%s%s%s%s%s%s longest packed warp chain ~%lld cycles (block %d), exchange %lld floats gmax %d: gather wavefronts %lld (slowest block %lld, its warp loads %lld), row sums' wavefronts (slowest block) %lld, local edges %.3f, rows finished by their piece %.3f, shared memory per block %zu B (the largest: per-row sends, warp partials), max rel err %.2e, %d errors\n",
                argv[ai], C, plen, bankOrder ? " bank-ordered" : "", fused ? " fused" : "", packed ? (col16 ? " packed col16" : " packed") : "",
-               split ? " split" : "", pair ? " paired" : "", small ? " small lanes" : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
+               split ? " split" : "", pair ? " paired" : "", small ? (tight ? " small lanes tight" : " small lanes") : "", chainMax, chainBlock, xf, a.gmax, wfSum, wfMax, wfIdealMax, rowWfMax, nnz ? double(localEdges) / nnz : 0.0, n ? double(fusedRows) / n : 0.0,
                carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, false, true, pieces, true, true, fused ? a.pmax : 0, fused ? a.mmax : 0,
                      packed ? a.lmax : 0, packed ? a.wmax : 0, col16, small).total,
                maxerr, errs);
