@@ -413,6 +413,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int C = static_cast<int>(cl.num_blocks());
   const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
   constexpr bool kFix = (kPipe & kFixedShape) != 0; // the automatic layout's flags as constants (gather 8, partials 18)
+  // the fixed-shape kernel's timed runs wait for the cluster barrier after the gather, not before it: the data
+  // comes through the mbarriers, so the barrier orders only the partials dP and the next sends (see the loop's end)
+  constexpr bool kLateWait = kFix && !kInstr;
   const bool staged = kFix || a.direct == 0;
   const bool pieces = kFix || a.pieces != 0; // valS then holds the piece sums
   const bool push = !kFix && (a.partials & 1) != 0, oneBarrier = kFix || (a.partials & 2) != 0;
@@ -657,7 +660,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (warpPush && k > 0) { // lane w: warp w's partials of blocks 0..C-1 in order, then the butterfly (the same in every block)
       if (myWarp && lane < warps)
         for (int b = 0; b < C; ++b) dRemote += dW[(p * kMaxC + b) * 32 + lane];
-    } else if (myWarp && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
+    } else if (!kLateWait && myWarp && lane < C) { // pushed partials from iteration 1 on (no block may touch another before the first barrier)
       dRemote = push && k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
     }
     float D = 0.0f; // known before the row sums; in fused mode, without kInstr, every warp sums its own copy now
@@ -731,10 +734,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         for (int w = warp; w < W; w += warps) {
           const int wi = winfoS[w], steps = wi & 15;
           const unsigned li = laneS[32 * w + lane], en = endS[32 * w + lane];
-          const int *cp = colS + (wi >> 8) + lane;
+          const int *cp = colS + (wi >> 8) + lane; // byte offsets into cur
+          const char *curB = reinterpret_cast<const char *>(cur);
           float v[kPiece];
 #pragma unroll
-          for (int j = 0; j < kPiece; ++j) v[j] = cur[cp[32 * j]]; // padded slots: the ghost entry that stays 0
+          for (int j = 0; j < kPiece; ++j) v[j] = *reinterpret_cast<const float *>(curB + cp[32 * j]); // padded: the zero entry
           float rs = 0.0f;
           if (__any_sync(0xffffffffu, en != 0u)) { // small lanes: each row's sum at its last slot (rows consecutive)
             float *dst = valS + (li >> 16);
@@ -852,6 +856,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
         }
       }
     }
+    if constexpr (kLateWait) { // the last iteration's barrier, waited for after this gather; then the partials
+      if (k > 0 && (a.ablate & kNoSync) == 0) clusterWait();
+      if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dP + p, lane);
+    }
     if (!kInstr && !everyWarp && !rowFinish && tid < 32) {
       // lean (C <= 16): lanes >= 16 hold 0, so the xor-16 step adds 0 to lanes < 16: skipped, the same bits in lane 0
       float d0 = dRemote;
@@ -961,6 +969,11 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if ((a.ablate & kNoSync) == 0 && split) {
       clusterArrive(); // release: this thread's sends, x' and the partials; waited for at the next iteration's top
       pendingWait = true;
+    } else if ((a.ablate & kNoSync) == 0 && kLateWait) {
+      // arrive now, wait after the next gather (above). A block then sends into copy 1 - p and writes dP[1 - p]
+      // only after every block has finished the iteration before: its gather of that copy and its reads of dP[1 - p]
+      if (warp == 0) clusterArrive();
+      else clusterArriveRelaxed();
     } else if ((a.ablate & kNoSync) == 0 && kMode == kAsync) {
       // the sends complete on the receivers' mbarriers: only warp 0 (thread 0 wrote the partials dP, rP, sP,
       // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
@@ -981,6 +994,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     p ^= 1;
   }
   if (pendingWait) clusterWait();
+  if (kLateWait && k > 0 && (a.ablate & kNoSync) == 0) clusterWait(); // the last iteration's barrier
   if constexpr (kTimer)
     if (tid == 0) { // after the words of every (block, warp, iteration, boundary): this block's loop in cycles and ns
       unsigned long long g1;
@@ -1186,7 +1200,7 @@ void bankOrderPieces(std::vector<int> &jc, const int *nj, int plen) {
 // 8 depth + 30 shuffle steps cycles), longest first onto the least loaded
 // warp with a free position. tight (with ends; the fixed-shape kernel): every
 // packed warp 8 deep, the slots beyond a lane's piece holding -1 (layoutFor
-// makes them the ghost entry that stays 0), small runs never span a row of
+// makes them the ghost entry that stays 0, and every column a byte offset), small runs never span a row of
 // in-degree 0 (their rows are consecutive), and a small lane's ends word the
 // mask of its row-end slots (bit j: the lane's next row ends at slot j; 0 for
 // every other lane). Returns the valS slots the block needs (rows + chunk
@@ -1580,9 +1594,8 @@ bool layoutFor(const std::vector<int> &rp, const std::vector<int> &col, int n, i
   // tight packed layout: one more ghost entry than the largest block has, never written (it stays 0 in both
   // copies), the column of every padded slot
   a.gmax = ((tight && lends ? gmax + 1 : gmax) + 3) & ~3;
-  if (tight && lends)
-    for (int &c : pcol)
-      if (c < 0) c = a.gmax - 1;
+  if (tight && lends) // and every column as a byte offset (4 x its ghost index), added to the copy's address
+    for (int &c : pcol) c = 4 * (c < 0 ? a.gmax - 1 : c);
   a.rmax = (rmax + 3) & ~3;
   a.emax = (emax + 3) & ~3;
   a.hmax = (hmax + 3) & ~3;

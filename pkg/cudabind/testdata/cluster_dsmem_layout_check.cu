@@ -91,12 +91,15 @@ int main(int argc, char **argv) {
           continue;
         }
         // the ghost index of packed warp w's slot (j, lane l) of block q, as the kernel reads it
+        int errs = 0;
         auto slotCol = [&](int q, int w, int l, int j) {
           const int wbase = winfo[w] >> 8;
-          return col16 ? (int)c16[8 * (size_t)(a.lb[q] + 32 * (w - a.wb[q]) + l) + j] : pcol[a.pcb[q] + wbase + 32 * j + l];
+          if (col16) return (int)c16[8 * (size_t)(a.lb[q] + 32 * (w - a.wb[q]) + l) + j];
+          const int c = pcol[a.pcb[q] + wbase + 32 * j + l];
+          if (tight && (c & 3)) { errs++; printf("  tight q%d slot %d: byte offset %d\n", q, j, c); }
+          return tight ? c / 4 : c; // tight: byte offsets
         };
         double maxerr = 0;
-        int errs = 0;
         // ghost vectors: value of each entry from its global id, built by the exchange emulation
         std::vector<std::vector<float>> ghost(C);
         for (int q = 0; q < C; ++q) {
