@@ -7,11 +7,14 @@
 #   scripts/h200-study.sh PHASE...
 # Phases, in the order given:
 #   build     build/libprlab_cuda.so for CUDA_ARCHS (default 90), unless it is newer than every source
-#   tests     the whole cudabind test binary (every GPU test, stage-by-stage, layout and relabelled designs)
+#   tests     the whole cudabind test binary (every GPU test, stage-by-stage, layout and relabelled designs),
+#             then the host-only layout check of gpu-cluster-dsmem (testdata/cluster_dsmem_layout_check.cu,
+#             built with nvcc) on the six synthetic cases and the real graph
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck over the six synthetic
 #             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
 #             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck),
 #             gpu-cluster-dsmem's with its stores, L2 and async exchanges (async also on the contiguous split)
+#             and its timed kernel (the exchanges' agreement test, which also runs Benchmark)
 #   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
@@ -66,6 +69,18 @@ phase_tests() {
   (cd pkg/cudabind && PRLAB_GPU_OUT="$work" timeout 300 ../../.gpu/cudabind.test -test.v -test.count=1 -test.timeout=290s) >"$work/test.log" 2>&1
   note "tests: rc=$? in $((SECONDS - t0)) s; $(grep -c '^--- PASS' "$work/test.log") passed, $(grep -c '^--- FAIL' "$work/test.log") failed, $(grep -c '^--- SKIP' "$work/test.log") skipped"
   grep '^--- FAIL' "$work/test.log" | tee -a "$summary"
+  t0=$SECONDS
+  local csr=$work/layout-check-csr rc
+  mkdir -p "$csr"
+  if "$nvcc" -std=c++17 -O2 -Ipkg/cudabind/csrc pkg/cudabind/testdata/cluster_dsmem_layout_check.cu -o "$work/layout-check" >"$work/layout-check.log" 2>&1 &&
+    (cd pkg/cudabind && PRLAB_DSM_LAYOUT_DUMP=$csr ../../.gpu/cudabind.test -test.run TestDumpCSRForLayoutCheck) >>"$work/layout-check.log" 2>&1; then
+    "$work/layout-check" "$csr"/*.bin >>"$work/layout-check.log" 2>&1
+    rc=$?
+  else
+    rc=2
+  fi
+  note "layout check: rc=$rc in $((SECONDS - t0)) s; $(grep -c ' 0 errors' "$work/layout-check.log") configurations without errors, $(grep -Ec ' [1-9][0-9]* errors' "$work/layout-check.log") with errors"
+  rm -rf "$csr" "$work/layout-check"
 }
 
 # san NAME LIMIT TOOL TESTS [VAR=VALUE...]: one compute-sanitizer run of the test binary in quick mode.
@@ -102,6 +117,7 @@ phase_sanitize() {
     san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$layout" PRLAB_GPU_ONLY=gpu-cluster PRLAB_GPU_CASES=tiny PRLAB_GPU_LAYOUTS=auto
     san "cluster-dsmem, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEM$' PRLAB_GPU_CASES=tiny \
       "PRLAB_DSMEM_CONFIGS=stores,l2,async,async contiguous"
+    san "cluster-dsmem timed, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEMExchangesAgree$' PRLAB_GPU_CASES=tiny
   else
     note "compute-sanitizer racecheck (cluster, tiny): skipped (CLUSTER_RACECHECK=0)"
   fi
