@@ -14,7 +14,7 @@
 #             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
 #             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck),
 #             gpu-cluster-dsmem's with its stores, L2 and async exchanges (async also on the contiguous split)
-#             and its timed kernel (the exchanges' agreement test, which also runs Benchmark)
+#             and its timed kernel (TestGPUClusterDSMEMTimedKernelAgrees)
 #   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
@@ -117,7 +117,7 @@ phase_sanitize() {
     san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$layout" PRLAB_GPU_ONLY=gpu-cluster PRLAB_GPU_CASES=tiny PRLAB_GPU_LAYOUTS=auto
     san "cluster-dsmem, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEM$' PRLAB_GPU_CASES=tiny \
       "PRLAB_DSMEM_CONFIGS=stores,l2,async,async contiguous"
-    san "cluster-dsmem timed, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEMExchangesAgree$' PRLAB_GPU_CASES=tiny
+    san "cluster-dsmem timed, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEMTimedKernelAgrees$' PRLAB_GPU_CASES=tiny
   else
     note "compute-sanitizer racecheck (cluster, tiny): skipped (CLUSTER_RACECHECK=0)"
   fi

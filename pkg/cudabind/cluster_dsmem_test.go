@@ -164,10 +164,8 @@ func TestGPUClusterDSMEM(t *testing.T) {
 
 // The exchanges move the same contributions and sum every partial in the
 // same fixed order, so stores and async stores give the same bits: ranks
-// and residual history, fixed iterations and a tolerance run. The timed
-// kernel (Benchmark: no residuals, its own barrier placement in the
-// fixed-shape kernel) gives the same ranks as the run of fixed iterations,
-// for the default and for stores. A library without st.async skips async.
+// and residual history, fixed iterations and a tolerance run. A library
+// without st.async skips async.
 func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 	frNeedGPU(t)
 	im := mustDesign(t, NameClusterDSMEM)
@@ -221,28 +219,54 @@ func TestGPUClusterDSMEMExchangesAgree(t *testing.T) {
 					}
 				}
 			}
-			if term.Mode != pagerank.FixedIterations {
+		}
+	}
+}
+
+// The timed kernel (Benchmark: no residuals, and in the fixed-shape kernel
+// the cluster barrier waited for after the gather) gives the same ranks as
+// the run of fixed iterations, bit for bit, for the default and for stores.
+// Small enough for racecheck on tiny (PRLAB_GPU_CASES).
+func TestGPUClusterDSMEMTimedKernelAgrees(t *testing.T) {
+	frNeedGPU(t)
+	im := mustDesign(t, NameClusterDSMEM)
+	if r := im.Reason(); r != "" {
+		t.Skipf("gpu-cluster-dsmem: %s", r)
+	}
+	iters, graphs := frCorrectnessCases(t)
+	defer func() {
+		for _, g := range graphs {
+			dsmKnobs(t, g, nil)
+		}
+	}()
+	term := pagerank.Fixed(iters)
+	for _, g := range graphs {
+		if !frSelected("PRLAB_GPU_CASES", g.Name) {
+			continue
+		}
+		for _, ex := range []struct {
+			name  string
+			knobs map[int]int
+		}{{"the default", nil}, {"stores", map[int]int{knobDSMExchange: 1}}} {
+			dsmKnobs(t, g, ex.knobs)
+			want, err := im.Run(g, term)
+			if errors.Is(err, ErrUnavailable) {
+				t.Logf("%s on %s: %v", ex.name, g.Name, err)
 				continue
 			}
-			for _, ex := range []struct {
-				name  string
-				knobs map[int]int
-			}{{"the default", nil}, {"stores", map[int]int{knobDSMExchange: 1}}} {
-				dsmKnobs(t, g, ex.knobs)
-				timed, err := im.Benchmark(g, term, 0, 2)
-				if errors.Is(err, ErrUnavailable) {
-					t.Logf("%s timed on %s: %v", ex.name, g.Name, err)
-					continue
-				}
-				if err != nil {
-					t.Errorf("%s timed on %s: %v", ex.name, g.Name, err)
-					continue
-				}
-				for i := range want.Ranks {
-					if timed.Ranks[i] != want.Ranks[i] {
-						t.Errorf("%s timed on %s (%v): rank %d = %v, stores' run %v", ex.name, g.Name, term, i, timed.Ranks[i], want.Ranks[i])
-						break
-					}
+			if err != nil {
+				t.Errorf("%s on %s: %v", ex.name, g.Name, err)
+				continue
+			}
+			timed, err := im.Benchmark(g, term, 0, 1)
+			if err != nil {
+				t.Errorf("%s timed on %s: %v", ex.name, g.Name, err)
+				continue
+			}
+			for i := range want.Ranks {
+				if timed.Ranks[i] != want.Ranks[i] {
+					t.Errorf("%s timed on %s: rank %d = %v, its fixed-iteration run %v", ex.name, g.Name, i, timed.Ranks[i], want.Ranks[i])
+					break
 				}
 			}
 		}
