@@ -14,7 +14,7 @@
 #             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
 #             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck),
 #             gpu-cluster-dsmem's with its stores, L2 and async exchanges (async also on the contiguous split)
-#             and its timed kernel (TestGPUClusterDSMEMTimedKernelAgrees)
+#             and its timed kernel (TestGPUClusterDSMEMTimedKernelAgrees); SAN_SKIP skips runs by "TOOL NAME"
 #   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
@@ -84,9 +84,15 @@ phase_tests() {
 }
 
 # san NAME LIMIT TOOL TESTS [VAR=VALUE...]: one compute-sanitizer run of the test binary in quick mode.
+# SAN_SKIP (an extended regex) skips the runs whose "TOOL NAME" it matches, e.g. 'racecheck (hothead|propblock)'
+# for designs whose sources did not change since a committed report's clean run; each skip is noted.
 san() {
   local name=$1 limit=$2 tool=$3 tests=$4 rc t0=$SECONDS log
   shift 4
+  if [[ -n ${SAN_SKIP:-} && "$tool $name" =~ ${SAN_SKIP} ]]; then
+    note "compute-sanitizer $tool ($name): skipped (SAN_SKIP)"
+    return 0
+  fi
   log=$work/sanitizer-$tool-${name// /-}.log
   (cd pkg/cudabind && env PRLAB_GPU_QUICK=1 PRLAB_GPU_OUT='' GODEBUG=asyncpreemptoff=1 "$@" timeout "$limit" \
     "$sanitizer" --tool "$tool" --error-exitcode 3 --print-limit 50 \
