@@ -14,7 +14,8 @@
 #             cases for every GPU implementation (quick mode: 10 iterations); the cluster kernels'
 #             racecheck runs alone on tiny (one 16 x 1024-thread launch is slow under racecheck),
 #             gpu-cluster-dsmem's with its stores, L2 and async exchanges (async also on the contiguous split)
-#             and its timed kernel (TestGPUClusterDSMEMTimedKernelAgrees); SAN_SKIP skips runs by "TOOL NAME"
+#             and its timed kernel (TestGPUClusterDSMEMTimedKernelAgrees, the exchanges in CLUSTER_TIMED_EXCHANGES,
+#             default: default); SAN_SKIP skips runs by "TOOL NAME"
 #   report    prlab report: every implementation, six cases + the real graph -> $work/h200-report
 #   oom       GPU out of memory, contained: a helper process holds all but ~1 GiB of device memory,
 #             then prlab report on tiny + the real graph: the GPU context or its buffers do not fit, GPU rows are failed/skipped with the CUDA error, CPU rows pass
@@ -123,7 +124,8 @@ phase_sanitize() {
     san "cluster, tiny" "${CLUSTER_SAN_LIMIT:-150}" racecheck "$layout" PRLAB_GPU_ONLY=gpu-cluster PRLAB_GPU_CASES=tiny PRLAB_GPU_LAYOUTS=auto
     san "cluster-dsmem, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEM$' PRLAB_GPU_CASES=tiny \
       "PRLAB_DSMEM_CONFIGS=stores,l2,async,async contiguous"
-    san "cluster-dsmem timed, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEMTimedKernelAgrees$' PRLAB_GPU_CASES=tiny
+    san "cluster-dsmem timed, tiny" "${CLUSTER_SAN_LIMIT:-240}" racecheck 'TestGPUClusterDSMEMTimedKernelAgrees$' PRLAB_GPU_CASES=tiny \
+      "PRLAB_DSMEM_TIMED=${CLUSTER_TIMED_EXCHANGES:-default}"
   else
     note "compute-sanitizer racecheck (cluster, tiny): skipped (CLUSTER_RACECHECK=0)"
   fi

@@ -858,7 +858,9 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     }
     if constexpr (kLateWait) { // the last iteration's barrier, waited for after this gather; then the partials
       if (k > 0 && (a.ablate & kNoSync) == 0) clusterWait();
-      if (tid < 32 && lane < C) dRemote = *cl.map_shared_rank(dP + p, lane);
+      // the partials were pushed into dAll before the barrier (below): local reads, no DSMEM round trip after
+      // the wait; x_0's partials (k = 0) are read remotely, written before the setup's cluster.sync()
+      if (tid < 32 && lane < C) dRemote = k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
     }
     if (!kInstr && !everyWarp && !rowFinish && tid < 32) {
       // lean (C <= 16): lanes >= 16 hold 0, so the xor-16 step adds 0 to lanes < 16: skipped, the same bits in lane 0
@@ -927,7 +929,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
-      if (push && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg; // visible after the cluster barrier
+      // visible after the cluster barrier. kLateWait: warp 0 holds the block's sum and arrives with release; block
+      // q reads dAll[1 - p] after its wait in iteration k + 1, and this block overwrites it only in iteration
+      // k + 2, after its own wait for the barrier that q's arrive at the end of k + 1 completes
+      if ((push || kLateWait) && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg;
     }
     mark(6);
     if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rP + 1 - p, sP + 1 - p);
