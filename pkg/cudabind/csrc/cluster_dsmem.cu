@@ -325,10 +325,12 @@ __device__ __forceinline__ float tree32(const float *v) {
 #pragma unroll
   for (int j = 0; j < 16; ++j) t[j] = v[j] + v[j + 16];
 #pragma unroll
-  for (int o = 8; o > 0; o >>= 1)
+  for (int j = 0; j < 8; ++j) t[j] += t[j + 8];
 #pragma unroll
-    for (int j = 0; j < o; ++j) t[j] += t[j + o];
-  return t[0];
+  for (int j = 0; j < 4; ++j) t[j] += t[j + 4];
+  t[0] += t[2];
+  t[1] += t[3];
+  return t[0] + t[1];
 }
 
 __device__ __forceinline__ unsigned smemAddr(const void *p) {
