@@ -177,17 +177,7 @@ enum { kHeavySplit = 16, kPhaseTimer = 32, kPairWarps = 64 /* host only: packRow
 // its bits equal stores'.
 enum { kFixedShape = 512 };
 constexpr int kPhases = 8;      // boundaries after the top: packed warps, heavy rows, warp 0's D, barrier, combine, dangling sum, sends, cluster barrier
-// the fixed-shape kernel's dangling partials: thread (warp w, lane l) at dgS[w * kDgStride + l]; 33 words per
-// warp, so a warp's stores and warp 0's reads (lane w down warp w's row) each touch 32 distinct banks
-constexpr int kDgStride = 33;
 constexpr int kPhaseIters = 64; // iterations recorded per run (the timed runs have 50)
-
-// The dynamic shared memory of one block, carved in this order (16-byte
-// aligned regions, byte offsets); the host sizes the launch with the same function (carve, below).
-struct Carve {
-  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, laneS, winfoS,
-      c16S, endS, dgS, total;
-};
 
 struct Args {
   const int *rowPtr;      // global in-edge CSR row pointer
@@ -250,13 +240,6 @@ struct Args {
   // graph's node of row r, through which the final write puts the ranks back in the graph's order (nullptr: the
   // graph's own order).
   const int *perm;
-  // The fixed-shape kernel (kFixedShape) only: its carve, computed once by the host (the generic kernel
-  // recomputes carve() from the sizes above, and the compiler redoes that inside the loop: ~500 warp
-  // instructions per block and iteration, NOTES.md "Session 9"); and x_0's ghost vector [sum G]
-  // (1/n times gid's 1/outdeg, 0 for padding: the kernel's own float product, so the same bits),
-  // copied instead of two dependent global loads per entry.
-  Carve cvh;
-  const float *gx0;
 };
 
 struct Coef {
@@ -270,11 +253,16 @@ struct Inst {
   float tol;
 };
 
+// The dynamic shared memory of one block, carved in this order (16-byte
+// aligned regions); the host sizes the launch with the same function.
+struct Carve {
+  size_t ghost, sendBuf, valS, xS, invS, rpS, colS, heavyS, sidxS, descS, prowS, rspS, rsdS, dW, psrS, mrowS, laneS, winfoS,
+      c16S, endS, total;
+};
 __host__ __device__ inline size_t align16(size_t b) { return (b + 15) & ~static_cast<size_t>(15); }
 __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, int hmax, bool bulk, bool staged,
                                        bool pieces, bool rowSends = false, bool warpPartials = false, int pmax = 0,
-                                       int mmax = 0, int lmax = 0, int wmax = 0, bool col16 = false, bool laneEnds = false,
-                                       bool threadPartials = false) {
+                                       int mmax = 0, int lmax = 0, int wmax = 0, bool col16 = false, bool laneEnds = false) {
   Carve c{};
   size_t o = 0;
   c.ghost = o;   o += align16(8 * static_cast<size_t>(gmax));
@@ -297,7 +285,6 @@ __host__ __device__ inline Carve carve(int gmax, int smax, int emax, int rmax, i
   c.winfoS = o;  o += align16(4 * static_cast<size_t>(wmax)); // packed rows: one word per warp
   c.c16S = o;    o += col16 ? 16 * static_cast<size_t>(lmax) : 0; // packed rows, 16-bit columns: 8 per lane
   c.endS = o;    o += laneEnds ? align16(4 * static_cast<size_t>(lmax)) : 0; // small lanes: row ends per lane
-  c.dgS = o;     o += threadPartials ? align16(4 * kDgStride * 32) : 0; // fixed shape: each thread's dangling partial
   c.total = o;
   return c;
 }
@@ -315,29 +302,6 @@ template <class T> __device__ __forceinline__ T blockSumOneBarrier(T v, T *scrat
   T r = T(0);
   if (warp == 0) r = warpAllSum(lane < warps ? scratch[lane] : T(0));
   return r;
-}
-
-// The sum of v[0..31] in the order of warpAllSum's butterfly (offsets 16, 8, 4, 2, 1; block_reduce.cuh),
-// the bits of any lane of that butterfly over the same 32 values (IEEE addition is commutative): lane i
-// first adds lane i ^ 16, and so on.
-__device__ __forceinline__ float tree32(const float *v) {
-  float t[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) t[j] = v[j] + v[j + 16];
-#pragma unroll
-  for (int j = 0; j < 8; ++j) t[j] += t[j + 8];
-#pragma unroll
-  for (int j = 0; j < 4; ++j) t[j] += t[j + 4];
-  t[0] += t[2];
-  t[1] += t[3];
-  return t[0] + t[1];
-}
-
-// v through an empty asm when kOn: the compiler can no longer recompute it. The fixed-shape kernel re-read
-// threadIdx.x (S2R) about 4 times per warp and iteration rather than keep it (Nsight Compute, 2026-12-04).
-template <bool kOn> __device__ __forceinline__ int opaqueIf(int v) {
-  if constexpr (kOn) asm volatile("" : "+r"(v));
-  return v;
 }
 
 __device__ __forceinline__ unsigned smemAddr(const void *p) {
@@ -373,11 +337,8 @@ __device__ __forceinline__ void mbarArriveExpect(unsigned long long *bar, unsign
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smemAddr(bar)), "r"(bytes)
                : "memory");
 }
-// mbarWait / mbarArriveExpect on the mbarrier at shared address a (smemAddr of it, converted once)
-__device__ __forceinline__ void mbarArriveExpectAt(unsigned a, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(a), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbarWaitAt(unsigned a, unsigned parity) {
+__device__ __forceinline__ void mbarWait(unsigned long long *bar, unsigned parity) {
+  const unsigned a = smemAddr(bar);
   unsigned done = 0;
   do {
     asm volatile("{\n\t.reg .pred P1;\n\t"
@@ -388,7 +349,6 @@ __device__ __forceinline__ void mbarWaitAt(unsigned a, unsigned parity) {
                  : "memory");
   } while (!done);
 }
-__device__ __forceinline__ void mbarWait(unsigned long long *bar, unsigned parity) { mbarWaitAt(smemAddr(bar), parity); }
 __device__ __forceinline__ void fenceProxyAsyncShared() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -451,8 +411,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   cg::cluster_group cl = cg::this_cluster();
   const int rank = static_cast<int>(cl.block_rank());
   const int C = static_cast<int>(cl.num_blocks());
-  const int tid = opaqueIf<(kPipe & kFixedShape) != 0>(static_cast<int>(threadIdx.x)), bd = blockDim.x, lane = tid & 31,
-            warp = tid >> 5, warps = bd >> 5;
+  const int tid = threadIdx.x, bd = blockDim.x, lane = tid & 31, warp = tid >> 5, warps = bd >> 5;
   constexpr bool kFix = (kPipe & kFixedShape) != 0; // the automatic layout's flags as constants (gather 8, partials 18)
   // the fixed-shape kernel's timed runs wait for the cluster barrier after the gather, not before it: the data
   // comes through the mbarriers, so the barrier orders only the partials dP and the next sends (see the loop's end)
@@ -473,13 +432,12 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   // bit 4: each packed row finished by its head lane right after its shuffles (no row pass, no valS, no block
   // barrier between the gather and the combine); warp 0 sums D first and publishes it in dWord
   const bool rowFinish = (kPipe & 4) != 0 && packed && (a.pipeline & 4) != 0 && (a.ablate & (kNoGather | kNoRows)) == 0;
-  const Carve cv = kFix ? a.cvh // the host's carve (with threadPartials), not recomputed from the sizes
-                        : carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores,
-                                warpPush, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0,
-                                col16, (kPipe & kSmallLanes) != 0);
+  const Carve cv = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, kMode == kBulk, staged, pieces, kMode == kRowStores, warpPush,
+                         fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0, packed ? a.wmax : 0, col16,
+                         (kPipe & kSmallLanes) != 0);
   extern __shared__ float4 dynSmem[];
   char *base = reinterpret_cast<char *>(dynSmem);
-  float *ghost = reinterpret_cast<float *>(base); // carve's first region (cv.ghost = 0): a constant, not a parameter
+  float *ghost = reinterpret_cast<float *>(base + cv.ghost);
   float *sendBuf = reinterpret_cast<float *>(base + cv.sendBuf);
   float *valS = reinterpret_cast<float *>(base + cv.valS);
   float *xS = reinterpret_cast<float *>(base + cv.xS);
@@ -499,9 +457,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   int *winfoS = reinterpret_cast<int *>(base + cv.winfoS);
   uint4 *c16S = reinterpret_cast<uint4 *>(base + cv.c16S);
   unsigned *endS = reinterpret_cast<unsigned *>(base + cv.endS);
-  float *dgS = reinterpret_cast<float *>(base + cv.dgS); // kFix: [32][kDgStride] the threads' dangling partials
   (void)endS;
-  (void)dgS;
   __shared__ int pnjS[kPiece];
   __shared__ float fs[32];
   __shared__ double ds[32];
@@ -569,11 +525,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     copyAsync(mrowS, a.mrow + r0, M);
   }
   if (pieces && tid < kPiece) pnjS[tid] = __ldg(a.pnj + kPiece * rank + tid);
-  if constexpr (kFix) { // the ghost vector of x_0, built by the host: one copy, in flight with the others
-    copyAsync(ghost, a.gx0 + g0, G);
-    for (int j = G + tid; j < a.gmax; j += bd) ghost[j] = 0.0f;
-    for (int j = tid; j < a.gmax; j += bd) ghost[a.gmax + j] = 0.0f;
-  } else
   for (int b = tid; b < a.gmax; b += kBatch * bd) { // the ghost vector of x_0: ids, then 1/outdeg, kBatch in flight
     int g[kBatch];
     float iv[kBatch];
@@ -673,13 +624,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       tLoop0 = clock64();
     }
   int p = 0, k = 0;
-  const int loopIters = (a.ablate & kNoLoop) != 0 ? 0 : iters;
-#if PRLAB_CLUSTER_MBAR
-  const unsigned barA = smemAddr(&bar[0]); // kFix: the mbarriers' shared addresses, converted once (bar[p] at + 8 p)
-#else
-  const unsigned barA = 0u;
-#endif
-  (void)barA; // ablation 16: the launch, the one-time load, the write
+  const int loopIters = (a.ablate & kNoLoop) != 0 ? 0 : iters; // ablation 16: the launch, the one-time load, the write
   for (; k < loopIters; ++k) {
     mark(0);
     float *cur = ghost + p * a.gmax, *nxt = ghost + (1 - p) * a.gmax;
@@ -698,10 +643,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       pendingWait = false;
     }
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0) {
-      if constexpr (kFix) mbarWaitAt(barA + 8u * static_cast<unsigned>(p), static_cast<unsigned>(((k - 1) >> 1) & 1));
-      else mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
-    }
+    if ((kMode == kBulk || kMode == kAsync) && k > 0 && exchange && recvB > 0)
+      mbarWait(&bar[p], static_cast<unsigned>(((k - 1) >> 1) & 1));
 #endif
     if (kMode == kL2 && k > 0 && exchange) { // the remote entries of cur from L2, written before the barrier
       const float *src = a.gx + static_cast<size_t>(p) * a.n;
@@ -932,10 +875,8 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     if (!rowFinish || kInstr || kMode == kBulk || kMode == kAsync) __syncthreads(); // D and the row sums to the block (not with row finish)
     mark(4);
 #if PRLAB_CLUSTER_MBAR
-    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0) {
-      if constexpr (kFix) mbarArriveExpectAt(barA + 8u * static_cast<unsigned>(p), static_cast<unsigned>(recvB));
-      else mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
-    }
+    if ((kMode == kBulk || kMode == kAsync) && tid == 0 && k > 0 && k + 2 <= iters - 1 && exchange && recvB > 0)
+      mbarArriveExpect(&bar[p], static_cast<unsigned>(recvB)); // the next use of this copy: iteration k + 2
 #endif
     if (!kInstr && !everyWarp && !rowFinish) D = shD;
     if (rowFinish) { // every row was finished in its packed warp or by its heavy row's warp
@@ -985,16 +926,6 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       dg = warpAllSum(dg);
       if (lane < C) cl.map_shared_rank(dW, lane)[((1 - p) * kMaxC + rank) * 32 + warp] = dg;
       if (kMode == kStores || kMode == kBulk || kMode == kAsync) __syncthreads(); // publishes nxt[0, R) to the block for the sends
-    } else if constexpr (kFix) {
-      // blockSumOneBarrier's bits without its warp butterflies before the barrier: each thread stores its
-      // partial, and after the barrier (which also publishes nxt[0, R) to the sends) lane w of warp 0 sums
-      // warp w's 32 partials in the butterfly's own tree (tree32), then the warps' sums by the same butterfly.
-      // dgS is written again only after the next iteration's block barrier, which warp 0 reaches after its reads.
-      dgS[warp * kDgStride + lane] = dg;
-      __syncthreads();
-      if (warp == 0) dg = warpAllSum(lane < warps ? tree32(dgS + lane * kDgStride) : 0.0f);
-      if (tid == 0) dP[1 - p] = dg;
-      if (kLateWait && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg;
     } else {
       dg = oneBarrier ? blockSumOneBarrier(dg, fs2) : blockSum(dg, fs); // its barrier also publishes nxt[0, R) to the block
       if (tid == 0) dP[1 - p] = dg;
@@ -1154,7 +1085,7 @@ DsmState *stateOf(Ctx &c) { return static_cast<DsmState *>(c.dsmem); }
 void freeBuffers(DsmState &s) {
   Args &a = s.args;
   freeDevice(a.col, a.gid, a.heavy, a.pairs, s.ctl, a.sidx, a.desc, a.gx, a.pnj, a.prow, a.rsp, a.rsd, a.psr, a.mrow, a.pcol, a.lanes,
-             a.winfo, a.c16, a.phase, a.lends, a.gx0, s.relRowPtr, s.relInvOut, s.perm);
+             a.winfo, a.c16, a.phase, a.lends, s.relRowPtr, s.relInvOut, s.perm);
   a.perm = nullptr;
   s.built = false;
   s.C = 0;
@@ -2064,10 +1995,10 @@ int build(Ctx &c, DsmState &s, Err &e) {
       continue;
     }
     if (!col16) c16.assign(8, 0);
-    const Carve cvh = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
-                            (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0,
-                            packed ? a.wmax : 0, col16, small, fixedShape);
-    const size_t smem = cvh.total;
+    const size_t smem = carve(a.gmax, a.smax, a.emax, a.rmax, a.hmax, mode == kBulk, staged, pieces, mode == kRowStores,
+                              (partials & 4) != 0, fused ? a.pmax : 0, fused ? a.mmax : 0, packed ? a.lmax : 0,
+                              packed ? a.wmax : 0, col16, small)
+                            .total;
     const size_t limit = static_cast<size_t>(s.smemOptin);
     if (smem + 2048 > limit) { // + the kernel's static shared memory
       why = "graph too large for one cluster: it needs " + std::to_string(smem) +
@@ -2089,8 +2020,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
     a.fused = fused ? 1 : 0;
     a.packed = packed ? 1 : 0;
     a.pipeline = pipeline;
-    a.cvh = cvh;
-    a.gx0 = nullptr;
     s.args = a; // the layout; its device arrays are uploaded into the state's copy (freed by freeBuffers)
     Args &g = s.args;
     PR_TRY(upload(&g.col, cols, "d_dsmCols", e));
@@ -2110,19 +2039,6 @@ int build(Ctx &c, DsmState &s, Err &e) {
     PR_TRY(upload(&g.winfo, winfo, "d_dsmPackedWarps", e));
     PR_TRY(upload(&g.c16, c16, "d_dsmPackedCols16", e));
     if (small) PR_TRY(upload(&g.lends, lends, "d_dsmPackedLaneEnds", e));
-    if (fixedShape) { // x_0's ghost vector: the kernel's product c.x0 * invOut[gid] in float, 0 for padding
-      if (inv.empty()) {
-        inv.resize(static_cast<size_t>(n));
-        PR_CUDA(e, cudaMemcpy(inv.data(), c.invOut, 4 * static_cast<size_t>(n), cudaMemcpyDeviceToHost),
-                "cudaMemcpy(invOut, device to host)");
-      }
-      const std::vector<float> &invL = mv ? invM : inv;
-      const float x0 = static_cast<float>(1.0 / static_cast<double>(c.n)); // coefOf's x0
-      std::vector<float> gx0(gids.size() > 0 ? gids.size() : 1, 0.0f);
-      for (size_t j = 0; j < gids.size(); ++j)
-        gx0[j] = gids[j] >= 0 ? x0 * invL[static_cast<size_t>(gids[j])] : 0.0f;
-      PR_TRY(upload(&g.gx0, gx0, "d_dsmGhostX0", e));
-    }
     if (mv) { // the relabelled graph's row pointer and 1/outdeg, and the way back to the graph's order
       PR_TRY(upload(&s.relRowPtr, rpM, "d_dsmMovedRowPtr", e));
       PR_TRY(upload(&s.relInvOut, invM, "d_dsmMovedInvOut", e));
