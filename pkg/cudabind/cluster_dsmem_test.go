@@ -22,7 +22,7 @@ package cudabind
 //	PRLAB_DSMEM_LEAN=1    the probe without the primitives, the clocks' warm-up and the reference
 //	                      designs (for ncu, which replays every launch)
 //	PRLAB_DSMEM_TIMED=default,stores  TestGPUClusterDSMEMTimedKernelAgrees's exchanges (default both)
-//	PRLAB_DSMEM_TIMED_ITERS=n  its iteration count (default the correctness cases'; 1 or 2 under racecheck)
+//	PRLAB_DSMEM_TIMED_ITERS=n  its iteration count (default the correctness cases')
 //	PRLAB_LAYOUT_OUT=dir  write dsmem-variants.json there
 
 import (
@@ -243,8 +243,7 @@ func TestGPUClusterDSMEMTimedKernelAgrees(t *testing.T) {
 			dsmKnobs(t, g, nil)
 		}
 	}()
-	if v := os.Getenv("PRLAB_DSMEM_TIMED_ITERS"); v != "" { // e.g. 1 and 2 under racecheck: the first iteration
-		// that waits on the mbarriers for other blocks' sends with no cluster barrier in between is the second
+	if v := os.Getenv("PRLAB_DSMEM_TIMED_ITERS"); v != "" { // a shorter run under a sanitizer
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			t.Fatalf("PRLAB_DSMEM_TIMED_ITERS=%q: want an iteration count >= 1", v)
