@@ -179,7 +179,7 @@ var designs = withRelabelled([]design{
 		counted: "the fused iteration's loads and stores, all served by shared and distributed shared memory; 0 bytes of device memory per iteration after the one-time load",
 		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",
 		costs: oneLaunch(2, "cluster.sync()")}, // after the load, one per iteration, one before exit
-	{id: implClusterDSMEM, name: NameClusterDSMEM, label: "GPU one thread-block cluster: graph in shared memory, needed-only DSMEM exchange (st.async where built with CUDA >= 12.1), one cluster.sync() per iteration (sm_90)",
+	{id: implClusterDSMEM, name: NameClusterDSMEM, label: "GPU one thread-block cluster: graph in shared memory, needed-only DSMEM exchange, one cluster-wide barrier per iteration (built with CUDA >= 12.1: st.async of the slices and the dangling partials, the receivers' mbarrier wait as the barrier; else cluster.sync()) (sm_90)",
 		family: familyLayout, bytes: ByteFormula{16, 8, 4},
 		counted: "the fused iteration's loads and stores (rowPtr 4(n+1), colIdx 4nnz, contrib[col] 4nnz, invOut 4n, x' 4n, contrib' 4n), all served by each block's shared memory; the exchange of the contributions each block's edges need (4 bytes per block and needed remote row, padded to 16-byte segments) through distributed shared memory is not counted; 0 bytes of device memory per iteration after the one-time load",
 		memory:  "shared memory", prims: []int{primClusterSync}, minCC: 90, needs: "thread-block clusters",

@@ -149,6 +149,11 @@
 #endif
 #endif
 #define PRLAB_CLUSTER_MBAR (PRLAB_CLUSTER_BULK || PRLAB_CLUSTER_ASYNC) // the mbarrier helpers
+// The timed fixed-shape kernel synchronises through its mbarriers only (no cluster barrier in its loop):
+// -DPRLAB_DSM_MBAR_SYNC=0 restores the late cluster wait (the A/B of NOTES.md "Session 12").
+#ifndef PRLAB_DSM_MBAR_SYNC
+#define PRLAB_DSM_MBAR_SYNC 1
+#endif
 
 namespace cg = cooperative_groups;
 
@@ -371,6 +376,12 @@ __device__ __forceinline__ void stAsync16(unsigned dst, float4 v, unsigned mb) {
                "r"(mb)
                : "memory");
 }
+// 4 bytes to the shared::cluster address dst, completing 4 bytes of the mbarrier at mb (as stAsync16).
+__device__ __forceinline__ void stAsync4(unsigned dst, float v, unsigned mb) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst),
+               "r"(__float_as_uint(v)), "r"(mb)
+               : "memory");
+}
 #endif
 
 // The two halves of cluster.sync() (barrier.cluster, PTX 7.8, sm_90): arrive
@@ -482,8 +493,18 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
   const int H = a.hb[rank + 1] - a.hb[rank];
   const int S = a.sb[rank + 1] - a.sb[rank];
   const int Rpad = (R + 3) & ~3;
-  const int recvB = a.recvBytes[rank];
   const bool exchange = (a.ablate & kNoExchange) == 0;
+  // mbarSync (the timed fixed-shape kernel with the exchange and the barrier on): no cluster barrier inside the
+  // loop. Every block sends its dangling partial of x_{k+1} to every other block's dAll with st.async, on the
+  // mbarrier that also counts that block's x_{k+1} entries, so bar[1 - p] completes only when all C - 1 senders
+  // have finished iteration k. That one wait orders everything the late cluster wait ordered: D_{k+1} is
+  // complete; a sender writes copy 1 - p of block q (and q's dAll[1 - p]) in iteration k + 1 only after its wait
+  // for q's x_{k+1}, which q sends after its gather of that copy in iteration k - 1 and its read of dAll[1 - p]
+  // in iteration k; and q armed bar[1 - p] (in iteration k - 1) before it sent that x_k. Exact Jacobi, the same
+  // sums in the same order: the same bits.
+  const bool mbarSync = PRLAB_DSM_MBAR_SYNC && PRLAB_CLUSTER_ASYNC && kLateWait && kMode == kAsync && exchange &&
+                        (a.ablate & kNoSync) == 0 && C > 1;
+  const int recvB = a.recvBytes[rank] + (mbarSync ? 4 * (C - 1) : 0); // bytes per iteration on bar[copy]
   if (tid < C) {
     remoteGhost[tid] = cl.map_shared_rank(ghost, tid);
 #if PRLAB_CLUSTER_ASYNC
@@ -857,7 +878,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       }
     }
     if constexpr (kLateWait) { // the last iteration's barrier, waited for after this gather; then the partials
-      if (k > 0 && (a.ablate & kNoSync) == 0) clusterWait();
+      if (k > 0 && (a.ablate & kNoSync) == 0 && !mbarSync) clusterWait();
       // the partials were pushed into dAll before the barrier (below): local reads, no DSMEM round trip after
       // the wait; x_0's partials (k = 0) are read remotely, written before the setup's cluster.sync()
       if (tid < 32 && lane < C) dRemote = k > 0 ? dAll[p][lane] : *cl.map_shared_rank(dP + p, lane);
@@ -932,7 +953,17 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
       // visible after the cluster barrier. kLateWait: warp 0 holds the block's sum and arrives with release; block
       // q reads dAll[1 - p] after its wait in iteration k + 1, and this block overwrites it only in iteration
       // k + 2, after its own wait for the barrier that q's arrive at the end of k + 1 completes
-      if ((push || kLateWait) && tid < C) *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg;
+      if (mbarSync) { // the partial on the receivers' mbarriers of copy 1 - p (read in iteration k + 1)
+#if PRLAB_CLUSTER_ASYNC
+        if (tid < C && k + 1 < iters) {
+          if (tid == rank)
+            dAll[1 - p][rank] = dg;
+          else
+            stAsync4(mapa(smemAddr(&dAll[1 - p][rank]), tid), dg, remoteBarA[tid][1 - p]);
+        }
+#endif
+      } else if ((push || kLateWait) && tid < C)
+        *cl.map_shared_rank(&dAll[1 - p][rank], tid) = dg;
     }
     mark(6);
     if (kInstr) dev::storeBlockPartials(res, sum, fs, ds, rP + 1 - p, sP + 1 - p);
@@ -977,8 +1008,10 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     } else if ((a.ablate & kNoSync) == 0 && kLateWait) {
       // arrive now, wait after the next gather (above). A block then sends into copy 1 - p and writes dP[1 - p]
       // only after every block has finished the iteration before: its gather of that copy and its reads of dP[1 - p]
-      if (warp == 0) clusterArrive();
-      else clusterArriveRelaxed();
+      if (!mbarSync) {
+        if (warp == 0) clusterArrive();
+        else clusterArriveRelaxed();
+      }
     } else if ((a.ablate & kNoSync) == 0 && kMode == kAsync) {
       // the sends complete on the receivers' mbarriers: only warp 0 (thread 0 wrote the partials dP, rP, sP,
       // read remotely after the barrier) arrives with release semantics, the others relaxed; all wait (acquire)
@@ -999,7 +1032,7 @@ __global__ void __launch_bounds__(1024, 1) dsmKernel(Args a, Coef c, int iters, 
     p ^= 1;
   }
   if (pendingWait) clusterWait();
-  if (kLateWait && k > 0 && (a.ablate & kNoSync) == 0) clusterWait(); // the last iteration's barrier
+  if (kLateWait && !mbarSync && k > 0 && (a.ablate & kNoSync) == 0) clusterWait(); // the last iteration's barrier
   if constexpr (kTimer)
     if (tid == 0) { // after the words of every (block, warp, iteration, boundary): this block's loop in cycles and ns
       unsigned long long g1;
